@@ -1,0 +1,3 @@
+import { jwksResponse } from "@/server/meta/jwks";
+
+export const GET = jwksResponse;

@@ -1,0 +1,4 @@
+import { serve } from "@/server/http/gate";
+import { listDelegationsOp } from "@/server/identity/operations";
+
+export const GET = serve(listDelegationsOp);

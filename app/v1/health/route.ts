@@ -1,0 +1,3 @@
+import { health } from "@/server/meta/health";
+
+export const GET = health;

@@ -1,0 +1,3 @@
+import { openApiResponse } from "@/server/openapi/document";
+
+export const GET = openApiResponse;

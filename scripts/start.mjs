@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// `npm start`: build the console and API if the build is missing or older than the sources,
+// then start the server (migrations, first-run set-up, console + API + worker on PORT).
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const buildId = join(root, ".next/BUILD_ID");
+
+function newest(path) {
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  let max = 0;
+  for (const entry of readdirSync(path)) {
+    if (entry === "node_modules" || entry === "generated" || entry.startsWith(".")) continue;
+    max = Math.max(max, newest(join(path, entry)));
+  }
+  return max;
+}
+
+const sources = ["app", "components", "server", "public", "next.config.js", "package.json", "tsconfig.json"].map((p) => join(root, p)).filter(existsSync);
+const stale = !existsSync(buildId) || Math.max(...sources.map(newest)) > statSync(buildId).mtimeMs;
+if (stale || process.env.SVC_FORCE_BUILD === "1") {
+  console.log("svc: building the console and API (next build)…");
+  const r = spawnSync(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "server/main.ts")], { cwd: root, stdio: "inherit", env: { NODE_ENV: "production", ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+process.exit(r.status ?? 1);

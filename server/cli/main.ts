@@ -1,0 +1,75 @@
+import { parseArgs } from "node:util";
+import { config } from "../config";
+import { closeDatabase, database } from "../db/client";
+import { migrate } from "../db/migrate";
+import { CAPABILITY_PATTERN } from "../identity/capabilities";
+import { createApiKeyAsOperator } from "../identity/createApiKey";
+import { rotateSigningKey } from "../keys/signingKeys";
+import { bootstrap } from "../setup/bootstrap";
+
+const USAGE = `svc: the operator's command line
+
+  npx svc migrate
+      Apply the database migrations (also done at every start).
+  npx svc keys create [--org <org_did>] [--capabilities <a,b,...>] [--name <n>] [--days <n>] [--json]
+      Mint an API key: a delegation of the organization (default: the root organization) to itself,
+      with the given capabilities (default: svc_api:*), valid --days days (default 365).
+  npx svc signing-keys rotate
+      Add a new service signing key; it signs from the next start on, older keys still verify.
+
+Reads the same DATA_DIR / DATABASE_URL as the server.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, sub] = argv;
+  if (command === "migrate") {
+    const applied = await migrate((l) => console.log(l));
+    console.log(applied.length ? `${applied.length} migration(s) applied (${config().engine}).` : `The database is up to date (${config().engine}).`);
+    return 0;
+  }
+  if (command === "keys" && sub === "create") {
+    const { values } = parseArgs({
+      args: argv.slice(2),
+      options: { org: { type: "string" }, capabilities: { type: "string" }, name: { type: "string" }, days: { type: "string" }, json: { type: "boolean" } },
+      strict: true,
+    });
+    const capabilities = (values.capabilities ?? "svc_api:*").split(",").map((c) => c.trim()).filter(Boolean);
+    const bad = capabilities.filter((c) => !CAPABILITY_PATTERN.test(c));
+    if (bad.length || capabilities.length === 0) {
+      console.error(`Not a capability: ${bad.join(", ") || "(none given)"}`);
+      return 2;
+    }
+    const days = Number(values.days ?? "365");
+    if (!Number.isInteger(days) || days < 1 || days > 3650) {
+      console.error("--days must be a whole number from 1 to 3650");
+      return 2;
+    }
+    const { rootOrgDid } = await bootstrap();
+    const key = await createApiKeyAsOperator(await database(), { orgDid: values.org ?? rootOrgDid, capabilities, name: values.name ?? null, durationSeconds: days * 86_400 });
+    if (values.json) console.log(JSON.stringify(key));
+    else {
+      console.log(`API key ${key.delegation_id} for ${key.org_did}`);
+      console.log(`capabilities: ${key.capabilities.join(", ")}`);
+      console.log(`expires:      ${key.expires_at}`);
+      console.log(`\n${key.token}\n\nShown once. Use it as: Authorization: Bearer <token>`);
+    }
+    return 0;
+  }
+  if (command === "signing-keys" && sub === "rotate") {
+    const kid = await rotateSigningKey();
+    console.log(`New signing key ${kid}. Restart the service to sign with it; tokens signed by older keys stay valid.`);
+    return 0;
+  }
+  console.error(USAGE);
+  return command === undefined || command === "help" || command === "--help" ? 0 : 2;
+}
+
+main(process.argv.slice(2))
+  .then(async (code) => {
+    await closeDatabase();
+    process.exit(code);
+  })
+  .catch(async (e: unknown) => {
+    console.error(e instanceof Error ? e.message : e);
+    await closeDatabase().catch(() => undefined);
+    process.exit(1);
+  });

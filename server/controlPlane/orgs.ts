@@ -1,0 +1,104 @@
+import type { z } from "zod";
+import type { Db } from "../db/client";
+import type { Organization } from "../db/generated/sqlite/client";
+import { Conflict, NotFound, ValidationFailed } from "../errors";
+import { decodeCursor, encodeCursor, page, type ListQuery } from "../http/cursor";
+import type { Principal } from "../identity/authenticate";
+import type { CpOrg, CreateCpOrgRequest, UpdateCpOrgRequest } from "./schemas";
+
+export function orgView(o: Organization): z.input<typeof CpOrg> {
+  return {
+    org_did: o.orgDid,
+    name: o.name,
+    slug: o.slug,
+    deployment_mode: o.deploymentMode as "cloud" | "self_hosted" | "hybrid",
+    autonomy_profile: (o.autonomyProfile as "paranoid" | "balanced" | "aggressive" | null) ?? null,
+    data_residency_tier: (o.dataResidencyTier as "local_only" | "regional" | "global" | null) ?? null,
+    parent_org_did: o.parentOrgDid,
+    created_at: o.createdAt.toISOString(),
+    updated_at: o.updatedAt.toISOString(),
+  };
+}
+
+/** An organization record belongs to the organization that created it; each also sees itself. */
+const visibleTo = (principal: Principal) => ({ OR: [{ orgDid: principal.orgDid }, { parentOrgDid: principal.orgDid }] });
+
+export function slugify(name: string): string {
+  return (
+    name
+      .toLowerCase()
+      .normalize("NFKD")
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 48) || "org"
+  );
+}
+
+/**
+ * Creates an organization (a tenant) for an organization passport registered in the caller's
+ * organization. The new organization's own credentials come from `npx svc keys create --org`.
+ */
+export async function createOrg(db: Db, principal: Principal, input: z.output<typeof CreateCpOrgRequest>) {
+  const passport = await db.passport.findFirst({ where: { did: input.org_did, orgDid: principal.orgDid } });
+  if (!passport || passport.type !== "organization") {
+    throw ValidationFailed([{ field: "org_did", code: "UNKNOWN_PASSPORT", message: "org_did must be an organization passport registered in your organization (POST /v1/passports)." }]);
+  }
+  if (await db.organization.findUnique({ where: { orgDid: input.org_did }, select: { orgDid: true } })) {
+    throw Conflict("An organization already exists for this passport.");
+  }
+  let slug = input.slug ?? slugify(input.name);
+  if (await db.organization.findUnique({ where: { slug }, select: { slug: true } })) {
+    if (input.slug) throw Conflict(`The slug ${JSON.stringify(slug)} is taken.`);
+    slug = `${slug}-${input.org_did.slice(-6).toLowerCase().replace(/[^a-z0-9]/g, "x")}`;
+  }
+  const row = await db.organization.create({
+    data: {
+      orgDid: input.org_did,
+      name: input.name,
+      slug,
+      deploymentMode: input.deployment_mode,
+      autonomyProfile: input.autonomy_profile ?? null,
+      dataResidencyTier: input.data_residency_tier ?? null,
+      parentOrgDid: principal.orgDid,
+    },
+  });
+  return orgView(row);
+}
+
+export async function getOrg(db: Db, principal: Principal, orgDid: string) {
+  const row = await db.organization.findFirst({ where: { orgDid, ...visibleTo(principal) } });
+  if (!row) throw NotFound("organization", orgDid);
+  return orgView(row);
+}
+
+export async function listOrgs(db: Db, principal: Principal, query: z.output<typeof ListQuery>, secret: Buffer) {
+  const list = "cp-orgs";
+  const after = query.cursor ? decodeCursor(secret, list, query.cursor) : undefined;
+  const rows = await db.organization.findMany({
+    where: {
+      AND: [
+        visibleTo(principal),
+        after ? { OR: [{ createdAt: { lt: new Date(after[0] as string) } }, { createdAt: new Date(after[0] as string), orgDid: { lt: after[1] as string } }] } : {},
+      ],
+    },
+    orderBy: [{ createdAt: "desc" }, { orgDid: "desc" }],
+    take: query.limit + 1,
+  });
+  const { items, pagination } = page(rows, query.limit, (last) => encodeCursor(secret, list, [last.createdAt.toISOString(), last.orgDid]));
+  return { data: items.map(orgView), pagination };
+}
+
+export async function updateOrg(db: Db, principal: Principal, orgDid: string, input: z.output<typeof UpdateCpOrgRequest>) {
+  const found = await db.organization.findFirst({ where: { orgDid, ...visibleTo(principal) }, select: { orgDid: true } });
+  if (!found) throw NotFound("organization", orgDid);
+  const row = await db.organization.update({
+    where: { orgDid },
+    data: {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.deployment_mode !== undefined ? { deploymentMode: input.deployment_mode } : {}),
+      ...(input.autonomy_profile !== undefined ? { autonomyProfile: input.autonomy_profile } : {}),
+      ...(input.data_residency_tier !== undefined ? { dataResidencyTier: input.data_residency_tier } : {}),
+    },
+  });
+  return orgView(row);
+}

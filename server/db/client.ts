@@ -1,0 +1,100 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { config } from "../config";
+import type { PrismaClient, Prisma } from "./generated/sqlite/client";
+import { Mutex } from "./mutex";
+import { pgRaw, sqliteRaw, type RawDriver } from "./raw";
+
+/**
+ * A Prisma client or an open transaction. Both engines' generated clients have the same shape
+ * for svc's models; the SQLite one's types stand for both.
+ */
+export type Db = Prisma.TransactionClient;
+
+export interface Database {
+  engine: "sqlite" | "postgresql";
+  /** Reads outside a transaction. */
+  read: PrismaClient;
+  /**
+   * Runs `fn` in one write transaction. On SQLite the process has a single writer: Prisma's
+   * better-sqlite3 adapter runs every query of a client on one connection, so a read issued while
+   * another request's transaction is open would run inside it. Writes therefore take the
+   * process's write lock and a connection of their own; reads use another connection.
+   */
+  writeTx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** The driver without Prisma; on SQLite its writes must run under `writeLock`. */
+  raw: RawDriver;
+  /** Serializes this process's SQLite writes (a no-op pass-through on PostgreSQL). */
+  writeLock<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+// One database per process, even when Next.js's bundle and the server's own modules each load
+// this file: on SQLite the write lock must be the same object for every writer in the process.
+const slot = globalThis as typeof globalThis & { __svcDatabase?: Promise<Database> };
+
+/** The process's database, opened on first use from DATABASE_URL / DATA_DIR. */
+export function database(): Promise<Database> {
+  slot.__svcDatabase ??= open();
+  return slot.__svcDatabase;
+}
+
+/** Closes the database (tests, CLI commands, shutdown). */
+export async function closeDatabase(): Promise<void> {
+  const db = slot.__svcDatabase;
+  slot.__svcDatabase = undefined;
+  if (db) await (await db).close();
+}
+
+const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
+
+async function open(): Promise<Database> {
+  const cfg = config();
+  if (cfg.engine === "postgresql") {
+    const [{ PrismaClient: PgClient }, { PrismaPg }, pg] = await Promise.all([
+      import("./generated/postgresql/client"),
+      import("@prisma/adapter-pg"),
+      import("pg"),
+    ]);
+    // BIGINT (provenance seq) as a JS number: exact up to 2^53 records.
+    pg.default.types.setTypeParser(20, (v: string) => Number(v));
+    const pool = new pg.default.Pool({ connectionString: cfg.databaseUrl, max: Number(process.env.SVC_PG_POOL_SIZE || 10) });
+    const client = new PgClient({ adapter: new PrismaPg(pool) }) as unknown as PrismaClient;
+    return {
+      engine: "postgresql",
+      read: client,
+      writeTx: (fn) => client.$transaction(fn, TX_OPTIONS),
+      raw: pgRaw(pool),
+      writeLock: (fn) => fn(),
+      async close() {
+        await client.$disconnect();
+        await pool.end().catch(() => undefined);
+      },
+    };
+  }
+  const [{ PrismaClient: SqliteClient }, { PrismaBetterSqlite3 }, { default: BetterSqlite3 }] = await Promise.all([
+    import("./generated/sqlite/client"),
+    import("@prisma/adapter-better-sqlite3"),
+    import("better-sqlite3"),
+  ]);
+  const file = cfg.databaseUrl.replace(/^file:/, "");
+  mkdirSync(dirname(file), { recursive: true });
+  const adapter = () => new PrismaBetterSqlite3({ url: cfg.databaseUrl, timeout: 5000 });
+  const reader = new SqliteClient({ adapter: adapter() });
+  const writer = new SqliteClient({ adapter: adapter() });
+  const rawDb = new BetterSqlite3(file, { timeout: 5000 });
+  rawDb.pragma("journal_mode = WAL");
+  rawDb.pragma("synchronous = NORMAL");
+  const mutex = new Mutex();
+  return {
+    engine: "sqlite",
+    read: reader,
+    writeTx: (fn) => mutex.run(() => writer.$transaction(fn, TX_OPTIONS)),
+    raw: sqliteRaw(rawDb),
+    writeLock: (fn) => mutex.run(fn),
+    async close() {
+      await Promise.all([reader.$disconnect(), writer.$disconnect()]);
+      rawDb.close();
+    },
+  };
+}

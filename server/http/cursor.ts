@@ -1,0 +1,58 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { ValidationFailed } from "../errors";
+
+/**
+ * Opaque, tamper-evident pagination cursors: base64url(JSON position) + "." + HMAC-SHA256 over it
+ * and the list it belongs to, keyed by the service secret. A cursor of one list is refused by
+ * another; an edited cursor is refused everywhere. Keyset pagination, so no OFFSET scans.
+ */
+export type CursorPosition = (string | number)[];
+
+const invalidCursor = () =>
+  ValidationFailed([{ field: "cursor", code: "INVALID_CURSOR", message: "The cursor is not one this list issued. Start again without a cursor." }], "The cursor is not valid.");
+
+function mac(secret: Buffer, list: string, payload: string): string {
+  return createHmac("sha256", secret).update(list).update("\n").update(payload).digest("base64url").slice(0, 22);
+}
+
+export function encodeCursor(secret: Buffer, list: string, position: CursorPosition): string {
+  const payload = Buffer.from(JSON.stringify(position)).toString("base64url");
+  return `${payload}.${mac(secret, list, payload)}`;
+}
+
+export function decodeCursor(secret: Buffer, list: string, cursor: string): CursorPosition {
+  const [payload, tag, extra] = cursor.split(".");
+  if (!payload || !tag || extra !== undefined) throw invalidCursor();
+  const expected = Buffer.from(mac(secret, list, payload));
+  const given = Buffer.from(tag);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidCursor();
+  try {
+    const position = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    if (Array.isArray(position) && position.every((p) => typeof p === "string" || typeof p === "number")) return position;
+  } catch {
+    // fall through
+  }
+  throw invalidCursor();
+}
+
+/** `?limit=&cursor=` of every list. */
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe("Page size, 1 to 100."),
+  cursor: z.string().min(1).max(512).optional().describe("Opaque cursor from the previous page's `pagination.next_cursor`."),
+});
+
+export const PaginationInfo = z
+  .object({
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable().describe("Opaque; null when has_more is false."),
+    total_count: z.number().int().optional(),
+  })
+  .meta({ id: "PaginationInfo" });
+
+/** A page of `limit` items from `rows` fetched with `limit + 1`. */
+export function page<T>(rows: T[], limit: number, next: (last: T) => string): { items: T[]; pagination: z.infer<typeof PaginationInfo> } {
+  const has_more = rows.length > limit;
+  const items = has_more ? rows.slice(0, limit) : rows;
+  return { items, pagination: { has_more, next_cursor: has_more ? next(items[items.length - 1]!) : null } };
+}

@@ -1,0 +1,54 @@
+import type { z } from "zod";
+import type { Database, Db } from "../db/client";
+import type { Principal } from "../identity/authenticate";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
+
+/** What a handler gets: parsed input, the caller, and a database handle (a transaction for writes). */
+export interface HandlerContext<P, Q, B> {
+  db: Db;
+  database: Database;
+  principal: Principal;
+  params: P;
+  query: Q;
+  body: B;
+  requestId: string;
+  /** Secret for the service's own HMACs (pagination cursors). */
+  secret: Buffer;
+  /** The id of the resource this call acted on, for its provenance record. */
+  setResource(id: string | null, type?: string): void;
+  /** Overrides the operation's success status (e.g. 201 instead of 202). */
+  setStatus(status: number): void;
+}
+
+/**
+ * One public operation, declared once: its path, the capability it checks, its zod schemas and
+ * its handler. The /v1 route file serves it, the OpenAPI document describes it, the tests call it.
+ */
+export interface Operation<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  id: string;
+  method: HttpMethod;
+  /** OpenAPI path template, e.g. `/v1/passports/{did}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** The capability checked; null: any valid token (the session exchange narrows what it holds). */
+  capability: string | null;
+  resourceType: string | null;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Whether an empty body is accepted (its schema then sees `undefined`). */
+  bodyOptional?: boolean;
+  response: R;
+  successStatus: number;
+  handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R>>;
+}
+
+export function defineOperation<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(op: Operation<P, Q, B, R>): Operation<P, Q, B, R> {
+  return op;
+}
+
+/** The operation's record label: method and route template. */
+export const operationLabel = (op: Pick<Operation, "method" | "path">) => `${op.method} ${op.path}`;

@@ -1,0 +1,6 @@
+import { controlPlaneOperations } from "../controlPlane/operations";
+import { identityOperations } from "../identity/operations";
+import type { Operation } from "./operation";
+
+/** Every governed /v1 operation: the OpenAPI document and the route tests are built from this list. */
+export const operations: Operation[] = [...identityOperations, ...controlPlaneOperations] as unknown as Operation[];

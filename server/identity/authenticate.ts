@@ -1,0 +1,90 @@
+import type { Database } from "../db/client";
+import { Unauthenticated } from "../errors";
+import { tokenHash, verifyDelegationToken } from "../keys/tokens";
+
+/** Who is calling, and under which delegation: the gate's answer to "who acted, who allowed it". */
+export interface Principal {
+  delegationId: string;
+  orgDid: string;
+  /** The actor: the delegation's delegate (a passport DID, or the organization's DID for an API key). */
+  actorDid: string;
+  /** Who allowed it: the delegation's grantor. */
+  grantorDid: string;
+  capabilities: string[];
+  environment: string | null;
+  riskLevel: string;
+  kind: string;
+  expiresAt: Date;
+  /** The delegation's ancestors (root first) and itself: revoking any of them refuses the token. */
+  chain: string[];
+}
+
+interface DelegationRow {
+  id: string;
+  org_did: string;
+  kind: string;
+  grantor_did: string;
+  delegate_did: string;
+  ancestry: string;
+  capabilities: string | string[];
+  environment: string | null;
+  risk_level: string;
+  expires_at: string | Date;
+}
+
+// Verified tokens, keyed by the token's hash, until they expire: a repeat call skips the
+// signature check and the delegation lookup. Revocation is still checked on every call.
+const verified = new Map<string, Principal>();
+const MAX_CACHED = 20_000;
+
+/** Authenticates an `Authorization` header value: a valid, unexpired, unrevoked delegation token. */
+export async function authenticate(db: Database, authorization: string | null): Promise<Principal> {
+  if (!authorization) throw Unauthenticated("The request has no Authorization header.");
+  const match = /^Bearer\s+([A-Za-z0-9_\-.]+)\s*$/i.exec(authorization);
+  if (!match) throw Unauthenticated("The Authorization header must be `Bearer <token>`.");
+  const token = match[1]!;
+  const key = tokenHash(token);
+  let principal = verified.get(key);
+  if (principal && principal.expiresAt.getTime() <= Date.now()) {
+    verified.delete(key);
+    principal = undefined;
+  }
+  if (!principal) {
+    principal = await principalFromToken(db, token);
+    if (verified.size >= MAX_CACHED) verified.delete(verified.keys().next().value!);
+    verified.set(key, principal);
+  }
+  await assertNotRevoked(db, principal.chain);
+  return principal;
+}
+
+async function principalFromToken(db: Database, token: string): Promise<Principal> {
+  const claims = await verifyDelegationToken(token);
+  const [row] = await db.raw.query<DelegationRow>(
+    `SELECT "id","org_did","kind","grantor_did","delegate_did","ancestry","capabilities","environment","risk_level","expires_at" FROM "delegation" WHERE "id" = $1`,
+    [claims.jti],
+  );
+  if (!row || row.org_did !== claims.org || row.delegate_did !== claims.sub) throw Unauthenticated("The token's delegation does not exist.");
+  const expiresAt = new Date(row.expires_at);
+  if (expiresAt.getTime() <= Date.now()) throw Unauthenticated("The token's delegation has expired.");
+  return {
+    delegationId: row.id,
+    orgDid: row.org_did,
+    actorDid: row.delegate_did,
+    grantorDid: row.grantor_did,
+    capabilities: typeof row.capabilities === "string" ? (JSON.parse(row.capabilities) as string[]) : row.capabilities,
+    environment: row.environment,
+    riskLevel: row.risk_level,
+    kind: row.kind,
+    expiresAt: new Date(Math.min(expiresAt.getTime(), claims.exp * 1000)),
+    chain: [...(row.ancestry ? row.ancestry.split(" ") : []), row.id],
+  };
+}
+
+async function assertNotRevoked(db: Database, chain: string[]): Promise<void> {
+  const placeholders = chain.map((_, i) => `$${i + 1}`).join(",");
+  const revoked = await db.raw.query<{ id: string }>(`SELECT "id" FROM "delegation" WHERE "id" IN (${placeholders}) AND "revoked_at" IS NOT NULL LIMIT 1`, chain);
+  if (revoked.length > 0) {
+    throw Unauthenticated(revoked[0]!.id === chain[chain.length - 1] ? "The token's delegation has been revoked." : `The token's delegation was derived from delegation ${revoked[0]!.id}, which has been revoked.`);
+  }
+}

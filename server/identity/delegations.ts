@@ -1,0 +1,56 @@
+import type { z } from "zod";
+import type { Db } from "../db/client";
+import { NotFound } from "../errors";
+import { decodeCursor, encodeCursor, page, type ListQuery } from "../http/cursor";
+import type { Principal } from "./authenticate";
+import type { DelegationListQuery } from "./schemas";
+import { delegationView, revocationView } from "./views";
+
+function statusWhere(status: z.output<typeof DelegationListQuery>["status"]) {
+  const now = new Date();
+  if (status === "revoked") return { revokedAt: { not: null } };
+  if (status === "expired") return { revokedAt: null, expiresAt: { lte: now } };
+  if (status === "active") return { revokedAt: null, expiresAt: { gt: now } };
+  return {};
+}
+
+/** The caller's organization's delegations (API keys, tokens, sessions), newest first. Ids sort by time. */
+export async function listDelegations(db: Db, principal: Principal, query: z.output<typeof ListQuery> & z.output<typeof DelegationListQuery>, secret: Buffer) {
+  const list = "delegations";
+  const after = query.cursor ? (decodeCursor(secret, list, query.cursor)[0] as string) : undefined;
+  const rows = await db.delegation.findMany({
+    where: {
+      orgDid: principal.orgDid,
+      ...statusWhere(query.status),
+      ...(query.kind ? { kind: query.kind } : {}),
+      ...(query.delegate_did ? { delegateDid: query.delegate_did } : {}),
+      ...(query.parent_id ? { parentId: query.parent_id } : {}),
+      ...(after ? { id: { lt: after } } : {}),
+    },
+    orderBy: { id: "desc" },
+    take: query.limit + 1,
+  });
+  const { items, pagination } = page(rows, query.limit, (last) => encodeCursor(secret, list, [last.id]));
+  return { data: items.map(delegationView), pagination };
+}
+
+/** One delegation with its ancestry and the delegations derived from it. */
+export async function getDelegation(db: Db, principal: Principal, id: string) {
+  const row = await db.delegation.findFirst({ where: { id, orgDid: principal.orgDid } });
+  if (!row) throw NotFound("delegation", id);
+  const derived = await db.delegation.findMany({ where: { parentId: id, orgDid: principal.orgDid }, orderBy: { id: "desc" }, take: 100 });
+  return { ...delegationView(row), ancestry: row.ancestry ? row.ancestry.split(" ") : [], derived: derived.map(delegationView) };
+}
+
+/** Revocation records of the caller's organization, newest first. */
+export async function listRevocations(db: Db, principal: Principal, query: z.output<typeof ListQuery>, secret: Buffer) {
+  const list = "revocations";
+  const after = query.cursor ? (decodeCursor(secret, list, query.cursor)[0] as string) : undefined;
+  const rows = await db.revocation.findMany({
+    where: { orgDid: principal.orgDid, ...(after ? { id: { lt: after } } : {}) },
+    orderBy: { id: "desc" },
+    take: query.limit + 1,
+  });
+  const { items, pagination } = page(rows, query.limit, (last) => encodeCursor(secret, list, [last.id]));
+  return { data: items.map(revocationView), pagination };
+}

@@ -1,0 +1,103 @@
+import type { Db } from "../db/client";
+import { DomainError, Forbidden, ValidationFailed } from "../errors";
+import { newId } from "../ids";
+import { signDelegationToken } from "../keys/tokens";
+import type { Principal } from "./authenticate";
+import { missingCapabilities } from "./capabilities";
+
+const MAX_CHAIN_DEPTH = 16;
+
+export interface DelegationRequest {
+  delegateDid: string;
+  capabilities: string[];
+  /** Explicit lifetime; when absent, `defaultSeconds` clamped to what the grantor has left. */
+  durationSeconds?: number;
+  defaultSeconds?: number;
+  environment?: string | null;
+  riskLevel?: string;
+  kind: "api_key" | "delegation_token" | "session";
+  name?: string | null;
+}
+
+/**
+ * Derives a delegation from the caller's own. It can only narrow: every capability must be
+ * covered by the caller's, it cannot outlive the caller's delegation, and an environment
+ * constraint is inherited. The new delegation's token is returned once and never stored.
+ */
+export async function issueDelegation(db: Db, grantor: Principal, req: DelegationRequest) {
+  const missing = missingCapabilities(grantor.capabilities, req.capabilities);
+  if (missing.length > 0) {
+    throw Forbidden(`A delegation can only narrow its grantor's capabilities; yours do not cover ${missing.join(", ")}.`, { missing_capabilities: missing });
+  }
+  const now = Date.now();
+  const left = Math.floor((grantor.expiresAt.getTime() - now) / 1000);
+  let seconds: number;
+  if (req.durationSeconds !== undefined) {
+    if (req.durationSeconds > left) {
+      throw Forbidden(`A delegation cannot outlive its grantor's: yours expires in ${left} seconds, ${req.durationSeconds} were requested.`, { max_duration_seconds: left });
+    }
+    seconds = req.durationSeconds;
+  } else {
+    seconds = Math.min(req.defaultSeconds ?? 86_400, left);
+  }
+  if (seconds < 1) throw Forbidden("Your delegation has no lifetime left to delegate.");
+  if (grantor.environment && req.environment && req.environment !== grantor.environment) {
+    throw Forbidden(`Your delegation is limited to the environment ${JSON.stringify(grantor.environment)}; it cannot grant ${JSON.stringify(req.environment)}.`);
+  }
+  if (grantor.chain.length >= MAX_CHAIN_DEPTH) throw Forbidden(`Delegation chains are limited to ${MAX_CHAIN_DEPTH} links.`);
+
+  const isOrg = req.delegateDid === grantor.orgDid;
+  const delegate = isOrg ? null : await db.passport.findFirst({ where: { did: req.delegateDid, orgDid: grantor.orgDid } });
+  if (!isOrg && !delegate) {
+    throw ValidationFailed([{ field: "delegate_did", code: "UNKNOWN_PASSPORT", message: "No passport with this DID in your organization." }]);
+  }
+  const id = newId("dlg");
+  const createdAt = new Date(now);
+  const expiresAt = new Date(now + seconds * 1000);
+  const environment = req.environment ?? grantor.environment ?? null;
+  // API keys minted by the operator (the CLI) start a chain; everything else derives from the caller's delegation.
+  const rootGrant = grantor.delegationId === "";
+  const row = await db.delegation.create({
+    data: {
+      id,
+      orgDid: grantor.orgDid,
+      kind: req.kind,
+      name: req.name ?? null,
+      grantorDid: grantor.actorDid,
+      delegateDid: req.delegateDid,
+      parentId: rootGrant ? null : grantor.delegationId,
+      ancestry: rootGrant ? "" : grantor.chain.join(" "),
+      capabilities: req.capabilities,
+      environment,
+      riskLevel: req.riskLevel ?? "standard",
+      createdAt,
+      expiresAt,
+    },
+  });
+  const token = await signDelegationToken({ delegationId: id, subject: req.delegateDid, orgDid: grantor.orgDid, capabilities: req.capabilities, expiresAt, environment });
+  return { row, token, delegate };
+}
+
+/** The SessionExchangeResponse shape of a new delegation. */
+export function sessionResponse(issued: Awaited<ReturnType<typeof issueDelegation>>) {
+  const { row, token, delegate } = issued;
+  return {
+    delegation_id: row.id,
+    token,
+    passport_id: row.delegateDid,
+    did: row.delegateDid,
+    capabilities: row.capabilities as string[],
+    created_at: row.createdAt.toISOString(),
+    expires_at: row.expiresAt.toISOString(),
+    verification_tier: delegate?.verificationTier ?? 0,
+    identity_tier: delegate?.identityTier ?? 0,
+  };
+}
+
+export const tierTooLow = (tier: "verification" | "identity", actual: number, required: number) =>
+  new DomainError(403, "tier_too_low", "Tier too low", `The passport's ${tier} tier is ${actual}, below the required ${required}.`, {
+    tier,
+    actual_tier: actual,
+    required_tier: required,
+    remediation: [{ step: 1, description: `Ask an organization administrator to raise the passport's ${tier} tier (PATCH /v1/passports/{did}).` }],
+  });

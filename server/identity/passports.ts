@@ -1,0 +1,47 @@
+import type { z } from "zod";
+import type { Db } from "../db/client";
+import { NotFound } from "../errors";
+import { decodeCursor, encodeCursor, page, type ListQuery } from "../http/cursor";
+import type { Principal } from "./authenticate";
+import type { PassportListQuery, UpdatePassportRequest } from "./schemas";
+import { passportView } from "./views";
+
+/** A passport of the caller's organization; 404 for any other, so other tenants' ids are never revealed. */
+export async function getPassport(db: Db, principal: Principal, did: string) {
+  const row = await db.passport.findFirst({ where: { did, orgDid: principal.orgDid } });
+  if (!row) throw NotFound("passport", did);
+  return passportView(row);
+}
+
+/** The caller's organization's passports, newest first. */
+export async function listPassports(db: Db, principal: Principal, query: z.output<typeof ListQuery> & z.output<typeof PassportListQuery>, secret: Buffer) {
+  const list = "passports";
+  const after = query.cursor ? decodeCursor(secret, list, query.cursor) : undefined;
+  const rows = await db.passport.findMany({
+    where: {
+      orgDid: principal.orgDid,
+      ...(query.type ? { type: query.type } : {}),
+      ...(after ? { OR: [{ createdAt: { lt: new Date(after[0] as string) } }, { createdAt: new Date(after[0] as string), did: { lt: after[1] as string } }] } : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { did: "desc" }],
+    take: query.limit + 1,
+  });
+  const { items, pagination } = page(rows, query.limit, (last) => encodeCursor(secret, list, [last.createdAt.toISOString(), last.did]));
+  return { data: items.map(passportView), pagination };
+}
+
+/** Sets a passport's tiers (and name, description): an organization administrator's act. */
+export async function updatePassport(db: Db, principal: Principal, did: string, input: z.output<typeof UpdatePassportRequest>) {
+  const found = await db.passport.findFirst({ where: { did, orgDid: principal.orgDid }, select: { did: true } });
+  if (!found) throw NotFound("passport", did);
+  const row = await db.passport.update({
+    where: { did },
+    data: {
+      ...(input.verification_tier !== undefined ? { verificationTier: input.verification_tier } : {}),
+      ...(input.identity_tier !== undefined ? { identityTier: input.identity_tier } : {}),
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+    },
+  });
+  return passportView(row);
+}

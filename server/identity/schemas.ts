@@ -1,0 +1,181 @@
+import { z } from "zod";
+import { PaginationInfo } from "../http/cursor";
+import { CAPABILITY_PATTERN } from "./capabilities";
+
+const Did = z.string().min(8).max(512).regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%\-]+$/, "must be a DID (did:<method>:<id>)");
+const Capability = z.string().min(3).max(200).regex(CAPABILITY_PATTERN, "must be a capability such as svc_api:agents:read or svc_api:agents:*");
+const Tier = z.number().int().min(0).max(3);
+const Timestamp = z.string().describe("ISO 8601 date-time");
+
+export const PublicJwk = z
+  .object({ kty: z.string(), crv: z.string().optional(), x: z.string().optional(), y: z.string().optional(), d: z.string().optional() })
+  .passthrough()
+  .describe("A public JWK: Ed25519 (kty OKP) or P-256 (kty EC). A JWK with a private part (d) is refused.");
+
+export const PassportType = z.enum(["agent", "organization", "human"]).describe("human passports come only from the console's WebAuthn registration");
+
+export const Passport = z
+  .object({
+    did: z.string().describe("did:key of the passport's public key"),
+    type: PassportType,
+    name: z.string(),
+    description: z.string().nullable(),
+    org_did: z.string().describe("The organization the passport belongs to"),
+    verification_tier: Tier.describe("0 for a new passport; set by an organization administrator"),
+    identity_tier: Tier.describe("0 for a new passport; set by an organization administrator"),
+    public_key_jwk: z.record(z.string(), z.unknown()),
+    created_at: Timestamp,
+  })
+  .meta({ id: "Passport" });
+
+export const CreatePassportRequest = z
+  .object({
+    type: z.enum(["agent", "organization"]).describe("agent or organization; human passports are created by WebAuthn registration in the console"),
+    name: z.string().trim().min(1).max(200),
+    public_key: z.union([PublicJwk, z.string().min(10).max(512)]).describe("A public JWK, or a did:key / its multibase key string"),
+    description: z.string().max(2000).nullable().optional(),
+  })
+  .strict()
+  .meta({ id: "CreatePassportRequest" });
+
+export const UpdatePassportRequest = z
+  .object({
+    verification_tier: Tier.optional(),
+    identity_tier: Tier.optional(),
+    name: z.string().trim().min(1).max(200).optional(),
+    description: z.string().max(2000).nullable().optional(),
+  })
+  .strict()
+  .meta({ id: "UpdatePassportRequest" });
+
+export const PassportListQuery = z.object({
+  type: PassportType.optional().describe("Only passports of this type"),
+});
+
+export const PassportList = z.object({ data: z.array(Passport), pagination: PaginationInfo }).meta({ id: "PassportList" });
+
+export const DidParams = z.object({ did: Did });
+export const IdParams = z.object({ id: z.string().min(1).max(100) });
+
+export const RiskLevel = z.enum(["low", "standard", "high"]);
+
+export const SessionExchangeRequest = z
+  .object({
+    capabilities: z.array(Capability).max(100).optional().describe("Requested capabilities; when empty, svc_api:reasoning:think, svc_api:agents:read, svc_api:agents:invoke"),
+    scopes: z.array(Capability).max(100).optional().describe("Alias of capabilities"),
+    duration_seconds: z.number().int().min(1).max(2_592_000).optional().describe("Lifetime, 1 to 2592000 seconds; default 86400 (or what is left of the caller's delegation, if less)"),
+    environment: z.string().min(1).max(100).optional(),
+    risk_level: RiskLevel.optional().describe("default standard"),
+    required_verification_tier: Tier.optional(),
+    required_identity_tier: Tier.optional(),
+  })
+  .strict()
+  .meta({ id: "SessionExchangeRequest" });
+
+export const SessionExchangeResponse = z
+  .object({
+    delegation_id: z.string().describe("Unique grant id"),
+    token: z.string().describe("Bearer token (JWT)"),
+    passport_id: z.string().describe("Passport DID that owns the delegation"),
+    did: z.string(),
+    capabilities: z.array(z.string()),
+    created_at: Timestamp,
+    expires_at: Timestamp,
+    verification_tier: z.number().int().optional(),
+    identity_tier: z.number().int().optional(),
+  })
+  .meta({ id: "SessionExchangeResponse" });
+
+export const DelegationTokenRequest = z
+  .object({
+    delegate_did: Did.describe("The passport that receives the delegation (in the caller's organization)"),
+    capabilities: z.array(Capability).min(1).max(100),
+    duration_seconds: z.number().int().min(1).max(2_592_000),
+    environment: z.string().min(1).max(100).optional(),
+  })
+  .strict()
+  .meta({ id: "DelegationTokenRequest" });
+
+export const DelegationKind = z.enum(["api_key", "delegation_token", "session"]);
+export const DelegationStatus = z.enum(["active", "expired", "revoked"]);
+
+export const Delegation = z
+  .object({
+    id: z.string(),
+    org_did: z.string(),
+    kind: DelegationKind,
+    name: z.string().nullable(),
+    grantor_did: z.string().describe("Who allowed it"),
+    delegate_did: z.string().describe("Who holds it"),
+    parent_id: z.string().nullable().describe("The delegation it was derived from"),
+    capabilities: z.array(z.string()),
+    environment: z.string().nullable(),
+    risk_level: z.string(),
+    status: DelegationStatus,
+    created_at: Timestamp,
+    expires_at: Timestamp,
+    revoked_at: Timestamp.nullable(),
+  })
+  .meta({ id: "Delegation" });
+
+export const DelegationDetail = Delegation.extend({
+  ancestry: z.array(z.string()).describe("Ancestor delegation ids, root first"),
+  derived: z.array(Delegation).describe("Delegations derived directly from this one (up to 100)"),
+}).meta({ id: "DelegationDetail" });
+
+export const DelegationListQuery = z.object({
+  status: DelegationStatus.optional(),
+  kind: DelegationKind.optional(),
+  delegate_did: z.string().max(512).optional(),
+  parent_id: z.string().max(100).optional(),
+});
+
+export const DelegationList = z.object({ data: z.array(Delegation), pagination: PaginationInfo }).meta({ id: "DelegationList" });
+
+export const RevokeRequest = z
+  .object({
+    reason: z.string().max(1000).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict()
+  .optional()
+  .meta({ id: "RevokeRequest" });
+
+export const RevocationRecord = z
+  .object({
+    id: z.string(),
+    delegation_id: z.string(),
+    revoked_by: z.string().describe("DID of the actor who revoked it"),
+    revoked_at: Timestamp,
+    reason: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: "RevocationRecord" });
+
+export const RevocationList = z.object({ data: z.array(RevocationRecord), pagination: PaginationInfo }).meta({ id: "RevocationList" });
+
+export const CapabilityMatchRequest = z
+  .object({
+    requiredCapabilities: z.array(Capability).min(1).max(100),
+    agent_ids: z.array(z.string().max(512)).max(100).optional().describe("Only consider these passports / agents"),
+  })
+  .strict()
+  .meta({ id: "CapabilityMatchRequest" });
+
+export const CapabilityMatch = z.object({
+  passport_id: z.string(),
+  type: PassportType,
+  name: z.string(),
+  covered: z.boolean().describe("Whether the passport's active delegations cover every required capability"),
+  missing_capabilities: z.array(z.string()),
+});
+
+export const CapabilityMatchResponse = z
+  .object({
+    data: z.object({
+      required_capabilities: z.array(z.string()),
+      matches: z.array(CapabilityMatch).describe("Passports covering every required capability"),
+      partial: z.array(CapabilityMatch).describe("Passports covering some but not all"),
+    }),
+  })
+  .meta({ id: "CapabilityMatchResponse" });

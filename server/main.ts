@@ -1,0 +1,56 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import next from "next";
+import { config } from "./config";
+import { closeDatabase } from "./db/client";
+import { CLIENT_ADDRESS_HEADER } from "./http/gate";
+import { bootstrap } from "./setup/bootstrap";
+import { startWorker } from "./worker/worker";
+
+/**
+ * The production server: migrations and first-run set-up, then the console and the /v1 API
+ * (Next.js) on PORT, and the background worker in the same process unless SVC_IN_PROCESS_WORKER=0.
+ */
+async function main(): Promise<void> {
+  const cfg = config();
+  const log = (line: string) => console.log(`svc: ${line}`);
+  const { rootOrgDid, created } = await bootstrap(log);
+
+  const app = next({ dev: false, dir: process.cwd(), port: cfg.port, hostname: "localhost" });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // The client's address comes from the socket, never from a header the client could set.
+    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
+    void handle(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
+
+  const worker = cfg.inProcessWorker ? startWorker({ log }) : undefined;
+  log(`listening on ${cfg.publicUrl} (database: ${cfg.engine}${cfg.engine === "sqlite" ? `, data in ${cfg.dataDir}` : ""}; worker: ${worker ? "in-process" : "off"})`);
+  log(`root organization: ${rootOrgDid}`);
+  if (created) {
+    log("first start: finish set-up by minting the first API key:");
+    log("    npx svc keys create");
+    log(`then call the API with it, e.g. curl -H "Authorization: Bearer <token>" ${cfg.publicUrl}/v1/passports`);
+  }
+  log(`API reference: ${cfg.publicUrl}/docs/api  ·  OpenAPI: ${cfg.publicUrl}/v1/openapi.json`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    server.close();
+    await worker?.stop();
+    await closeDatabase();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((e: unknown) => {
+  console.error("svc: failed to start:", e instanceof Error ? e.message : e);
+  process.exit(1);
+});

@@ -1,0 +1,43 @@
+import { config } from "../config";
+import { database, type Database } from "../db/client";
+import { migrate } from "../db/migrate";
+import { newId } from "../ids";
+import { keyRing } from "../keys/signingKeys";
+
+const ROOT_KEY = "root_org_did";
+
+/**
+ * First start, and every start after it: apply migrations, make sure the signing keys exist, and
+ * create the root organization once. Safe to run from several processes at the same time.
+ */
+export async function bootstrap(log: (line: string) => void = () => undefined): Promise<{ rootOrgDid: string; created: boolean }> {
+  await migrate(log);
+  await keyRing();
+  const db = await database();
+  return ensureRootOrganization(db, log);
+}
+
+export async function rootOrgDid(db: Database): Promise<string | undefined> {
+  const row = await db.read.serviceState.findUnique({ where: { key: ROOT_KEY } });
+  return row?.value;
+}
+
+async function ensureRootOrganization(db: Database, log: (line: string) => void): Promise<{ rootOrgDid: string; created: boolean }> {
+  const existing = await rootOrgDid(db);
+  if (existing) return { rootOrgDid: existing, created: false };
+  // The root organization is the deployment itself: it has no key pair anywhere, so its DID is
+  // a deployment identifier rather than a did:key.
+  const did = `did:svc:${newId("org").slice(4)}`;
+  try {
+    await db.writeTx(async (tx) => {
+      await tx.serviceState.create({ data: { key: ROOT_KEY, value: did } });
+      await tx.organization.create({ data: { orgDid: did, name: process.env.SVC_ROOT_ORG_NAME || "Root organization", slug: "root", isRoot: true } });
+    });
+  } catch (e) {
+    const winner = await rootOrgDid(db);
+    if (winner) return { rootOrgDid: winner, created: false }; // another process created it first
+    throw e;
+  }
+  log(`created the root organization ${did} (${config().engine})`);
+  return { rootOrgDid: did, created: true };
+}

@@ -1,0 +1,16 @@
+import { closeDatabase } from "../db/client";
+import { bootstrap } from "../setup/bootstrap";
+import { startWorker } from "./worker";
+
+/** `npm run worker`: one more worker process, beside the web process's own. */
+const log = (line: string) => console.log(`svc-worker: ${line}`);
+await bootstrap(log);
+const worker = startWorker({ log });
+log("running");
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, async () => {
+    await worker.stop();
+    await closeDatabase();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,55 @@
+import { database } from "../db/client";
+
+export interface Worker {
+  stop(): Promise<void>;
+}
+
+interface Task {
+  name: string;
+  everyMs: number;
+  run(): Promise<number>;
+}
+
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Periodic work shared by every worker process; each task is idempotent, so several workers may run it. */
+const tasks: Task[] = [
+  {
+    name: "expire idempotency keys",
+    everyMs: 10 * 60 * 1000,
+    async run() {
+      const db = await database();
+      const { count } = await db.writeTx((tx) => tx.idempotencyKey.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } }));
+      return count;
+    },
+  },
+];
+
+/**
+ * The background worker: runs each task on its interval until stopped. Work is kept in the
+ * database, so stopping or restarting a worker loses nothing.
+ */
+export function startWorker({ log }: { log: (line: string) => void }): Worker {
+  let stopped = false;
+  const running = new Set<Promise<unknown>>();
+  const timers = tasks.map((task) => {
+    const tick = () => {
+      if (stopped) return;
+      const p = task
+        .run()
+        .then((n) => n > 0 && log(`worker: ${task.name}: ${n}`))
+        .catch((e: unknown) => log(`worker: ${task.name} failed: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(() => running.delete(p));
+      running.add(p);
+    };
+    tick();
+    return setInterval(tick, task.everyMs);
+  });
+  return {
+    async stop() {
+      stopped = true;
+      timers.forEach(clearInterval);
+      await Promise.all(running);
+    },
+  };
+}
