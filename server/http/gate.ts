@@ -23,6 +23,12 @@ export function serve(op: Operation) {
   return (request: Request, context?: { params?: Promise<Record<string, string | string[]>> }) => handle(op, request, context?.params);
 }
 
+/**
+ * A record's decision is "denied" when the gate refused the call: no valid credential, not
+ * covered, rate limited, or input it would not accept. Calls it let through are "allowed",
+ * whatever their outcome (its HTTP status is recorded beside it).
+ */
+const REFUSALS = new Set([400, 401, 403, 413, 415, 422, 429]);
 const EMPTY_SHA256 = createHash("sha256").digest("hex");
 const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 const JSON_TYPE = /^application\/(?:[a-z0-9.\-]+\+)?json\s*(?:;|$)/i;
@@ -45,7 +51,7 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
   const label = operationLabel(op);
   let principal: Principal | undefined;
   let rl: RateLimitState | undefined;
-  let reachedHandler = false;
+  let authorized = false;
   let recorded = false;
   let reqHash = EMPTY_SHA256;
   let resource: { type: string | null; id: string | null } = { type: op.resourceType, id: null };
@@ -59,7 +65,7 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
     operation: label,
     resource_type: resource.type,
     resource_id: resource.id,
-    decision: reachedHandler ? "allowed" : "denied",
+    decision: authorized && !REFUSALS.has(status) ? "allowed" : "denied",
     status,
     request_hash: reqHash,
     request_id: requestId,
@@ -82,8 +88,11 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
     if (op.capability && !coveredBy(principal.capabilities, op.capability)) {
       throw Forbidden(`This operation needs the capability ${op.capability}, which your delegation does not hold.`, { missing_capability: op.capability });
     }
+    authorized = true;
 
     const rawParams = paramsPromise ? await paramsPromise : {};
+    refuseNul(rawParams, "path");
+    refuseNul(Object.fromEntries(url.searchParams), "query");
     const params = op.params ? parseOrThrow(op.params, rawParams) : {};
     const firstParam = Object.values(rawParams)[0];
     if (typeof firstParam === "string") resource.id = firstParam;
@@ -92,8 +101,9 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
     if (op.body) {
       const raw = await readJson(request, cfg.maxBodyBytes);
       if (raw !== undefined) reqHash = requestHash(raw);
+      refuseNul(raw, "body");
       if (raw === undefined && !op.bodyOptional) throw ValidationFailed([{ field: "body", code: "REQUIRED_FIELD_MISSING", message: "This operation needs a JSON body." }]);
-      body = parseOrThrow(op.body, raw);
+      body = raw === undefined ? undefined : parseOrThrow(op.body, raw);
     }
 
     const idempotencyKey = op.method === "POST" ? request.headers.get("idempotency-key") : null;
@@ -108,7 +118,6 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
         if (previous.requestHash !== fingerprint) {
           throw new DomainError(422, "idempotency_key_reused", "Idempotency key reused", "This Idempotency-Key was already used with a different request. Use a new key for a new request.");
         }
-        reachedHandler = true;
         await appendProvenance(db, entry(previous.status));
         recorded = true;
         return new Response(previous.body, { status: previous.status, headers: { ...baseHeaders(), "Content-Type": "application/json", "Idempotent-Replayed": "true" } });
@@ -135,7 +144,6 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
         },
       });
 
-    reachedHandler = true;
     let result: unknown;
     if (op.method === "GET") {
       result = checkResponse(op, await run(db.read));
@@ -203,6 +211,17 @@ async function readJson(request: Request, limit: number): Promise<unknown> {
     return JSON.parse(text);
   } catch (e) {
     throw ValidationFailed([{ field: "body", code: "MALFORMED_JSON", message: `The body is not valid JSON: ${(e as Error).message}` }], "The body is not valid JSON.");
+  }
+}
+
+/** NUL characters cannot be stored (PostgreSQL text refuses them) and have no legitimate use here. */
+function refuseNul(value: unknown, where: string, path = ""): void {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) throw ValidationFailed([{ field: path || where, code: "INVALID_FORMAT", message: "NUL characters are not allowed." }]);
+  } else if (Array.isArray(value)) value.forEach((v, i) => refuseNul(v, where, path ? `${path}.${i}` : String(i)));
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) {
+    refuseNul(k, where, path);
+    refuseNul(v, where, path ? `${path}.${k}` : k);
   }
 }
 

@@ -15,6 +15,10 @@ export function fieldErrors(error: z.ZodError, prefix?: string): FieldError[] {
         else out.push({ field: path || "body", code: "INVALID_TYPE", message: issue.message, expected: String(issue.expected), received: describe(issue.input) });
         break;
       case "invalid_value":
+        if (issue.input === undefined) {
+          out.push({ field: path, code: "REQUIRED_FIELD_MISSING", message: `${path} is required.`, expected: issue.values.map(String).join(" | ") });
+          break;
+        }
         out.push({ field: path, code: "INVALID_ENUM", message: issue.message, expected: issue.values.map(String).join(" | "), received: describe(issue.input) });
         break;
       case "too_small":
@@ -45,7 +49,7 @@ function describe(value: unknown): string {
 
 /** Parses `input` with `schema` or throws a 400 with field errors. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix?: string): z.output<S> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw ValidationFailed(fieldErrors(result.error, prefix));
   return result.data;
 }

@@ -138,7 +138,6 @@ export const RevokeRequest = z
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
-  .optional()
   .meta({ id: "RevokeRequest" });
 
 export const RevocationRecord = z

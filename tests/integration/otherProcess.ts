@@ -1,0 +1,7 @@
+// A second svc process on the same database (run with `node --import tsx`): serves the same
+// route files and prints its URL, so tests can prove what one process does another sees at once.
+import { startTestServer } from "./harness";
+
+const server = await startTestServer();
+process.stdout.write(`${server.url}\n`);
+process.on("SIGTERM", () => process.exit(0));

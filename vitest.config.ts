@@ -1,0 +1,32 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+const alias = { "@": root.replace(/\/$/, "") };
+
+/**
+ * Three projects: unit tests beside the code, and the integration suite run twice, once on
+ * SQLite and once on PostgreSQL (tests/integration/setup.ts gives every test file its own database).
+ */
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      { resolve: { alias }, test: { name: "unit", include: ["server/**/*.test.ts"], environment: "node" } },
+      ...(["sqlite", "postgres"] as const).map((engine) => ({
+        resolve: { alias },
+        test: {
+          name: engine,
+          include: ["tests/integration/**/*.test.ts"],
+          environment: "node",
+          setupFiles: ["tests/integration/setup.ts"],
+          env: { SVC_TEST_ENGINE: engine, NODE_ENV: "test" },
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          pool: "forks" as const,
+          fileParallelism: engine === "sqlite",
+        },
+      })),
+    ],
+  },
+});
