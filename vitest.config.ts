@@ -18,9 +18,9 @@ export default defineConfig({
         test: {
           name: engine,
           include: ["tests/integration/**/*.test.ts"],
-          environment: "node",
+          environment: "node" as const,
           setupFiles: ["tests/integration/setup.ts"],
-          env: { SVC_TEST_ENGINE: engine, NODE_ENV: "test" },
+          env: { SVC_TEST_ENGINE: engine, NODE_ENV: "test" as const },
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: "forks" as const,

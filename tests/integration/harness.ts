@@ -96,9 +96,9 @@ export interface ApiResult<T = any> {
 }
 
 /** A JSON call against the test server. */
-export async function call<T = any>(base: string, method: string, path: string, opts: { token?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> } = {}): Promise<ApiResult<T>> {
+export async function call<T = any>(base: string, method: string, path: string, opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResult<T>> {
   const headers: Record<string, string> = { ...(opts.token ? { Authorization: `Bearer ${opts.token}` } : {}), ...opts.headers };
-  let body: string | Uint8Array | undefined = opts.rawBody;
+  let body: string | undefined = opts.rawBody;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
     headers["Content-Type"] ??= "application/json";

@@ -1,0 +1,193 @@
+import { config } from "../config";
+import { database, type Database, type Db } from "../db/client";
+import { DomainError, Forbidden } from "../errors";
+import { takeToken, type RateLimitState } from "../http/rateLimit";
+import { authenticate, type Principal } from "../identity/authenticate";
+import { coveredBy } from "../identity/capabilities";
+import { keyRing } from "../keys/signingKeys";
+import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
+import { requestHash, type ProvenanceEntry } from "../provenance/record";
+
+/**
+ * The governance gate, independent of transport: authenticate → rate limit → authorize
+ * (capability) → prepare (parse, idempotency) → run → exactly one provenance record per call,
+ * refusals included. A write runs in one transaction with its record, so both commit or neither.
+ * The /v1 adapter (server/http/gate.ts) and the tRPC middleware (server/trpc/init.ts) both call it.
+ */
+export interface CallSpec {
+  /** Rate-limit bucket and stable name, e.g. `getPassport` or `trpc:identity.passports.list`. */
+  id: string;
+  /** The record's `operation`: `GET /v1/passports/{did}`, `TRPC identity.passports.list`. */
+  label: string;
+  capability: string | null;
+  resourceType: string | null;
+  write: boolean;
+  successStatus: number;
+}
+
+export interface CallMeta {
+  /** The Authorization header value (bearer token), when the caller sent one. */
+  authorization: string | null;
+  /** The client's network address, for rate limiting calls without a valid credential. */
+  clientAddress: string;
+  requestId: string;
+  /** A caller already authenticated by its transport (a console session); replaces the bearer token. */
+  authenticate?: () => Promise<Principal>;
+}
+
+export interface CallScope {
+  db: Db;
+  database: Database;
+  principal: Principal;
+  requestId: string;
+  secret: Buffer;
+  setResource(id: string | null, type?: string): void;
+  setStatus(status: number): void;
+}
+
+export interface Prepared {
+  /** SHA-256 of the canonical request body, for the record. */
+  requestHash?: string;
+  /** A stored response to replay instead of running (an idempotent repeat). */
+  replay?: { status: number };
+  /** Runs inside the write transaction just before the record (stores an idempotent response). */
+  beforeCommit?: (tx: Db, value: unknown, status: number) => Promise<void>;
+}
+
+/** A refusal or failure, carrying the rate-limit state the caller should still be shown. */
+export class GateError extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly rateLimit: RateLimitState | undefined,
+  ) {
+    super(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * A record's decision is "denied" when the gate refused the call: no valid credential, not
+ * covered, rate limited, or input it would not accept. Calls it let through are "allowed",
+ * whatever their outcome (the HTTP status is recorded beside it).
+ */
+const REFUSALS = new Set([400, 401, 403, 413, 415, 422, 429]);
+export const EMPTY_SHA256 = requestHash(undefined);
+
+/** The HTTP status an error will be answered with (see server/http/problem.ts). */
+export function statusOf(error: unknown): number {
+  if (error instanceof DomainError) return error.status;
+  const code = (error as { code?: unknown })?.code;
+  return code === "P2002" || code === "P2034" ? 409 : 500;
+}
+
+export const tooManyRequests = (rl: RateLimitState) => {
+  const retryAfter = Math.max(1, rl.reset - Math.floor(Date.now() / 1000));
+  return new DomainError(429, "rate_limited", "Too many requests", `The rate limit of ${rl.limit} requests per minute for this route has been reached.`, {
+    remediation: [{ step: 1, description: `Wait ${retryAfter} seconds (Retry-After) before retrying, and spread requests over time.` }],
+    headers: { "Retry-After": String(retryAfter) },
+  });
+};
+
+export async function governCall<T>(
+  spec: CallSpec,
+  meta: CallMeta,
+  prepare: (principal: Principal) => Promise<Prepared>,
+  run: (scope: CallScope) => Promise<T>,
+): Promise<{ value: T | undefined; status: number; rateLimit: RateLimitState; replayed: boolean }> {
+  const cfg = config();
+  const db = await database();
+  let principal: Principal | undefined;
+  let rl: RateLimitState | undefined;
+  let authorized = false;
+  let recorded = false;
+  let reqHash = EMPTY_SHA256;
+  let resource: { type: string | null; id: string | null } = { type: spec.resourceType, id: null };
+
+  const entry = (status: number): ProvenanceEntry => ({
+    org_did: principal?.orgDid ?? rootOrgDidCache ?? "unknown",
+    actor_did: principal?.actorDid ?? null,
+    delegation_id: principal?.delegationId || null,
+    grantor_did: principal?.grantorDid ?? null,
+    capability: spec.capability,
+    operation: spec.label,
+    resource_type: resource.type,
+    resource_id: resource.id,
+    decision: authorized && !REFUSALS.has(status) ? "allowed" : "denied",
+    status,
+    request_hash: reqHash,
+    request_id: meta.requestId,
+  });
+
+  try {
+    try {
+      principal = meta.authenticate ? await meta.authenticate() : await authenticate(db, meta.authorization);
+    } catch (e) {
+      await loadRootOrgDid(db);
+      // Refused credentials still count against the caller's address, so guessing is rate limited too.
+      rl = takeToken(`addr:${meta.clientAddress}:${spec.id}`, cfg.rateLimitAnonymousPerMinute);
+      throw rl.allowed ? e : tooManyRequests(rl);
+    }
+    rl = takeToken(`dlg:${principal.delegationId || principal.actorDid}:${spec.id}`, cfg.rateLimitPerMinute);
+    if (!rl.allowed) throw tooManyRequests(rl);
+    if (spec.capability && !coveredBy(principal.capabilities, spec.capability)) {
+      throw Forbidden(`This operation needs the capability ${spec.capability}, which your delegation does not hold.`, { missing_capability: spec.capability });
+    }
+    authorized = true;
+
+    const prepared = await prepare(principal);
+    if (prepared.requestHash) reqHash = prepared.requestHash;
+    if (prepared.replay) {
+      await appendProvenance(db, entry(prepared.replay.status));
+      recorded = true;
+      return { value: undefined, status: prepared.replay.status, rateLimit: rl, replayed: true };
+    }
+
+    const secret = (await keyRing()).secret;
+    let status = spec.successStatus;
+    const scope = (dbh: Db): CallScope => ({
+      db: dbh,
+      database: db,
+      principal: principal!,
+      requestId: meta.requestId,
+      secret,
+      setResource: (id, type) => {
+        resource = { type: type ?? resource.type, id };
+      },
+      setStatus: (s) => {
+        status = s;
+      },
+    });
+
+    let value: T;
+    if (!spec.write) {
+      value = await run(scope(db.read));
+      await appendProvenance(db, entry(status));
+    } else {
+      value = await db.writeTx(async (tx) => {
+        const out = await run(scope(tx));
+        await prepared.beforeCommit?.(tx, out, status);
+        await appendInTransaction(tx, db.engine, entry(status));
+        return out;
+      });
+    }
+    recorded = true;
+    return { value, status, rateLimit: rl, replayed: false };
+  } catch (error) {
+    if (!recorded) {
+      try {
+        await appendProvenance(db, entry(statusOf(error)));
+      } catch (e) {
+        // Without its record the call must not look successful, nor go unrecorded silently.
+        throw new GateError(e, rl);
+      }
+    }
+    throw new GateError(error, rl);
+  }
+}
+
+// Calls refused before authentication belong to the root organization: its administrators see them.
+let rootOrgDidCache: string | undefined;
+async function loadRootOrgDid(db: Database): Promise<void> {
+  if (rootOrgDidCache) return;
+  const [row] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+  rootOrgDidCache = row?.value;
+}

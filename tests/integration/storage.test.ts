@@ -1,0 +1,83 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { database } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { hashLeaf, leafBytes, type ProvenanceRecord } from "@/server/provenance/record";
+import { apiKey, provenanceCount } from "./harness";
+import { createTestDatabase, dropTestDatabase } from "./postgres";
+
+const isPg = process.env.SVC_TEST_ENGINE === "postgres";
+
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(process.cwd(), "bin/svc.mjs"), ...args], { env: { ...process.env, ...env } });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("exit", (code) => resolve({ code: code ?? 1, out }));
+  });
+}
+
+describe("migrations", () => {
+  it("running them again applies nothing and loses nothing", async () => {
+    const before = await provenanceCount();
+    expect(await migrate()).toEqual([]);
+    expect(await provenanceCount()).toBe(before);
+    const db = await database();
+    const rows = await db.raw.query<{ migration_name: string; checksum: string }>(`SELECT "migration_name", "checksum" FROM "_prisma_migrations"`);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("several processes migrating a fresh database at once all succeed, and it is migrated once", async () => {
+    let env: Record<string, string>;
+    let drop = async () => {};
+    if (isPg) {
+      const fresh = await createTestDatabase();
+      env = { DATABASE_URL: fresh.url };
+      drop = () => dropTestDatabase(fresh.name);
+    } else {
+      const { mkdtempSync } = await import("node:fs");
+      const { tmpdir } = await import("node:os");
+      env = { DATA_DIR: mkdtempSync(join(tmpdir(), "svc-mig-")), DATABASE_URL: "" };
+    }
+    try {
+      const results = await Promise.all([1, 2, 3].map(() => runCli(["migrate"], env)));
+      for (const r of results) expect(r.code, r.out).toBe(0);
+      expect(results.filter((r) => /migration\(s\) applied/.test(r.out))).toHaveLength(1);
+      const key = await runCli(["keys", "create", "--json", "--capabilities", "svc_api:passports:read"], env);
+      expect(key.code, key.out).toBe(0);
+      expect(JSON.parse(key.out)).toMatchObject({ capabilities: ["svc_api:passports:read"], delegation_id: expect.stringMatching(/^dlg_/), token: expect.any(String) });
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe("the provenance ledger's storage", () => {
+  it("refuses UPDATE and DELETE at the database level", async () => {
+    await apiKey();
+    const db = await database();
+    await expect(db.raw.execute(`UPDATE "provenance_record" SET "status" = 200`)).rejects.toThrow(/immutable/);
+    await expect(db.raw.execute(`DELETE FROM "provenance_record"`)).rejects.toThrow(/immutable/);
+    if (isPg) await expect(db.raw.execute(`TRUNCATE "provenance_record"`)).rejects.toThrow(/immutable/);
+    await expect(db.read.provenanceRecord.deleteMany({})).rejects.toThrow();
+    expect(await provenanceCount()).toBeGreaterThan(0);
+  });
+
+  it("every stored record's leaf hash can be recomputed from its published form", async () => {
+    const db = await database();
+    const rows = await db.read.provenanceRecord.findMany({ orderBy: { seq: "asc" } });
+    expect(rows.length).toBeGreaterThan(0);
+    rows.forEach((r, i) => {
+      expect(Number(r.seq)).toBe(i);
+      const published: ProvenanceRecord = {
+        id: r.id, seq: Number(r.seq), timestamp: r.timestamp.toISOString(), org_did: r.orgDid, actor_did: r.actorDid, delegation_id: r.delegationId,
+        grantor_did: r.grantorDid, capability: r.capability, operation: r.operation, resource_type: r.resourceType, resource_id: r.resourceId,
+        decision: r.decision as "allowed" | "denied", status: r.status, request_hash: r.requestHash, request_id: r.requestId, leaf_hash: r.leafHash,
+      };
+      expect(hashLeaf(leafBytes(published)).toString("base64")).toBe(r.leafHash);
+    });
+  });
+});
