@@ -122,9 +122,9 @@ export async function apiKey(capabilities: string[] = ["svc_api:*"], orgDid?: st
 }
 
 /** A fresh Ed25519 public JWK (the private half is discarded: svc never sees it). */
-export function ed25519Jwk(): Record<string, string> {
+export function ed25519Jwk(): { kty: string; crv: string; x: string } {
   const { publicKey } = generateKeyPairSync("ed25519");
-  return publicKey.export({ format: "jwk" }) as Record<string, string>;
+  return publicKey.export({ format: "jwk" }) as { kty: string; crv: string; x: string };
 }
 
 export function p256Jwk(): Record<string, string> {

@@ -1,0 +1,12 @@
+import { controlPlaneRouter } from "../controlPlane/router";
+import { identityRouter } from "../identity/router";
+import { createCallerFactory, router } from "./init";
+
+/** Every area's router, registered once. */
+export const appRouter = router({
+  identity: identityRouter,
+  controlPlane: controlPlaneRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);
