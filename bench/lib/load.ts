@@ -56,21 +56,26 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     lastResponseAt = performance.now();
   });
   const result = await instance;
-  const seconds = (lastResponseAt - started) / 1000;
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return {
+  return withStats({
     label: spec.label,
     connections: spec.connections,
     sent: result.requests.sent,
-    responses: latencies.length,
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
-    seconds,
-    rps: seconds > 0 ? latencies.length / seconds : 0,
+    seconds: (lastResponseAt - started) / 1000,
+    latencies,
+  });
+}
+
+function withStats(r: Omit<LoadResult, "responses" | "rps" | "p50Ms" | "p99Ms">): LoadResult {
+  const sorted = [...r.latencies].sort((a, b) => a - b);
+  return {
+    ...r,
+    responses: r.latencies.length,
+    rps: r.seconds > 0 ? r.latencies.length / r.seconds : 0,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
-    latencies,
   };
 }
 
@@ -81,7 +86,37 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
 }
 
-/** Requests for a run of about `seconds` at `rps`, at least one per connection (autocannon's floor). */
-export function amountFor(rps: number, seconds: number, connections: number): number {
-  return Math.max(connections, Math.round(rps * seconds));
+/**
+ * An exact-count run of about `seconds`: batches of `amount` requests, each sized from the rate of
+ * the one before, until the time is used up. The first batch is small because no rate is known,
+ * and a warming server speeds up as it goes, so one batch sized in advance would miss the mark.
+ * The batches are merged into one result.
+ */
+export async function runCounted(spec: Omit<LoadSpec, "seconds" | "amount">, seconds: number, rpsEstimate?: number): Promise<LoadResult> {
+  const batches: LoadResult[] = [];
+  let rps = rpsEstimate;
+  let elapsed = 0;
+  // The last 10 % is not worth a batch of its own: its ramp-up and tail would weigh too much.
+  while (elapsed < seconds * 0.9) {
+    const amount = rps ? Math.max(spec.connections, Math.round(rps * (seconds - elapsed))) : spec.connections * 10;
+    const batch = await runLoad({ ...spec, amount });
+    batches.push(batch);
+    elapsed += batch.seconds;
+    rps = batch.rps;
+  }
+  return merge(spec.label, batches);
+}
+
+function merge(label: string, batches: LoadResult[]): LoadResult {
+  const sum = (f: (r: LoadResult) => number) => batches.reduce((total, r) => total + f(r), 0);
+  return withStats({
+    label,
+    connections: batches[0]?.connections ?? 0,
+    sent: sum((r) => r.sent),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    seconds: sum((r) => r.seconds),
+    latencies: batches.flatMap((r) => r.latencies),
+  });
 }

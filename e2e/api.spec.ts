@@ -1,0 +1,38 @@
+import { expect, mintApiKey, shot, test } from "./fixtures";
+
+test.describe("the production server", () => {
+  test("serves the API reference, rendered from the live OpenAPI document", async ({ page }) => {
+    await page.goto("/docs/api");
+    await expect(page.getByText("Register an agent or organization passport").first()).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByText("svc API").first()).toBeVisible();
+    await shot(page, "api-reference");
+  });
+
+  test("governs /v1 through Next.js: key → call → revoke → refused", async ({ request }) => {
+    const health = await request.get("/v1/health");
+    expect(await health.json()).toMatchObject({ status: "ok", version: "1.0.0", database: "sqlite" });
+
+    const key = mintApiKey();
+    const auth = { Authorization: `Bearer ${key.token}` };
+    const created = await request.post("/v1/passports", { headers: auth, data: { type: "agent", name: "e2e agent", public_key: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp" } });
+    expect(created.status()).toBe(201);
+    expect(created.headers()["x-ratelimit-limit"]).toBeTruthy();
+    const did = (await created.json()).did;
+    expect((await request.get(`/v1/passports/${did}`, { headers: auth })).status()).toBe(200);
+
+    const unauth = await request.get("/v1/passports");
+    expect(unauth.status()).toBe(401);
+    expect(unauth.headers()["content-type"]).toContain("application/problem+json");
+
+    const other = mintApiKey();
+    const revoked = await request.post(`/v1/delegations/${key.delegation_id}/revoke`, { headers: { Authorization: `Bearer ${other.token}` } });
+    expect(revoked.status()).toBe(201);
+    expect((await request.get(`/v1/passports/${did}`, { headers: auth })).status()).toBe(401);
+  });
+
+  test("the problem types page explains every error", async ({ page }) => {
+    await page.goto("/docs/errors#unauthenticated");
+    await expect(page.getByRole("heading", { name: /401 · Authentication required/ })).toBeVisible();
+    await shot(page, "error-types");
+  });
+});
