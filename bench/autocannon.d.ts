@@ -17,27 +17,12 @@ declare module "autocannon" {
     timeout?: number;
   }
 
-  interface Histogram {
-    average: number;
-    mean: number;
-    stddev: number;
-    min: number;
-    max: number;
-    total: number;
-    p50: number;
-    p99: number;
-  }
-
   export interface Result {
-    duration: number;
     errors: number;
     timeouts: number;
     non2xx: number;
-    resets: number;
-    "2xx": number;
-    latency: Histogram;
     /** `total` counts completed requests, `sent` every request written to a socket. */
-    requests: Histogram & { sent: number };
+    requests: { total: number; sent: number; mean: number };
   }
 
   export interface Instance extends EventEmitter, PromiseLike<Result> {

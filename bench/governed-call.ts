@@ -40,7 +40,12 @@ export async function governedCall(): Promise<void> {
   console.log("governed-call: starting the production server (scripts/start.mjs) on a fresh data dir…");
   const server = await startServer();
   console.log(`  ${server.baseUrl}, ${server.engine}, data in ${server.dataDir}`);
-  const stopOnSignal = () => void stopServer(server).finally(() => process.exit(130));
+  // The server runs in its own process group, so Ctrl-C would not reach it: stop it here.
+  const stopOnSignal = () =>
+    void stopServer(server).finally(() => {
+      rmSync(server.dataDir, { recursive: true, force: true });
+      process.exit(130);
+    });
   process.once("SIGINT", stopOnSignal);
   process.once("SIGTERM", stopOnSignal);
   try {
@@ -53,6 +58,7 @@ export async function governedCall(): Promise<void> {
     await stopServer(server);
     const records = (await countProvenance(server)) - recordsBefore;
     report(server, measured, records);
+    // Kept on failure: the server log in it is the first thing to read.
     rmSync(server.dataDir, { recursive: true, force: true });
   } finally {
     process.off("SIGINT", stopOnSignal);

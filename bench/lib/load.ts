@@ -56,6 +56,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     lastResponseAt = performance.now();
   });
   const result = await instance;
+  // Not spec.seconds: autocannon stops at its first 1 s sampling tick after the duration, so a
+  // "10 s" run may answer for up to 11 s.
   return withStats({
     label: spec.label,
     connections: spec.connections,

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { config } from "../config";
 import { closeDatabase, database } from "../db/client";
@@ -6,6 +7,54 @@ import { CAPABILITY_PATTERN } from "../identity/capabilities";
 import { createApiKeyAsOperator } from "../identity/createApiKey";
 import { rotateSigningKey } from "../keys/signingKeys";
 import { bootstrap } from "../setup/bootstrap";
+import { parseVerifierKey } from "../verifier/note";
+import { VerificationFailure, verifyExport, verifyRecordInclusion } from "../verifier/verifyExport";
+
+const readText = (path: string) => readFileSync(path, "utf8");
+
+/** The offline verifier: needs only files and the public verifier key, never the database. */
+async function verify(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { export: { type: "string" }, checkpoint: { type: "string", multiple: true }, key: { type: "string" }, consistency: { type: "string", multiple: true }, record: { type: "string" }, proof: { type: "string" } },
+    strict: true,
+  });
+  if (!values.key) {
+    console.error("verify needs --key <verifier key> (GET /v1/provenance/verifier-key), or a file holding it");
+    return 2;
+  }
+  try {
+    const key = parseVerifierKey(existsSync(values.key) ? readText(values.key) : values.key);
+    if (values.record || values.proof) {
+      if (!values.record || !values.proof) {
+        console.error("verify --record needs --proof too");
+        return 2;
+      }
+      const record = JSON.parse(readText(values.record)) as Record<string, unknown>;
+      const { treeSize } = verifyRecordInclusion(record, JSON.parse(readText(values.proof)), key);
+      console.log(`ok: record ${String(record.id)} (leaf ${String(record.seq)}) is included in the signed tree of ${treeSize} records`);
+      return 0;
+    }
+    if (!values.export) {
+      console.error("verify needs --export <file> (with --checkpoint) or --record with --proof");
+      return 2;
+    }
+    const notes = (values.checkpoint ?? []).map((file) => ({ file, text: readText(file) }));
+    const consistency = (values.consistency ?? []).map((f) => JSON.parse(readText(f)) as { from_size: number; to_size: number; consistency_path: string[] });
+    const started = Date.now();
+    const report = await verifyExport(values.export, notes, key, consistency);
+    for (const cp of report.checkpoints) console.log(`ok: checkpoint of ${cp.treeSize} records, root ${cp.root}`);
+    console.log(`ok: ${report.records} records verified (${report.redacted} redacted to their leaf hash), ${report.checkpoints.length} checkpoint(s), ${consistency.length} consistency proof(s), in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return 0;
+  } catch (e) {
+    if (e instanceof VerificationFailure) {
+      console.error(`FAIL: ${e.message}`);
+      return 1;
+    }
+    console.error(`FAIL: ${(e as Error).message}`);
+    return 1;
+  }
+}
 
 const USAGE = `svc: the operator's command line
 
@@ -16,6 +65,11 @@ const USAGE = `svc: the operator's command line
       with the given capabilities (default: svc_api:*), valid --days days (default 365).
   npx svc signing-keys rotate
       Add a new service signing key; it signs from the next start on, older keys still verify.
+  npx svc verify --export <file.ndjson> --checkpoint <note file>... --key <verifier key | file> [--consistency <proof.json>...]
+      Offline: recompute every record's leaf hash, rebuild the tree, check each checkpoint's signature
+      and root (and any consistency proofs). Exits non-zero naming the first failing record or checkpoint.
+  npx svc verify --record <record.json> --proof <proof.json> --key <verifier key | file>
+      Offline: check one record's inclusion proof (GET /v1/provenance/{id}/proof) on its own.
 
 Reads the same DATA_DIR / DATABASE_URL as the server.`;
 
@@ -54,6 +108,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (command === "verify") return verify(argv.slice(1));
   if (command === "signing-keys" && sub === "rotate") {
     const kid = await rotateSigningKey();
     console.log(`New signing key ${kid}. Restart the service to sign with it; tokens signed by older keys stay valid.`);

@@ -73,6 +73,10 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
       },
     );
     const headers = { "X-Request-Id": requestId, ...rateLimitHeaders(outcome.rateLimit), "Content-Type": "application/json" };
+    if (outcome.value instanceof Response) {
+      for (const [k, v] of Object.entries(headers)) if (!outcome.value.headers.has(k)) outcome.value.headers.set(k, v);
+      return outcome.value;
+    }
     if (outcome.replayed) return new Response(replayBody, { status: outcome.status, headers: { ...headers, "Idempotent-Replayed": "true" } });
     return new Response(JSON.stringify(outcome.value), { status: outcome.status, headers });
   } catch (e) {
@@ -109,7 +113,7 @@ async function idempotency(scope: string, key: string, fingerprint: string, hash
 
 /** In development and tests every response is checked against its schema; a mismatch is a bug. */
 function checkResponse(op: Operation, out: unknown): unknown {
-  if (process.env.NODE_ENV === "production") return out;
+  if (process.env.NODE_ENV === "production" || out instanceof Response) return out;
   const parsed = op.response.safeParse(out);
   if (!parsed.success) throw new Error(`${op.id} returned a body that does not match its response schema: ${parsed.error.message}`);
   return out;

@@ -42,8 +42,10 @@ export interface Operation<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   /** Whether an empty body is accepted (its schema then sees `undefined`). */
   bodyOptional?: boolean;
   response: R;
+  /** A non-JSON success body (the handler then returns a Response carrying it). */
+  responseType?: "text/plain" | "application/x-ndjson";
   successStatus: number;
-  handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R>>;
+  handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response>;
 }
 
 export function defineOperation<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(op: Operation<P, Q, B, R>): Operation<P, Q, B, R> {

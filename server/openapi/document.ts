@@ -77,7 +77,9 @@ function operationObject(op: Operation): Json {
   const responses: Json = {
     [String(op.successStatus)]: {
       description: "Success",
-      content: { "application/json": { schema: responseId ? { $ref: `#/components/schemas/${responseId}` } : inline(op.response, "output") } },
+      content: op.responseType
+        ? { [op.responseType]: { schema: { type: "string" } } }
+        : { "application/json": { schema: responseId ? { $ref: `#/components/schemas/${responseId}` } : inline(op.response, "output") } },
     },
     "400": problem("Validation failed"),
     "401": problem("Missing, invalid, expired or revoked token"),

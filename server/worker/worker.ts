@@ -1,4 +1,5 @@
 import { database } from "../db/client";
+import { catchUp } from "../ledger/buildTree";
 
 export interface Worker {
   stop(): Promise<void>;
@@ -14,6 +15,14 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Periodic work shared by every worker process; each task is idempotent, so several workers may run it. */
 const tasks: Task[] = [
+  {
+    name: "extend the ledger and sign a checkpoint",
+    everyMs: Number(process.env.SVC_CHECKPOINT_INTERVAL_MS || 500),
+    async run() {
+      await catchUp(await database());
+      return 0;
+    },
+  },
   {
     name: "expire idempotency keys",
     everyMs: 10 * 60 * 1000,
@@ -33,13 +42,19 @@ export function startWorker({ log }: { log: (line: string) => void }): Worker {
   let stopped = false;
   const running = new Set<Promise<unknown>>();
   const timers = tasks.map((task) => {
+    let busy = false;
     const tick = () => {
-      if (stopped) return;
+      // A slow round is never overlapped by the next tick of the same task.
+      if (stopped || busy) return;
+      busy = true;
       const p = task
         .run()
         .then((n) => n > 0 && log(`worker: ${task.name}: ${n}`))
         .catch((e: unknown) => log(`worker: ${task.name} failed: ${e instanceof Error ? e.message : String(e)}`))
-        .finally(() => running.delete(p));
+        .finally(() => {
+          busy = false;
+          running.delete(p);
+        });
       running.add(p);
     };
     tick();

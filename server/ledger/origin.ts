@@ -1,0 +1,39 @@
+import type { Database } from "../db/client";
+import { keyRing } from "../keys/signingKeys";
+import { verifierKey } from "./note";
+
+/**
+ * The ledger's identity: its checkpoint origin (also the note key name) and the Ed25519 key that
+ * signs its checkpoints (the service's current signing key). The origin is fixed at first use and
+ * stored, so restarts and a changed public URL do not break the chain of checkpoints.
+ */
+export interface LedgerIdentity {
+  origin: string;
+  publicKey: Buffer;
+  privateKey: import("node:crypto").KeyObject;
+  verifierKey: string;
+}
+
+const ORIGIN_KEY = "ledger_origin";
+
+export async function ledgerIdentity(db: Database): Promise<LedgerIdentity> {
+  const { current } = await keyRing();
+  const { createPrivateKey } = await import("node:crypto");
+  const [row] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = $1`, [ORIGIN_KEY]);
+  let origin = row?.value;
+  if (!origin) {
+    const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+    origin = process.env.SVC_LEDGER_ORIGIN || `svc.ledger/${(root?.value ?? "unknown").replace(/^did:svc:/, "")}`;
+    await db.writeLock(() =>
+      db.raw.execute(
+        db.engine === "sqlite"
+          ? `INSERT OR IGNORE INTO "service_state" ("key","value","updated_at") VALUES ($1, $2, $3)`
+          : `INSERT INTO "service_state" ("key","value","updated_at") VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [ORIGIN_KEY, origin, new Date()],
+      ),
+    );
+    origin = (await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = $1`, [ORIGIN_KEY]))[0]!.value;
+  }
+  const publicKey = Buffer.from(current.publicJwk.x as string, "base64url");
+  return { origin, publicKey, privateKey: createPrivateKey({ key: current.privateJwk as never, format: "jwk" }), verifierKey: verifierKey(origin, publicKey) };
+}

@@ -1,0 +1,61 @@
+import type { z } from "zod";
+import type { Db } from "../db/client";
+import type { ProvenanceRecord as Row } from "../db/generated/sqlite/client";
+import { NotFound } from "../errors";
+import { decodeCursor, encodeCursor, page, type ListQuery } from "../http/cursor";
+import type { Principal } from "../identity/authenticate";
+import type { ProvenanceRecord } from "./record";
+import type { ProvenanceListQuery } from "./schemas";
+
+/** A stored record in its published form: the exact object its leaf hash covers (plus leaf_hash). */
+export function recordView(r: Row): ProvenanceRecord {
+  return {
+    id: r.id,
+    seq: Number(r.seq),
+    timestamp: r.timestamp.toISOString(),
+    org_did: r.orgDid,
+    actor_did: r.actorDid,
+    delegation_id: r.delegationId,
+    grantor_did: r.grantorDid,
+    capability: r.capability,
+    operation: r.operation,
+    resource_type: r.resourceType,
+    resource_id: r.resourceId,
+    decision: r.decision as "allowed" | "denied",
+    status: r.status,
+    request_hash: r.requestHash,
+    request_id: r.requestId,
+    leaf_hash: r.leafHash,
+  };
+}
+
+/** The caller's organization's records, newest first, filtered. */
+export async function listProvenance(db: Db, principal: Principal, query: z.output<typeof ListQuery> & z.output<typeof ProvenanceListQuery>, secret: Buffer) {
+  const list = "provenance";
+  const before = query.cursor ? Number(decodeCursor(secret, list, query.cursor)[0]) : undefined;
+  const rows = await db.provenanceRecord.findMany({
+    where: {
+      orgDid: principal.orgDid,
+      ...(query.actor ? { actorDid: query.actor } : {}),
+      ...(query.delegation ? { delegationId: query.delegation } : {}),
+      ...(query.grantor ? { grantorDid: query.grantor } : {}),
+      ...(query.resource ? { resourceId: query.resource } : {}),
+      ...(query.resource_type ? { resourceType: query.resource_type } : {}),
+      ...(query.decision ? { decision: query.decision } : {}),
+      ...(query.operation ? { operation: query.operation } : {}),
+      ...(query.from || query.to ? { timestamp: { ...(query.from ? { gte: new Date(query.from) } : {}), ...(query.to ? { lt: new Date(query.to) } : {}) } } : {}),
+      ...(before !== undefined ? { seq: { lt: BigInt(before) } } : {}),
+    },
+    orderBy: { seq: "desc" },
+    take: query.limit + 1,
+  });
+  const { items, pagination } = page(rows, query.limit, (last) => encodeCursor(secret, list, [Number(last.seq)]));
+  return { data: items.map(recordView), pagination };
+}
+
+/** One record of the caller's organization. */
+export async function getProvenanceRecord(db: Db, principal: Principal, id: string): Promise<ProvenanceRecord> {
+  const row = await db.provenanceRecord.findFirst({ where: { id, orgDid: principal.orgDid } });
+  if (!row) throw NotFound("provenance record", id);
+  return recordView(row);
+}

@@ -1,0 +1,237 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { database } from "@/server/db/client";
+import { catchUp } from "@/server/ledger/buildTree";
+import { hashLeaf, leafBytes } from "@/server/provenance/record";
+import { ConsistencyProof, InclusionProof, ProvenanceRecordSchema } from "@/server/provenance/schemas";
+import { parseVerifierKey, verifyCheckpoint } from "@/server/verifier/note";
+import { verifyConsistency, verifyInclusion } from "@/server/verifier/proofs";
+import { apiKey, call, ed25519Jwk, secondOrg, startTestServer, type TestServer } from "./harness";
+
+const run = promisify(execFile);
+let server: TestServer;
+let root: Awaited<ReturnType<typeof apiKey>>;
+const dir = mkdtempSync(join(tmpdir(), "svc-ledger-"));
+
+beforeAll(async () => {
+  server = await startTestServer();
+  root = await apiKey();
+  for (let i = 0; i < 12; i++) await call(server.url, "POST", "/v1/passports", { token: root.token, body: { type: "agent", name: `l${i}`, public_key: ed25519Jwk() } });
+  await catchUp(await database());
+});
+afterAll(() => server.close());
+
+const api = (path: string, token = root.token) => call(server.url, "GET", path, { token });
+
+async function cli(args: string[]): Promise<{ code: number; out: string }> {
+  try {
+    const r = await run(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", ...args]);
+    return { code: 0, out: r.stdout + r.stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, out: err.stdout + err.stderr };
+  }
+}
+
+describe("checkpoints", () => {
+  it("are C2SP signed notes that verify with the published verifier key", async () => {
+    const note = await api("/v1/provenance/checkpoint");
+    expect(note.status).toBe(200);
+    expect(note.headers.get("content-type")).toContain("text/plain");
+    const key = (await api("/v1/provenance/verifier-key")).body as string;
+    expect(key).toMatch(/^svc\.ledger\/[a-z0-9]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+\n$/);
+    const cp = verifyCheckpoint(note.body, parseVerifierKey(key));
+    expect(cp.treeSize).toBeGreaterThan(12);
+    expect(note.body).toMatch(/^svc\.ledger\/\S+\n\d+\n[A-Za-z0-9+/=]{44}\n\n— svc\.ledger\/\S+ [A-Za-z0-9+/=]+\n$/);
+    const tampered = note.body.replace(/\n(\d+)\n/, (_m: string, n: string) => `\n${Number(n) + 1}\n`);
+    expect(() => verifyCheckpoint(tampered, parseVerifierKey(key))).toThrow(/signature/);
+  });
+
+  it("successive checkpoints are consistent (RFC 9162 consistency proofs)", async () => {
+    const key = parseVerifierKey((await api("/v1/provenance/verifier-key")).body);
+    const first = verifyCheckpoint((await api("/v1/provenance/checkpoint")).body, key);
+    for (let i = 0; i < 7; i++) await api("/v1/passports");
+    await catchUp(await database());
+    const second = verifyCheckpoint((await api("/v1/provenance/checkpoint")).body, key);
+    expect(second.treeSize).toBeGreaterThan(first.treeSize);
+    const proof = await api(`/v1/provenance/consistency?from=${first.treeSize}&to=${second.treeSize}`);
+    expect(proof.status).toBe(200);
+    expect(() => ConsistencyProof.parse(proof.body)).not.toThrow();
+    expect(verifyConsistency(first.treeSize, second.treeSize, first.rootHash, second.rootHash, proof.body.consistency_path.map((p: string) => Buffer.from(p, "base64")))).toBe(true);
+    // Every pair of sizes up to the latest checkpoint is consistent.
+    const db = await database();
+    const sizes = (await db.raw.query<{ tree_size: number | string; root_hash: string }>(`SELECT "tree_size","root_hash" FROM "ledger_checkpoint" ORDER BY "tree_size"`)).map((r) => ({ n: Number(r.tree_size), root: Buffer.from(r.root_hash, "base64") }));
+    for (const a of sizes) {
+      for (const b of sizes) {
+        if (a.n > b.n) continue;
+        const p = await api(`/v1/provenance/consistency?from=${a.n}&to=${b.n}`);
+        expect(verifyConsistency(a.n, b.n, a.root, b.root, p.body.consistency_path.map((x: string) => Buffer.from(x, "base64"))), `${a.n}→${b.n}`).toBe(true);
+      }
+    }
+  });
+
+  it("bad ranges are clear 400s", async () => {
+    const latest = verifyCheckpoint((await api("/v1/provenance/checkpoint")).body, parseVerifierKey((await api("/v1/provenance/verifier-key")).body)).treeSize;
+    for (const q of ["from=5&to=3", `from=1&to=${latest + 100}`, "from=0&to=3", "from=a&to=3", "to=3"]) {
+      const res = await api(`/v1/provenance/consistency?${q}`);
+      expect(res.status, q).toBe(400);
+      expect(res.headers.get("content-type")).toContain("problem+json");
+    }
+  });
+});
+
+describe("records and inclusion proofs", () => {
+  it("lists the organization's records with filters and cursors", async () => {
+    const all = await api("/v1/provenance?limit=5");
+    expect(all.status).toBe(200);
+    expect(all.body.data).toHaveLength(5);
+    for (const r of all.body.data) expect(() => ProvenanceRecordSchema.parse(r)).not.toThrow();
+    const next = await api(`/v1/provenance?limit=5&cursor=${encodeURIComponent(all.body.pagination.next_cursor)}`);
+    expect(next.body.data[0].seq).toBeLessThan(all.body.data[4].seq);
+    const writes = await api(`/v1/provenance?operation=${encodeURIComponent("POST /v1/passports")}&decision=allowed&limit=100`);
+    expect(writes.body.data.length).toBeGreaterThanOrEqual(12);
+    expect(writes.body.data.every((r: any) => r.operation === "POST /v1/passports" && r.decision === "allowed")).toBe(true);
+    const mine = await api(`/v1/provenance?delegation=${root.delegationId}&limit=100`);
+    expect(mine.body.data.every((r: any) => r.delegation_id === root.delegationId)).toBe(true);
+    const since = await api(`/v1/provenance?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    expect(since.body.data).toEqual([]);
+    expect((await api("/v1/provenance?from=yesterday")).status).toBe(400);
+  });
+
+  it("proves a record's inclusion against the latest or a given checkpoint", async () => {
+    const key = parseVerifierKey((await api("/v1/provenance/verifier-key")).body);
+    const record = (await api("/v1/provenance?limit=100")).body.data.at(-1);
+    const proof = await api(`/v1/provenance/${record.id}/proof`);
+    expect(proof.status).toBe(200);
+    expect(() => InclusionProof.parse(proof.body)).not.toThrow();
+    const cp = verifyCheckpoint(proof.body.checkpoint, key);
+    expect(proof.body).toMatchObject({ record_id: record.id, leaf_index: record.seq, tree_size: cp.treeSize, leaf_hash: record.leaf_hash });
+    expect(verifyInclusion(record.seq, cp.treeSize, Buffer.from(record.leaf_hash, "base64"), proof.body.inclusion_path.map((p: string) => Buffer.from(p, "base64")), cp.rootHash)).toBe(true);
+
+    const db = await database();
+    const sizes = (await db.raw.query<{ tree_size: number | string }>(`SELECT "tree_size" FROM "ledger_checkpoint" ORDER BY "tree_size"`)).map((r) => Number(r.tree_size));
+    const older = sizes.find((s) => s > record.seq)!;
+    const atOlder = await api(`/v1/provenance/${record.id}/proof?tree_size=${older}`);
+    expect(atOlder.body.tree_size).toBe(older);
+    expect(verifyInclusion(record.seq, older, Buffer.from(record.leaf_hash, "base64"), atOlder.body.inclusion_path.map((p: string) => Buffer.from(p, "base64")), verifyCheckpoint(atOlder.body.checkpoint, key).rootHash)).toBe(true);
+
+    // Every record of a small tree proves against every checkpoint that covers it.
+    const records = (await api("/v1/provenance?limit=100")).body.data;
+    for (const r of records.slice(-15)) {
+      const p = (await api(`/v1/provenance/${r.id}/proof`)).body;
+      expect(verifyInclusion(r.seq, p.tree_size, Buffer.from(r.leaf_hash, "base64"), p.inclusion_path.map((x: string) => Buffer.from(x, "base64")), verifyCheckpoint(p.checkpoint, key).rootHash), `seq ${r.seq}`).toBe(true);
+    }
+  });
+
+  it("unknown ids, other tenants' records and bad sizes are refused clearly", async () => {
+    expect((await api("/v1/provenance/prv_unknown/proof")).status).toBe(404);
+    expect((await api("/v1/provenance/prv_unknown")).status).toBe(404);
+    const record = (await api("/v1/provenance?limit=100")).body.data.at(-1);
+    const tenant = await secondOrg(server.url, root.token, "Ledger tenant");
+    expect((await api(`/v1/provenance/${record.id}`, tenant.token)).status).toBe(404);
+    expect((await api(`/v1/provenance/${record.id}/proof`, tenant.token)).status).toBe(404);
+    const bad = await api(`/v1/provenance/${record.id}/proof?tree_size=${record.seq}`);
+    expect(bad.status).toBe(400);
+    expect((await api(`/v1/provenance/${record.id}/proof?tree_size=0`)).status).toBe(400);
+  });
+});
+
+describe("export and the offline verifier", () => {
+  async function exportTo(file: string, token = root.token, range = "") {
+    const res = await api(`/v1/provenance/export${range}`, token);
+    expect(res.status).toBe(200);
+    writeFileSync(file, res.body);
+    return res;
+  }
+
+  it("npx svc verify accepts a genuine export and checkpoints, and names what fails in a doctored one", async () => {
+    await catchUp(await database());
+    const keyFile = join(dir, "key.txt");
+    writeFileSync(keyFile, (await api("/v1/provenance/verifier-key")).body);
+    const note1 = join(dir, "cp1.txt");
+    writeFileSync(note1, (await api("/v1/provenance/checkpoint")).body);
+    for (let i = 0; i < 3; i++) await api("/v1/passports");
+    await catchUp(await database());
+    const note2 = join(dir, "cp2.txt");
+    writeFileSync(note2, (await api("/v1/provenance/checkpoint")).body);
+    const good = join(dir, "export.ndjson");
+    const res = await exportTo(good);
+    expect(res.headers.get("content-type")).toContain("application/x-ndjson");
+    const ok = await cli(["--export", good, "--checkpoint", note1, "--checkpoint", note2, "--key", keyFile]);
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toMatch(/ok: \d+ records verified/);
+
+    const lines = readFileSync(good, "utf8").trim().split("\n");
+    const cases: [string, string[], RegExp][] = [
+      ["altered", lines.map((l, i) => (i === 5 ? l.replace(/"status":\d+/, '"status":299') : l)), /record seq 5 .*altered/],
+      ["reordered", [lines[0]!, lines[2]!, lines[1]!, ...lines.slice(3)], /record seq 2 .*missing, reordered/],
+      ["truncated", lines.slice(0, 4), /export holds only 4 records/],
+      ["dropped", [...lines.slice(0, 3), ...lines.slice(4)], /record seq 4 .*missing/],
+    ];
+    for (const [name, content, expected] of cases) {
+      const f = join(dir, `${name}.ndjson`);
+      writeFileSync(f, content.join("\n") + "\n");
+      const r = await cli(["--export", f, "--checkpoint", note1, "--key", keyFile]);
+      expect(r.code, name).not.toBe(0);
+      expect(r.out, name).toMatch(expected);
+    }
+    // A forged leaf hash together with altered content still breaks the signed root.
+    const forged = lines.map((l, i) => {
+      if (i !== 3) return l;
+      const rec = JSON.parse(l);
+      rec.status = 299;
+      const { leaf_hash: _x, ...rest } = rec;
+      rec.leaf_hash = hashLeaf(leafBytes(rest)).toString("base64");
+      return JSON.stringify(rec);
+    });
+    writeFileSync(join(dir, "forged.ndjson"), forged.join("\n") + "\n");
+    const f = await cli(["--export", join(dir, "forged.ndjson"), "--checkpoint", note1, "--key", keyFile]);
+    expect(f.code).not.toBe(0);
+    expect(f.out).toMatch(/checkpoint .*cp1\.txt.*root does not match/);
+    // A checkpoint with a tampered signature, and the wrong key.
+    writeFileSync(join(dir, "badsig.txt"), readFileSync(note1, "utf8").replace(/ ([A-Za-z0-9+/]{10})/, " AAAAAAAAAA"));
+    expect((await cli(["--export", good, "--checkpoint", join(dir, "badsig.txt"), "--key", keyFile])).out).toMatch(/badsig\.txt/);
+    const otherKey = "svc.ledger/x+00000000+AQ" + "A".repeat(42) + "=";
+    const wrong = await cli(["--export", good, "--checkpoint", note1, "--key", otherKey]);
+    expect(wrong.code).not.toBe(0);
+  });
+
+  it("verifies one record's inclusion on its own", async () => {
+    const keyFile = join(dir, "key.txt");
+    const record = (await api("/v1/provenance?limit=100")).body.data.at(-1);
+    writeFileSync(join(dir, "record.json"), JSON.stringify(record));
+    writeFileSync(join(dir, "proof.json"), JSON.stringify((await api(`/v1/provenance/${record.id}/proof`)).body));
+    const ok = await cli(["--record", join(dir, "record.json"), "--proof", join(dir, "proof.json"), "--key", keyFile]);
+    expect(ok.code, ok.out).toBe(0);
+    writeFileSync(join(dir, "record2.json"), JSON.stringify({ ...record, status: 500 }));
+    const bad = await cli(["--record", join(dir, "record2.json"), "--proof", join(dir, "proof.json"), "--key", keyFile]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.out).toContain(record.id);
+  });
+
+  it("a tenant's export redacts other organizations' records, and still verifies", async () => {
+    const tenant = await secondOrg(server.url, root.token, "Export tenant");
+    await call(server.url, "GET", "/v1/passports", { token: tenant.token });
+    await catchUp(await database());
+    const note = join(dir, "cp-tenant.txt");
+    writeFileSync(note, (await api("/v1/provenance/checkpoint", tenant.token)).body);
+    const file = join(dir, "tenant.ndjson");
+    await exportTo(file, tenant.token);
+    const rows = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows.some((r) => r.redacted === true && r.operation === undefined)).toBe(true);
+    expect(rows.filter((r) => !r.redacted).every((r) => r.org_did === tenant.orgDid)).toBe(true);
+    const ok = await cli(["--export", file, "--checkpoint", note, "--key", join(dir, "key.txt")]);
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toMatch(/redacted/);
+  });
+
+  it("export ranges out of bounds are 400", async () => {
+    expect((await api("/v1/provenance/export?from=5&to=5")).status).toBe(400);
+    expect((await api("/v1/provenance/export?to=99999999")).status).toBe(400);
+    expect((await api("/v1/provenance/export?from=-1")).status).toBe(400);
+  });
+});
