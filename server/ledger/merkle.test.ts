@@ -29,7 +29,8 @@ describe("the ledger's Merkle tree", () => {
         const path = inclusionRanges(m, n).map(([s, e]) => rangeHash(s, e, node));
         expect(verifyInclusion(m, n, leaves[m]!, path, root), `m=${m} n=${n}`).toBe(true);
         if (path.length) expect(verifyInclusion(m, n, leaves[(m + 1) % n]!, path, root)).toBe(n === 1);
-        expect(verifyInclusion(m, n + 1, leaves[m]!, path, root)).toBe(false);
+        expect(verifyInclusion(m, n, leaves[m]!, path, mth(leaves.slice(0, n + 1)))).toBe(false);
+        expect(verifyInclusion(n, n, leaves[m]!, path, root)).toBe(false);
       }
     }
   });
