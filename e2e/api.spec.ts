@@ -30,6 +30,21 @@ test.describe("the production server", () => {
     expect((await request.get(`/v1/passports/${did}`, { headers: auth })).status()).toBe(401);
   });
 
+  test("the in-process worker signs a checkpoint covering the calls within a second or so", async ({ request }) => {
+    const key = mintApiKey();
+    const auth = { Authorization: `Bearer ${key.token}` };
+    const records = await request.get("/v1/provenance?limit=1", { headers: auth });
+    const newest = (await records.json()).data[0];
+    await expect
+      .poll(async () => {
+        const proof = await request.get(`/v1/provenance/${newest.id}/proof`, { headers: auth });
+        return proof.status();
+      }, { timeout: 5_000, intervals: [200] })
+      .toBe(200);
+    const note = await (await request.get("/v1/provenance/checkpoint", { headers: auth })).text();
+    expect(note).toMatch(/^svc\.ledger\/\S+\n\d+\n\S{44}\n\n— /);
+  });
+
   test("the problem types page explains every error", async ({ page }) => {
     await page.goto("/docs/errors#unauthenticated");
     await expect(page.getByRole("heading", { name: /401 · Authentication required/ })).toBeVisible();

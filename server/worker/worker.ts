@@ -1,4 +1,5 @@
 import { database } from "../db/client";
+import { witnessLatestCheckpoint } from "../compliance/witnesses";
 import { catchUp } from "../ledger/buildTree";
 
 export interface Worker {
@@ -22,6 +23,11 @@ const tasks: Task[] = [
       await catchUp(await database());
       return 0;
     },
+  },
+  {
+    name: "send checkpoints to witnesses",
+    everyMs: Number(process.env.SVC_WITNESS_INTERVAL_MS || 10_000),
+    run: async () => witnessLatestCheckpoint(await database()),
   },
   {
     name: "expire idempotency keys",

@@ -1,0 +1,72 @@
+import { createHmac } from "node:crypto";
+import canonicalize from "canonicalize";
+import type { z } from "zod";
+import type { Database } from "../db/client";
+import { ATTESTATION_FORMATS_ACCEPTED } from "../identity/webauthnPolicy";
+import { keyRing } from "../keys/signingKeys";
+import { latestCheckpoint } from "../ledger/proofs";
+import type { DeploymentComplianceResponse } from "./schemas";
+
+export const COMPLIANCE_PROTOCOL_VERSION = "svc-compliance/1";
+
+/**
+ * The key of the compliance signature: SVC_COMPLIANCE_KEY when set (share it with your auditor),
+ * else HMAC-SHA256(service secret, "svc compliance signature v1"), which only the operator holds.
+ */
+export async function complianceKey(): Promise<Buffer> {
+  if (process.env.SVC_COMPLIANCE_KEY) return Buffer.from(process.env.SVC_COMPLIANCE_KEY, "utf8");
+  return createHmac("sha256", (await keyRing()).secret).update("svc compliance signature v1").digest();
+}
+
+/** HMAC-SHA256 (hex) of the RFC 8785 canonical JSON of the report less its `signature`. */
+export function signCompliance(report: Record<string, unknown>, key: Buffer): string {
+  const { signature: _omit, ...rest } = report;
+  return createHmac("sha256", key).update(canonicalize(rest)!).digest("hex");
+}
+
+/**
+ * The deployment's compliance report, computed from the database at the time of the call:
+ * passport counts, the ledger's sync with its newest checkpoint, and the invariants checked
+ * against stored state where state can contradict them.
+ */
+export async function deploymentCompliance(db: Database): Promise<z.input<typeof DeploymentComplianceResponse>> {
+  const one = async (sql: string, params: unknown[] = []) => Number(Object.values((await db.raw.query<Record<string, unknown>>(sql, params))[0] ?? { n: 0 })[0] ?? 0);
+  const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+  const passportCount = await one(`SELECT COUNT(*) AS "n" FROM "passport"`);
+  const verificationCount = await one(`SELECT COUNT(*) AS "n" FROM "passport" WHERE "verification_tier" >= 1`);
+  const recordCount = await one(`SELECT COALESCE(MAX("seq") + 1, 0) AS "n" FROM "provenance_record"`);
+  // A stored public key with a private part would contradict "no private key access".
+  const privateParts = await one(
+    db.engine === "postgresql" ? `SELECT COUNT(*) AS "n" FROM "passport" WHERE "public_key_jwk" ? 'd'` : `SELECT COUNT(*) AS "n" FROM "passport" WHERE json_extract("public_key_jwk", '$.d') IS NOT NULL`,
+  );
+  const checkpoint = await latestCheckpoint(db);
+  const treeSize = checkpoint?.treeSize ?? 0;
+  const now = new Date();
+  const report = {
+    deployment_id: (root?.value ?? "unknown").replace(/^did:svc:/, ""),
+    protocol_version: COMPLIANCE_PROTOCOL_VERSION,
+    compliance: {
+      human_passport_minting: "device_only" as const,
+      attestation_formats_accepted: [...ATTESTATION_FORMATS_ACCEPTED],
+      ledger_sync_status: recordCount - treeSize <= 0 ? "in_sync" : "behind",
+      passport_count: passportCount,
+      verification_count: verificationCount,
+      last_compliance_check: now.toISOString(),
+      ledger: {
+        record_count: recordCount,
+        checkpoint_tree_size: treeSize,
+        records_behind: Math.max(0, recordCount - treeSize),
+        checkpoint_age_seconds: checkpoint ? Math.max(0, (now.getTime() - checkpoint.createdAt.getTime()) / 1000) : null,
+      },
+    },
+    invariants: {
+      // No code path generates a passport key: passports are registered from public keys only.
+      server_side_key_generation: false,
+      private_key_access: privateParts > 0,
+      biometric_binding_hash_used: false,
+      // No API creates a human passport: only the console's WebAuthn registration does.
+      webauthn_required_for_humans: true,
+    },
+  };
+  return { ...report, signature: signCompliance(report, await complianceKey()) };
+}

@@ -1,0 +1,105 @@
+import type { Database } from "../db/client";
+import { sqliteTimestamp } from "../db/raw";
+import { newId } from "../ids";
+import { consistencyProof, latestCheckpoint } from "../ledger/proofs";
+import { ed25519Verify, parseCheckpoint, parseVerifierKey, type VerifierKey } from "../verifier/note";
+
+/**
+ * External witnesses (C2SP tlog-witness): each new checkpoint is sent to every configured witness
+ * with a consistency proof from the size it last cosigned; the witness checks it and returns a
+ * cosignature (C2SP tlog-cosignature), which is verified and stored. SVC_WITNESSES lists them as
+ * `<witness verifier key>@<url>`, comma-separated.
+ */
+export interface Witness {
+  name: string;
+  url: string;
+  key: VerifierKey;
+}
+
+export function configuredWitnesses(): Witness[] {
+  const raw = process.env.SVC_WITNESSES?.trim();
+  if (!raw) return [];
+  return raw.split(",").map((entry) => {
+    const at = entry.lastIndexOf("@");
+    if (at < 0) throw new Error(`SVC_WITNESSES entry ${JSON.stringify(entry)} is not <verifier key>@<url>`);
+    const key = parseVerifierKey(entry.slice(0, at));
+    if (key.type !== 0x04) throw new Error(`witness key ${key.name} is not a cosignature (type 0x04) key`);
+    return { name: key.name, url: entry.slice(at + 1).replace(/\/$/, ""), key };
+  });
+}
+
+/** Checks a cosignature line on a checkpoint's text; returns its timestamp (Unix seconds). */
+export function verifyCosignature(line: string, checkpointText: string, witness: Witness): number | undefined {
+  const m = /^— (\S+) ([A-Za-z0-9+/=]+)$/.exec(line.trim());
+  if (!m || m[1] !== witness.name) return undefined;
+  const blob = Buffer.from(m[2]!, "base64");
+  if (blob.length !== 4 + 8 + 64 || !blob.subarray(0, 4).equals(witness.key.keyHash)) return undefined;
+  const timestamp = blob.readBigUInt64BE(4);
+  const message = Buffer.from(`cosignature/v1\ntime ${timestamp}\n${checkpointText}`, "utf8");
+  return ed25519Verify(witness.key.publicKey, message, blob.subarray(12)) ? Number(timestamp) : undefined;
+}
+
+async function lastCosignedSize(db: Database, witness: string): Promise<number> {
+  const [row] = await db.raw.query<{ size: number | string | null }>(`SELECT MAX("tree_size") AS "size" FROM "ledger_cosignature" WHERE "witness" = $1`, [witness]);
+  return Number(row?.size ?? 0);
+}
+
+async function submit(db: Database, witness: Witness, note: string, oldSize: number, treeSize: number): Promise<Response> {
+  const proof = oldSize > 0 && oldSize < treeSize ? (await consistencyProof(db, oldSize, treeSize)).consistency_path : [];
+  const body = `old ${oldSize}\n${proof.map((p) => `${p}\n`).join("")}\n${note}`;
+  return fetch(`${witness.url}/add-checkpoint`, { method: "POST", body, headers: { "Content-Type": "text/plain" }, signal: AbortSignal.timeout(10_000) });
+}
+
+/** Sends the latest checkpoint to every witness that has not cosigned it; returns how many cosigned. */
+export async function witnessLatestCheckpoint(db: Database): Promise<number> {
+  const witnesses = configuredWitnesses();
+  if (witnesses.length === 0) return 0;
+  const latest = await latestCheckpoint(db);
+  if (!latest) return 0;
+  const text = parseCheckpoint(latest.note).text;
+  let cosigned = 0;
+  for (const witness of witnesses) {
+    let oldSize = await lastCosignedSize(db, witness.name);
+    if (oldSize >= latest.treeSize) continue;
+    try {
+      let res = await submit(db, witness, latest.note, oldSize, latest.treeSize);
+      if (res.status === 409) {
+        // The witness knows another size of this log: prove consistency from that one.
+        const known = Number((await res.text()).trim());
+        if (!Number.isInteger(known) || known > latest.treeSize) continue;
+        oldSize = known;
+        res = await submit(db, witness, latest.note, oldSize, latest.treeSize);
+      }
+      if (!res.ok) continue;
+      const lines = (await res.text()).split("\n").filter((l) => l.startsWith("— "));
+      for (const line of lines) {
+        const signedAt = verifyCosignature(line, text, witness);
+        if (signedAt === undefined) continue;
+        await db.writeLock(() =>
+          db.raw.execute(
+            `INSERT INTO "ledger_cosignature" ("id","tree_size","witness","line","signed_at","created_at") VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING`,
+            [newId("cos"), latest.treeSize, witness.name, line, signedAt, db.engine === "sqlite" ? sqliteTimestamp(new Date()) : new Date()],
+          ),
+        );
+        cosigned++;
+        break;
+      }
+    } catch {
+      // An unreachable witness is reported by the walled-garden status, not thrown here.
+    }
+  }
+  return cosigned;
+}
+
+/** The latest stored cosignature of each configured witness. */
+export async function latestCosignatures(db: Database): Promise<{ witness: Witness; cosignature: { tree_size: number; signed_at: string; line: string } | null }[]> {
+  const out = [];
+  for (const witness of configuredWitnesses()) {
+    const [row] = await db.raw.query<{ tree_size: number | string; signed_at: number | string; line: string }>(
+      `SELECT "tree_size","signed_at","line" FROM "ledger_cosignature" WHERE "witness" = $1 ORDER BY "tree_size" DESC LIMIT 1`,
+      [witness.name],
+    );
+    out.push({ witness, cosignature: row ? { tree_size: Number(row.tree_size), signed_at: new Date(Number(row.signed_at) * 1000).toISOString(), line: row.line } : null });
+  }
+  return out;
+}
