@@ -1,13 +1,27 @@
 import { governedCall } from "./governed-call";
+import { ledger } from "./ledger";
 
 /**
  * `npm run bench`: every benchmark, one after the other (they would distort each other if run
- * together). Each starts and stops its own server. Targets are informational: a miss is printed,
- * not failed on; only a bench that could not run at all fails the command.
+ * together). Each starts and stops its own server or processes. Targets are informational: a miss
+ * is printed, not failed on; only a bench that could not run at all fails the command.
+ *
+ * `npm run bench -- ledger` (or `npx tsx bench/run.ts ledger governed-call`) runs only the named ones.
  */
-const benches: Array<[name: string, run: () => Promise<void>]> = [["governed-call", governedCall]];
+const benches: Array<[name: string, run: () => Promise<void>]> = [
+  ["governed-call", governedCall],
+  ["ledger", ledger],
+];
+
+const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+const unknown = names.filter((n) => !benches.some(([name]) => name === n));
+if (unknown.length > 0) {
+  console.error(`unknown bench: ${unknown.join(", ")} (there are: ${benches.map(([name]) => name).join(", ")})`);
+  process.exit(2);
+}
 
 for (const [name, run] of benches) {
+  if (names.length > 0 && !names.includes(name)) continue;
   try {
     await run();
   } catch (e) {

@@ -3,6 +3,7 @@ import next from "next";
 import { config } from "./config";
 import { closeDatabase } from "./db/client";
 import { CLIENT_ADDRESS_HEADER } from "./http/gate";
+import { handleV1, servesPath } from "./http/router";
 import { bootstrap } from "./setup/bootstrap";
 import { startWorker } from "./worker/worker";
 
@@ -18,7 +19,19 @@ async function main(): Promise<void> {
   const app = next({ dev: false, dir: process.cwd(), port: cfg.port, hostname: "localhost" });
   await app.prepare();
   const handle = app.getRequestHandler();
+  // /v1 takes the fast path (the same handlers without Next.js's page pipeline) unless
+  // SVC_V1_VIA_NEXT=1; the console, tRPC and pages go through Next.js.
+  const fastV1 = process.env.SVC_V1_VIA_NEXT !== "1";
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    if (fastV1 && (path.startsWith("/v1/") || path === "/.well-known/jwks.json") && servesPath(path)) {
+      handleV1(req, res).catch((e: unknown) => {
+        console.error("svc: /v1 fast path failed:", e);
+        if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/problem+json" });
+        res.end();
+      });
+      return;
+    }
     // The client's address comes from the socket, never from a header the client could set.
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
     void handle(req, res);
