@@ -12,24 +12,8 @@ import { latestCheckpoint } from "./proofs";
  */
 const PAGE = 1000;
 
-interface RawRecord {
-  id: string;
-  seq: number | string;
-  timestamp: string | Date;
-  org_did: string;
-  actor_did: string | null;
-  delegation_id: string | null;
-  grantor_did: string | null;
-  capability: string | null;
-  operation: string;
-  resource_type: string | null;
-  resource_id: string | null;
-  decision: "allowed" | "denied";
-  status: number;
-  request_hash: string;
-  request_id: string;
-  leaf_hash: string;
-}
+/** A record as the driver returns it: seq may be a string (BIGINT), timestamp a string or a Date. */
+type RawRecord = Omit<ProvenanceRecord, "seq" | "timestamp"> & { seq: number | string; timestamp: string | Date };
 
 function published(r: RawRecord): ProvenanceRecord {
   return { ...r, seq: Number(r.seq), status: Number(r.status), timestamp: new Date(r.timestamp).toISOString() };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { complianceKey, signCompliance } from "@/server/compliance/deploymentCompliance";
 import { DeploymentComplianceResponse, WalledGardenStatus } from "@/server/compliance/schemas";
 import { witnessLatestCheckpoint } from "@/server/compliance/witnesses";
@@ -6,22 +6,16 @@ import { database } from "@/server/db/client";
 import { catchUp } from "@/server/ledger/buildTree";
 import { parseVerifierKey, verifyCheckpoint } from "@/server/verifier/note";
 import { startFakeWitness } from "./fakeWitness";
-import { apiKey, call, ed25519Jwk, startTestServer, type TestServer } from "./harness";
+import { apiKey, call, ed25519Jwk, useTestServer } from "./harness";
 
-let server: TestServer;
-let root: Awaited<ReturnType<typeof apiKey>>;
-beforeAll(async () => {
-  server = await startTestServer();
-  root = await apiKey();
-});
-afterAll(() => server.close());
-const api = (path: string) => call(server.url, "GET", path, { token: root.token });
+const t = useTestServer();
+const api = (path: string) => call(t.server.url, "GET", path, { token: t.root.token });
 
 describe("deployment compliance", () => {
   it("is computed from real state and signed with the documented key", async () => {
-    for (let i = 0; i < 3; i++) await call(server.url, "POST", "/v1/passports", { token: root.token, body: { type: "agent", name: `c${i}`, public_key: ed25519Jwk() } });
+    for (let i = 0; i < 3; i++) await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: `c${i}`, public_key: ed25519Jwk() } });
     const passports = (await api("/v1/passports?limit=100")).body.data;
-    await call(server.url, "PATCH", `/v1/passports/${passports[0].did}`, { token: root.token, body: { verification_tier: 2 } });
+    await call(t.server.url, "PATCH", `/v1/passports/${passports[0].did}`, { token: t.root.token, body: { verification_tier: 2 } });
     await catchUp(await database());
     const res = await api("/v1/compliance/deployment");
     expect(res.status).toBe(200);

@@ -1,23 +1,17 @@
 import { createHmac, generateKeyPairSync } from "node:crypto";
 import { SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
 import { keyRing } from "@/server/keys/signingKeys";
-import { apiKey, call, ed25519Jwk, lastProvenance, provenanceCount, startTestServer, type TestServer } from "./harness";
+import { apiKey, call, ed25519Jwk, lastProvenance, provenanceCount, useTestServer } from "./harness";
 
-let server: TestServer;
-let root: Awaited<ReturnType<typeof apiKey>>;
-beforeAll(async () => {
-  server = await startTestServer();
-  root = await apiKey();
-});
-afterAll(() => server.close());
+const t = useTestServer();
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
 const now = () => Math.floor(Date.now() / 1000);
 
 function claims(over: Record<string, unknown> = {}) {
-  return { iss: "svc", aud: "svc-api", sub: root.orgDid, org: root.orgDid, jti: root.delegationId, iat: now(), exp: now() + 600, ...over };
+  return { iss: "svc", aud: "svc-api", sub: t.root.orgDid, org: t.root.orgDid, jti: t.root.delegationId, iat: now(), exp: now() + 600, ...over };
 }
 
 async function signWithServiceKey(payload: Record<string, unknown>, header: Record<string, unknown> = {}) {
@@ -35,7 +29,7 @@ function expectProblem(res: { status: number; headers: Headers; body: any }, sta
 describe("authentication", () => {
   it("refuses a call without credentials with a remediation step, and records the denial", async () => {
     const before = await provenanceCount();
-    const res = await call(server.url, "GET", "/v1/passports");
+    const res = await call(t.server.url, "GET", "/v1/passports");
     expectProblem(res, 401);
     expect(res.body.remediation[0].description).toMatch(/Authorization header with a valid API token/);
     expect(res.headers.get("x-ratelimit-limit")).toBeTruthy();
@@ -64,7 +58,7 @@ describe("authentication", () => {
     [
       "a tampered payload",
       async () => {
-        const [h, , s] = root.token.split(".");
+        const [h, , s] = t.root.token.split(".");
         return `${h}.${b64(claims({ cap: ["svc_api:*"], sub: "did:key:zattacker" }))}.${s}`;
       },
     ],
@@ -89,7 +83,7 @@ describe("authentication", () => {
   for (const [name, make] of forged) {
     it(`refuses ${name} with 401 and records the denial`, async () => {
       const before = await provenanceCount();
-      const res = await call(server.url, "GET", "/v1/passports", { token: await make() });
+      const res = await call(t.server.url, "GET", "/v1/passports", { token: await make() });
       expectProblem(res, 401);
       expect(await provenanceCount()).toBe(before + 1);
       expect(await lastProvenance()).toMatchObject({ decision: "denied", status: 401 });
@@ -98,23 +92,23 @@ describe("authentication", () => {
 
   it("refuses a revoked token at once", async () => {
     const key = await apiKey();
-    expect((await call(server.url, "GET", "/v1/passports", { token: key.token })).status).toBe(200);
-    const revoked = await call(server.url, "POST", `/v1/delegations/${key.delegationId}/revoke`, { token: root.token, body: { reason: "test" } });
+    expect((await call(t.server.url, "GET", "/v1/passports", { token: key.token })).status).toBe(200);
+    const revoked = await call(t.server.url, "POST", `/v1/delegations/${key.delegationId}/revoke`, { token: t.root.token, body: { reason: "test" } });
     expect(revoked.status).toBe(201);
-    const res = await call(server.url, "GET", "/v1/passports", { token: key.token });
+    const res = await call(t.server.url, "GET", "/v1/passports", { token: key.token });
     expectProblem(res, 401);
     expect(res.body.detail).toMatch(/revoked/);
   });
 
   it("refuses a non-Bearer Authorization header", async () => {
-    expectProblem(await call(server.url, "GET", "/v1/passports", { headers: { Authorization: `Basic ${Buffer.from("a:b").toString("base64")}` } }), 401);
+    expectProblem(await call(t.server.url, "GET", "/v1/passports", { headers: { Authorization: `Basic ${Buffer.from("a:b").toString("base64")}` } }), 401);
   });
 });
 
 describe("authorization", () => {
   it("403 names the missing capability, and the denial is recorded", async () => {
     const reader = await apiKey(["svc_api:passports:read"]);
-    const res = await call(server.url, "POST", "/v1/passports", { token: reader.token, body: { type: "agent", name: "x", public_key: ed25519Jwk() } });
+    const res = await call(t.server.url, "POST", "/v1/passports", { token: reader.token, body: { type: "agent", name: "x", public_key: ed25519Jwk() } });
     expectProblem(res, 403);
     expect(res.body.detail).toContain("svc_api:passports:write");
     expect(res.body.missing_capability).toBe("svc_api:passports:write");
@@ -124,16 +118,16 @@ describe("authorization", () => {
 
   it("family capabilities cover their members", async () => {
     const family = await apiKey(["svc_api:passports:*"]);
-    expect((await call(server.url, "POST", "/v1/passports", { token: family.token, body: { type: "agent", name: "x", public_key: ed25519Jwk() } })).status).toBe(201);
-    expect((await call(server.url, "GET", "/v1/delegations", { token: family.token })).status).toBe(403);
+    expect((await call(t.server.url, "POST", "/v1/passports", { token: family.token, body: { type: "agent", name: "x", public_key: ed25519Jwk() } })).status).toBe(201);
+    expect((await call(t.server.url, "GET", "/v1/delegations", { token: family.token })).status).toBe(403);
   });
 });
 
 describe("bad input", () => {
-  const post = (body: unknown, headers?: Record<string, string>) => call(server.url, "POST", "/v1/passports", { token: root.token, body, headers });
+  const post = (body: unknown, headers?: Record<string, string>) => call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body, headers });
 
   it("malformed JSON is a 400, not a 500", async () => {
-    const res = await call(server.url, "POST", "/v1/passports", { token: root.token, rawBody: '{"type": "agent",', headers: { "Content-Type": "application/json" } });
+    const res = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, rawBody: '{"type": "agent",', headers: { "Content-Type": "application/json" } });
     expectProblem(res, 400);
     expect(res.body.errors[0]).toMatchObject({ field: "body", code: "MALFORMED_JSON" });
   });
@@ -156,34 +150,34 @@ describe("bad input", () => {
   });
 
   it("out-of-range numbers are 400 OUT_OF_RANGE", async () => {
-    const res = await call(server.url, "POST", "/v1/sessions/exchange", { token: root.token, body: { duration_seconds: 2_592_001 } });
+    const res = await call(t.server.url, "POST", "/v1/sessions/exchange", { token: t.root.token, body: { duration_seconds: 2_592_001 } });
     expectProblem(res, 400);
     expect(res.body.errors[0]).toMatchObject({ field: "duration_seconds", code: "OUT_OF_RANGE" });
-    expectProblem(await call(server.url, "GET", "/v1/passports?limit=101", { token: root.token }), 400);
-    expectProblem(await call(server.url, "GET", "/v1/passports?limit=0", { token: root.token }), 400);
-    expectProblem(await call(server.url, "GET", "/v1/passports?limit=abc", { token: root.token }), 400);
+    expectProblem(await call(t.server.url, "GET", "/v1/passports?limit=101", { token: t.root.token }), 400);
+    expectProblem(await call(t.server.url, "GET", "/v1/passports?limit=0", { token: t.root.token }), 400);
+    expectProblem(await call(t.server.url, "GET", "/v1/passports?limit=abc", { token: t.root.token }), 400);
   });
 
   it("a bad cursor is 400 INVALID_CURSOR: garbage, tampered, or another list's", async () => {
     for (let i = 0; i < 3; i++) await post({ type: "agent", name: `p${i}`, public_key: ed25519Jwk() });
-    const first = await call(server.url, "GET", "/v1/passports?limit=1", { token: root.token });
+    const first = await call(t.server.url, "GET", "/v1/passports?limit=1", { token: t.root.token });
     const cursor: string = first.body.pagination.next_cursor;
     expect(cursor).toBeTruthy();
     const [payload, mac] = cursor.split(".");
     const tampered = `${Buffer.from(JSON.stringify(["2000-01-01T00:00:00.000Z", "did:key:z"])).toString("base64url")}.${mac}`;
     for (const bad of ["garbage", tampered, `${payload}.AAAA`, `${payload}`]) {
-      const res = await call(server.url, "GET", `/v1/passports?cursor=${encodeURIComponent(bad)}`, { token: root.token });
+      const res = await call(t.server.url, "GET", `/v1/passports?cursor=${encodeURIComponent(bad)}`, { token: t.root.token });
       expectProblem(res, 400);
       expect(res.body.errors[0]).toMatchObject({ field: "cursor", code: "INVALID_CURSOR" });
     }
-    const other = await call(server.url, "GET", `/v1/delegations?cursor=${encodeURIComponent(cursor)}`, { token: root.token });
+    const other = await call(t.server.url, "GET", `/v1/delegations?cursor=${encodeURIComponent(cursor)}`, { token: t.root.token });
     expect(other.body.errors[0]).toMatchObject({ field: "cursor", code: "INVALID_CURSOR" });
     expect(await lastProvenance()).toMatchObject({ decision: "denied", status: 400 });
   });
 
   it("an oversize body is 413, declared or streamed", async () => {
     const big = JSON.stringify({ type: "agent", name: "x", public_key: ed25519Jwk(), description: "y".repeat(1_100_000) });
-    expectProblem(await call(server.url, "POST", "/v1/passports", { token: root.token, rawBody: big, headers: { "Content-Type": "application/json" } }), 413);
+    expectProblem(await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, rawBody: big, headers: { "Content-Type": "application/json" } }), 413);
     // Chunked: no Content-Length to trust, the gate counts while reading.
     const stream = new ReadableStream({
       start(c) {
@@ -191,18 +185,18 @@ describe("bad input", () => {
         c.close();
       },
     });
-    const res = await fetch(`${server.url}/v1/passports`, { method: "POST", headers: { Authorization: `Bearer ${root.token}`, "Content-Type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    const res = await fetch(`${t.server.url}/v1/passports`, { method: "POST", headers: { Authorization: `Bearer ${t.root.token}`, "Content-Type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
     expect(res.status).toBe(413);
     expect(await lastProvenance()).toMatchObject({ decision: "denied", status: 413 });
   });
 
   it("a body that is not JSON is 415", async () => {
-    const res = await call(server.url, "POST", "/v1/passports", { token: root.token, rawBody: "type=agent", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const res = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, rawBody: "type=agent", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
     expectProblem(res, 415);
   });
 
   it("a missing body where one is required is 400", async () => {
-    const res = await call(server.url, "POST", "/v1/passports", { token: root.token });
+    const res = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token });
     expectProblem(res, 400);
     expect(res.body.errors[0]).toMatchObject({ field: "body", code: "REQUIRED_FIELD_MISSING" });
   });
@@ -210,9 +204,9 @@ describe("bad input", () => {
   it("nothing a caller sends produces a 500", async () => {
     const bodies = [{}, { type: null }, { type: "agent", name: "x", public_key: {} }, { type: "agent", name: "x", public_key: { kty: "OKP", crv: "Ed25519", x: "!!" } }, { type: "agent", name: "x", public_key: "did:key:zzzz" }, { a: { b: { c: [1, 2, { d: "e" }] } } }, "💥", { type: "agent", name: "\u0000", public_key: "z" }];
     const posts = ["/v1/passports", "/v1/sessions/exchange", "/v1/delegation-tokens", "/v1/capabilities/match", "/v1/cp/orgs", "/v1/delegations/dlg_x/revoke"];
-    for (const path of posts) for (const body of bodies) expect((await call(server.url, "POST", path, { token: root.token, body })).status, `${path} ${JSON.stringify(body)}`).toBeLessThan(500);
+    for (const path of posts) for (const body of bodies) expect((await call(t.server.url, "POST", path, { token: t.root.token, body })).status, `${path} ${JSON.stringify(body)}`).toBeLessThan(500);
     for (const path of ["/v1/passports/did:key:nope", "/v1/passports/%E2%82%AC", "/v1/delegations/%00", "/v1/cp/orgs/x", "/v1/delegations?status=weird", "/v1/passports?type=robot"]) {
-      expect((await call(server.url, "GET", path, { token: root.token })).status, path).toBeLessThan(500);
+      expect((await call(t.server.url, "GET", path, { token: t.root.token })).status, path).toBeLessThan(500);
     }
   });
 });
@@ -224,7 +218,7 @@ describe("rate limiting", () => {
     try {
       const key = await apiKey();
       const results = [];
-      for (let i = 0; i < 4; i++) results.push(await call(server.url, "GET", "/v1/revocations", { token: key.token }));
+      for (let i = 0; i < 4; i++) results.push(await call(t.server.url, "GET", "/v1/revocations", { token: key.token }));
       expect(results.slice(0, 3).map((r) => r.status)).toEqual([200, 200, 200]);
       expect(results.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual(["2", "1", "0", "0"]);
       expectProblem(results[3]!, 429);
@@ -242,13 +236,13 @@ describe("idempotency", () => {
   it("a repeated POST with the same key and body returns the first response; another body is 422", async () => {
     const body = { type: "agent", name: "idem", public_key: ed25519Jwk() };
     const headers = { "Idempotency-Key": `k-${Date.now()}` };
-    const first = await call(server.url, "POST", "/v1/passports", { token: root.token, body, headers });
-    const again = await call(server.url, "POST", "/v1/passports", { token: root.token, body, headers });
+    const first = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body, headers });
+    const again = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body, headers });
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    const other = await call(server.url, "POST", "/v1/passports", { token: root.token, body: { ...body, name: "other" }, headers });
+    const other = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { ...body, name: "other" }, headers });
     expectProblem(other, 422);
   });
 });
@@ -256,11 +250,11 @@ describe("idempotency", () => {
 describe("provenance", () => {
   it("exactly one record per call, allowed and denied, with a dense sequence", async () => {
     const before = await provenanceCount();
-    await call(server.url, "GET", "/v1/passports", { token: root.token });
-    await call(server.url, "POST", "/v1/passports", { token: root.token, body: { type: "agent", name: "p", public_key: ed25519Jwk() } });
-    await call(server.url, "GET", "/v1/passports");
-    await call(server.url, "GET", "/v1/passports/did:key:nothing", { token: root.token });
-    await Promise.all(Array.from({ length: 20 }, () => call(server.url, "GET", "/v1/revocations", { token: root.token })));
+    await call(t.server.url, "GET", "/v1/passports", { token: t.root.token });
+    await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: "p", public_key: ed25519Jwk() } });
+    await call(t.server.url, "GET", "/v1/passports");
+    await call(t.server.url, "GET", "/v1/passports/did:key:nothing", { token: t.root.token });
+    await Promise.all(Array.from({ length: 20 }, () => call(t.server.url, "GET", "/v1/revocations", { token: t.root.token })));
     expect(await provenanceCount()).toBe(before + 24);
     const last = await lastProvenance();
     expect(Number(last!.seq)).toBe(before + 23);
@@ -268,19 +262,19 @@ describe("provenance", () => {
 
   it("a failed write leaves nothing but its record", async () => {
     const jwk = ed25519Jwk();
-    expect((await call(server.url, "POST", "/v1/passports", { token: root.token, body: { type: "agent", name: "one", public_key: jwk } })).status).toBe(201);
-    const dup = await call(server.url, "POST", "/v1/passports", { token: root.token, body: { type: "agent", name: "two", public_key: jwk } });
+    expect((await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: "one", public_key: jwk } })).status).toBe(201);
+    const dup = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: "two", public_key: jwk } });
     expectProblem(dup, 409);
     expect(await lastProvenance()).toMatchObject({ decision: "allowed", status: 409, operation: "POST /v1/passports" });
   });
 
   it("records who acted, who allowed it and what was touched", async () => {
-    const res = await call(server.url, "POST", "/v1/passports", { token: root.token, body: { type: "agent", name: "who", public_key: ed25519Jwk() } });
+    const res = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: "who", public_key: ed25519Jwk() } });
     expect(await lastProvenance()).toMatchObject({
-      orgDid: root.orgDid,
-      actorDid: root.orgDid,
-      grantorDid: root.orgDid,
-      delegationId: root.delegationId,
+      orgDid: t.root.orgDid,
+      actorDid: t.root.orgDid,
+      grantorDid: t.root.orgDid,
+      delegationId: t.root.delegationId,
       capability: "svc_api:passports:write",
       resourceType: "passport",
       resourceId: res.body.did,

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join, relative, sep } from "node:path";
 import { Readable } from "node:stream";
 import { generateKeyPairSync } from "node:crypto";
+import { afterAll, beforeAll } from "vitest";
 import { database } from "@/server/db/client";
 import { CLIENT_ADDRESS_HEADER } from "@/server/http/gate";
 import { createApiKeyAsOperator } from "@/server/identity/createApiKey";
@@ -49,6 +50,17 @@ export async function loadRoutes(): Promise<Route[]> {
   }
   // Static segments win over parameters, as in Next.js.
   return routes.sort((a, b) => a.names.length - b.names.length);
+}
+
+/** Starts a test server and a root API key for the file's tests (closed after them). */
+export function useTestServer(): { server: TestServer; root: Awaited<ReturnType<typeof apiKey>> } {
+  const ctx = {} as { server: TestServer; root: Awaited<ReturnType<typeof apiKey>> };
+  beforeAll(async () => {
+    ctx.server = await startTestServer();
+    ctx.root = await apiKey();
+  });
+  afterAll(() => ctx.server.close());
+  return ctx;
 }
 
 export interface TestServer {
