@@ -4,7 +4,9 @@ import { config } from "./config";
 import { closeDatabase } from "./db/client";
 import { CLIENT_ADDRESS_HEADER } from "./http/gate";
 import { handleV1, servesPath } from "./http/router";
-import { bootstrap } from "./setup/bootstrap";
+import { createHmac } from "node:crypto";
+import { keyRing } from "./keys/signingKeys";
+import { bootstrap, setupLinkIfPending } from "./setup/bootstrap";
 import { startWorker } from "./worker/worker";
 
 /**
@@ -15,6 +17,10 @@ async function main(): Promise<void> {
   const cfg = config();
   const log = (line: string) => console.log(`svc: ${line}`);
   const { rootOrgDid, created } = await bootstrap(log);
+  // next-auth (the console's sessions) reads these; derive them rather than ask for more settings.
+  process.env.NEXTAUTH_URL ||= cfg.publicUrl;
+  process.env.NEXTAUTH_SECRET ||= createHmac("sha256", (await keyRing()).secret).update("svc console sessions").digest("base64url");
+  const setupLink = await setupLinkIfPending(rootOrgDid);
 
   const app = next({ dev: false, dir: process.cwd(), port: cfg.port, hostname: "localhost" });
   await app.prepare();
@@ -42,10 +48,14 @@ async function main(): Promise<void> {
   const worker = cfg.inProcessWorker ? startWorker({ log }) : undefined;
   log(`listening on ${cfg.publicUrl} (database: ${cfg.engine}${cfg.engine === "sqlite" ? `, data in ${cfg.dataDir}` : ""}; worker: ${worker ? "in-process" : "off"})`);
   log(`root organization: ${rootOrgDid}`);
+  if (setupLink) {
+    log(`${created ? "first start" : "set-up pending"}: open this one-time link (valid 24 h) to register the first administrator's passkey:`);
+    log(`    ${setupLink}`);
+  }
   if (created) {
-    log("first start: finish set-up by minting the first API key:");
+    log("API clients: mint the first API key with");
     log("    npx svc keys create");
-    log(`then call the API with it, e.g. curl -H "Authorization: Bearer <token>" ${cfg.publicUrl}/v1/passports`);
+    log(`and call the API with it, e.g. curl -H "Authorization: Bearer <token>" ${cfg.publicUrl}/v1/passports`);
   }
   log(`API reference: ${cfg.publicUrl}/docs/api  ·  OpenAPI: ${cfg.publicUrl}/v1/openapi.json`);
 

@@ -6,7 +6,7 @@ import { migrate } from "../db/migrate";
 import { CAPABILITY_PATTERN } from "../identity/capabilities";
 import { createApiKeyAsOperator } from "../identity/createApiKey";
 import { rotateSigningKey } from "../keys/signingKeys";
-import { bootstrap } from "../setup/bootstrap";
+import { bootstrap, setupLinkIfPending } from "../setup/bootstrap";
 import { parseVerifierKey } from "../verifier/note";
 import { VerificationFailure, verifyExport, verifyRecordInclusion } from "../verifier/verifyExport";
 
@@ -63,6 +63,8 @@ const USAGE = `svc: the operator's command line
   npx svc keys create [--org <org_did>] [--capabilities <a,b,...>] [--name <n>] [--days <n>] [--json]
       Mint an API key: a delegation of the organization (default: the root organization) to itself,
       with the given capabilities (default: svc_api:*), valid --days days (default 365).
+  npx svc setup-link
+      Print a new one-time console set-up link while the root organization has no administrator.
   npx svc signing-keys rotate
       Add a new service signing key; it signs from the next start on, older keys still verify.
   npx svc verify --export <file.ndjson> --checkpoint <note file>... --key <verifier key | file> [--consistency <proof.json>...]
@@ -109,6 +111,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === "verify") return verify(argv.slice(1));
+  if (command === "setup-link") {
+    const { rootOrgDid } = await bootstrap();
+    const link = await setupLinkIfPending(rootOrgDid);
+    console.log(link ? `Open this one-time link (valid 24 h) to register the first administrator's passkey:\n${link}` : "Set-up is done: the root organization has an administrator. Invite people from the console.");
+    return 0;
+  }
   if (command === "signing-keys" && sub === "rotate") {
     const kid = await rotateSigningKey();
     console.log(`New signing key ${kid}. Restart the service to sign with it; tokens signed by older keys stay valid.`);

@@ -29,11 +29,14 @@ export function signCompliance(report: Record<string, unknown>, key: Buffer): st
  * passport counts, the ledger's sync with its newest checkpoint, and the invariants checked
  * against stored state where state can contradict them.
  */
-export async function deploymentCompliance(db: Database): Promise<z.input<typeof DeploymentComplianceResponse>> {
+export async function deploymentCompliance(db: Database, orgDid: string): Promise<z.input<typeof DeploymentComplianceResponse>> {
   const one = async (sql: string, params: unknown[] = []) => Number(Object.values((await db.raw.query<Record<string, unknown>>(sql, params))[0] ?? { n: 0 })[0] ?? 0);
   const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
-  const passportCount = await one(`SELECT COUNT(*) AS "n" FROM "passport"`);
-  const verificationCount = await one(`SELECT COUNT(*) AS "n" FROM "passport" WHERE "verification_tier" >= 1`);
+  // The operator (root organization) sees the deployment's counts; a tenant sees its own.
+  const scope = root?.value === orgDid ? "" : ` AND "org_did" = $1`;
+  const params = scope ? [orgDid] : [];
+  const passportCount = await one(`SELECT COUNT(*) AS "n" FROM "passport" WHERE 1 = 1${scope}`, params);
+  const verificationCount = await one(`SELECT COUNT(*) AS "n" FROM "passport" WHERE "verification_tier" >= 1${scope}`, params);
   const recordCount = await one(`SELECT COALESCE(MAX("seq") + 1, 0) AS "n" FROM "provenance_record"`);
   // A stored public key with a private part would contradict "no private key access".
   const privateParts = await one(

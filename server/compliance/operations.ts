@@ -15,7 +15,7 @@ export const deploymentComplianceOp = defineOperation({
   resourceType: "compliance_report",
   response: s.DeploymentComplianceResponse,
   successStatus: 200,
-  handler: (ctx) => deploymentCompliance(ctx.database),
+  handler: (ctx) => deploymentCompliance(ctx.database, ctx.principal.orgDid),
 });
 
 export const walledGardenOp = defineOperation({
@@ -28,7 +28,7 @@ export const walledGardenOp = defineOperation({
   resourceType: "walled_garden_status",
   response: s.WalledGardenStatus,
   successStatus: 200,
-  handler: (ctx) => walledGardenStatus(ctx.database),
+  handler: (ctx) => walledGardenStatus(ctx.database, ctx.principal.orgDid),
 });
 
 export const complianceOperations = [deploymentComplianceOp, walledGardenOp];

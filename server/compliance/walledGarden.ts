@@ -12,7 +12,10 @@ const maxAge = () => Number(process.env.SVC_WITNESS_MAX_AGE_SECONDS || 3600);
  * configured witness has cosigned a recent checkpoint, `local_only` otherwise. The texts describe
  * the actual situation: which witnesses exist, which cosigned what and when.
  */
-export async function walledGardenStatus(db: Database): Promise<z.input<typeof WalledGardenStatus>> {
+export async function walledGardenStatus(db: Database, orgDid: string): Promise<z.input<typeof WalledGardenStatus>> {
+  const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+  // Witness addresses are the operator's infrastructure: tenants see names and cosignatures only.
+  const showUrls = root?.value === orgDid;
   const witnesses = await latestCosignatures(db);
   const latest = await latestCheckpoint(db);
   const now = Date.now();
@@ -39,7 +42,7 @@ export async function walledGardenStatus(db: Database): Promise<z.input<typeof W
   const recommendations: string[] = [];
   if (witnesses.length === 0) recommendations.push("Configure at least one independent witness in SVC_WITNESSES (<witness verifier key>@<url>) so that checkpoints are cosigned outside this deployment.");
   if (witnesses.length === 1) recommendations.push("Add a second, independently operated witness: one witness can collude or go offline.");
-  for (const w of silent) recommendations.push(`Witness ${w.witness.name} (${w.witness.url}) has never cosigned: check that it is reachable and knows this log's origin and key.`);
+  for (const w of silent) recommendations.push(`Witness ${w.witness.name}${showUrls ? ` (${w.witness.url})` : ""} has never cosigned: check that it is reachable and knows this log's origin and key.`);
   for (const w of stale) recommendations.push(`Witness ${w.witness.name} last cosigned at ${w.cosignature!.signed_at}: check that it is reachable.`);
   recommendations.push("Auditors: save checkpoints as you see them and verify consistency between the ones you hold (GET /v1/provenance/consistency).");
 
@@ -55,6 +58,6 @@ export async function walledGardenStatus(db: Database): Promise<z.input<typeof W
       risk_acceptance: verified ? "Residual: witnesses are trusted not to collude with the operator." : "Accepted only while auditors keep their own copies of checkpoints; configure witnesses to remove it.",
     },
     recommendations,
-    witnesses: witnesses.map((w) => ({ name: w.witness.name, url: w.witness.url, last_cosignature: w.cosignature ? { witness: w.witness.name, ...w.cosignature } : null })),
+    witnesses: witnesses.map((w) => ({ name: w.witness.name, url: showUrls ? w.witness.url : "(hidden)", last_cosignature: w.cosignature ? { witness: w.witness.name, ...w.cosignature } : null })),
   };
 }

@@ -35,6 +35,8 @@ export function verifyCosignature(line: string, checkpointText: string, witness:
   const blob = Buffer.from(m[2]!, "base64");
   if (blob.length !== 4 + 8 + 64 || !blob.subarray(0, 4).equals(witness.key.keyHash)) return undefined;
   const timestamp = blob.readBigUInt64BE(4);
+  // A cosignature from the future would count as fresh for ever.
+  if (Number(timestamp) > Date.now() / 1000 + 300) return undefined;
   const message = Buffer.from(`cosignature/v1\ntime ${timestamp}\n${checkpointText}`, "utf8");
   return ed25519Verify(witness.key.publicKey, message, blob.subarray(12)) ? Number(timestamp) : undefined;
 }
@@ -47,7 +49,26 @@ async function lastCosignedSize(db: Database, witness: string): Promise<number> 
 async function submit(db: Database, witness: Witness, note: string, oldSize: number, treeSize: number): Promise<Response> {
   const proof = oldSize > 0 && oldSize < treeSize ? (await consistencyProof(db, oldSize, treeSize)).consistency_path : [];
   const body = `old ${oldSize}\n${proof.map((p) => `${p}\n`).join("")}\n${note}`;
-  return fetch(`${witness.url}/add-checkpoint`, { method: "POST", body, headers: { "Content-Type": "text/plain" }, signal: AbortSignal.timeout(10_000) });
+  return fetch(`${witness.url}/add-checkpoint`, { method: "POST", body, headers: { "Content-Type": "text/plain" }, redirect: "error", signal: AbortSignal.timeout(10_000) });
+}
+
+/** A witness's answer, read up to 64 KiB (cosignature lines are short). */
+async function boundedText(res: Response): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > 65_536) {
+      await reader.cancel();
+      throw new Error("witness response too large");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Sends the latest checkpoint to every witness that has not cosigned it; returns how many cosigned. */
@@ -65,13 +86,13 @@ export async function witnessLatestCheckpoint(db: Database): Promise<number> {
       let res = await submit(db, witness, latest.note, oldSize, latest.treeSize);
       if (res.status === 409) {
         // The witness knows another size of this log: prove consistency from that one.
-        const known = Number((await res.text()).trim());
+        const known = Number((await boundedText(res)).trim());
         if (!Number.isInteger(known) || known > latest.treeSize) continue;
         oldSize = known;
         res = await submit(db, witness, latest.note, oldSize, latest.treeSize);
       }
       if (!res.ok) continue;
-      const lines = (await res.text()).split("\n").filter((l) => l.startsWith("— "));
+      const lines = (await boundedText(res)).split("\n").filter((l) => l.startsWith("— "));
       for (const line of lines) {
         const signedAt = verifyCosignature(line, text, witness);
         if (signedAt === undefined) continue;

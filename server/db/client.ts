@@ -56,15 +56,13 @@ async function open(): Promise<Database> {
       import("@prisma/adapter-pg"),
       import("pg"),
     ]);
-    // BIGINT (provenance seq) as a JS number: exact up to 2^53 records.
-    pg.default.types.setTypeParser(20, (v: string) => Number(v));
     const pool = new pg.default.Pool({ connectionString: cfg.databaseUrl, max: Number(process.env.SVC_PG_POOL_SIZE || 10) });
     const client = new PgClient({ adapter: new PrismaPg(pool) }) as unknown as PrismaClient;
     return {
       engine: "postgresql",
       read: client,
       writeTx: (fn) => client.$transaction(fn, TX_OPTIONS),
-      raw: pgRaw(pool),
+      raw: pgRaw(pool, pg.default.types),
       writeLock: (fn) => fn(),
       async close() {
         await client.$disconnect();

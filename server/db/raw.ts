@@ -65,18 +65,39 @@ export function sqliteRaw(db: BetterSqlite3.Database): RawDriver {
   };
 }
 
+/**
+ * Columns are TIMESTAMP(3) without a time zone holding UTC, as Prisma writes them. node-postgres
+ * would write a Date in the process's local time and read one back as local time, so the raw
+ * driver sends ISO strings and parses timestamps as UTC, whatever TZ the process runs in.
+ */
+const TIMESTAMP = 1114;
+const INT8 = 20;
+const pgTypes = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === TIMESTAMP) return (v: string) => new Date(`${v.replace(" ", "T")}Z`);
+    if (oid === INT8) return (v: string) => Number(v);
+    return pgTypeParsers.getTypeParser(oid, format as "text");
+  },
+};
+let pgTypeParsers: typeof import("pg").types;
+
+function pgParams(params: unknown[]): unknown[] {
+  return params.map((p) => (p instanceof Date ? p.toISOString() : p));
+}
+
 function pgQueryable(client: Pool | PoolClient): RawQueryable {
   return {
     async query<T>(sql: string, params: unknown[] = []) {
-      return (await client.query(sql, params)).rows as T[];
+      return (await client.query({ text: sql, values: pgParams(params), types: pgTypes })).rows as T[];
     },
     async execute(sql: string, params: unknown[] = []) {
-      return (await client.query(sql, params)).rowCount ?? 0;
+      return (await client.query({ text: sql, values: pgParams(params), types: pgTypes })).rowCount ?? 0;
     },
   };
 }
 
-export function pgRaw(pool: Pool): RawDriver {
+export function pgRaw(pool: Pool, types: typeof import("pg").types): RawDriver {
+  pgTypeParsers = types;
   return {
     ...pgQueryable(pool),
     async transaction(fn) {

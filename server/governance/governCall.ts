@@ -2,7 +2,7 @@ import { config } from "../config";
 import { database, type Database, type Db } from "../db/client";
 import { DomainError, Forbidden } from "../errors";
 import { takeToken, type RateLimitState } from "../http/rateLimit";
-import { authenticate, type Principal } from "../identity/authenticate";
+import { assertChainLive, authenticate, type Principal } from "../identity/authenticate";
 import { coveredBy } from "../identity/capabilities";
 import { keyRing } from "../keys/signingKeys";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
@@ -23,6 +23,8 @@ export interface CallSpec {
   resourceType: string | null;
   write: boolean;
   successStatus: number;
+  /** Console roles allowed (procedure tiers); bearer tokens carry no role and are bound by capabilities alone. */
+  roles?: readonly string[];
 }
 
 export interface CallMeta {
@@ -126,10 +128,14 @@ export async function governCall<T>(
       rl = takeToken(`addr:${meta.clientAddress}:${spec.id}`, cfg.rateLimitAnonymousPerMinute);
       throw rl.allowed ? e : tooManyRequests(rl);
     }
-    rl = takeToken(`dlg:${principal.delegationId || principal.actorDid}:${spec.id}`, cfg.rateLimitPerMinute);
+    // One bucket per root grant: sessions derived from a key share its limit.
+    rl = takeToken(`dlg:${principal.chain[0] ?? principal.actorDid}:${spec.id}`, cfg.rateLimitPerMinute);
     if (!rl.allowed) throw tooManyRequests(rl);
     if (spec.capability && !coveredBy(principal.capabilities, spec.capability)) {
       throw Forbidden(`This operation needs the capability ${spec.capability}, which your delegation does not hold.`, { missing_capability: spec.capability });
+    }
+    if (spec.roles && principal.role !== undefined && !spec.roles.includes(principal.role)) {
+      throw Forbidden(`This needs the ${spec.roles.join(" or ")} role; you are ${principal.role}.`, { required_roles: spec.roles });
     }
     authorized = true;
 
@@ -163,6 +169,8 @@ export async function governCall<T>(
       await appendProvenance(db, entry(status));
     } else {
       value = await db.writeTx(async (tx) => {
+        // A revocation that commits while this call runs must not let its writes through.
+        await assertChainLive(tx, db.engine, principal!.chain);
         const out = await run(scope(tx));
         await prepared.beforeCommit?.(tx, out, status);
         await appendInTransaction(tx, db.engine, entry(status));

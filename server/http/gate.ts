@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { config } from "../config";
-import { database } from "../db/client";
 import { DomainError, ValidationFailed } from "../errors";
 import { EMPTY_SHA256, GateError, governCall, type Prepared } from "../governance/governCall";
 import { newId } from "../ids";
@@ -8,7 +7,9 @@ import { requestHash } from "../provenance/record";
 import { operationLabel, type Operation } from "./operation";
 import { problemResponse, toProblem } from "./problem";
 import { rateLimitHeaders } from "./rateLimit";
-import { parseOrThrow } from "./validation";
+import { idempotency } from "./idempotency";
+import { parseOrThrow, refuseHostileInput } from "./validation";
+import type { Principal } from "../identity/authenticate";
 
 /**
  * The /v1 adapter of the governance gate: turns a Web-standard Request into a governed call
@@ -38,11 +39,11 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
   let replayBody: string | undefined;
   const idempotencyKey = op.method === "POST" ? request.headers.get("idempotency-key") : null;
 
-  const prepare = async (principal: { orgDid: string }): Promise<Prepared> => {
+  const prepare = async (principal: Principal): Promise<Prepared> => {
     const rawParams = paramsPromise ? await paramsPromise : {};
-    refuseNul(rawParams, "path");
+    refuseHostileInput(rawParams, "path");
     const rawQuery = Object.fromEntries(url.searchParams);
-    refuseNul(rawQuery, "query");
+    refuseHostileInput(rawQuery, "query");
     const first = Object.values(rawParams)[0];
     if (typeof first === "string") firstParam = first;
     params = op.params ? parseOrThrow(op.params, rawParams) : {};
@@ -51,14 +52,14 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
     if (op.body) {
       const raw = await readJson(request, config().maxBodyBytes);
       if (raw !== undefined) {
+        refuseHostileInput(raw, "body");
         hash = requestHash(raw);
-        refuseNul(raw, "body");
       }
       if (raw === undefined && !op.bodyOptional) throw ValidationFailed([{ field: "body", code: "REQUIRED_FIELD_MISSING", message: "This operation needs a JSON body." }]);
       body = raw === undefined ? undefined : parseOrThrow(op.body, raw);
     }
     if (idempotencyKey === null) return { requestHash: hash };
-    return idempotency(principal.orgDid, idempotencyKey, createHash("sha256").update(`${label}\n${url.pathname}\n${hash}`).digest("hex"), hash, (stored) => (replayBody = stored));
+    return idempotency(principal.delegationId || principal.actorDid, idempotencyKey, createHash("sha256").update(`${label}\n${url.pathname}\n${hash}`).digest("hex"), hash, (stored) => (replayBody = stored));
   };
 
   try {
@@ -84,31 +85,6 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
     const { problem, headers } = toProblem(gateError.error, url.pathname, requestId);
     return problemResponse(problem, { "X-Request-Id": requestId, ...(gateError.rateLimit ? rateLimitHeaders(gateError.rateLimit) : {}), ...headers });
   }
-}
-
-/**
- * Idempotency-Key: a repeat with the same key and request replays the stored first response; the
- * same key with another request is 422. The response is stored in the call's own transaction.
- */
-async function idempotency(scope: string, key: string, fingerprint: string, hash: string, onReplay: (body: string) => void): Promise<Prepared> {
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw ValidationFailed([{ field: "Idempotency-Key", code: "INVALID_FORMAT", message: "Idempotency-Key must be 1 to 255 visible ASCII characters." }]);
-  }
-  const db = await database();
-  const previous = await db.read.idempotencyKey.findUnique({ where: { scope_key: { scope, key } } });
-  if (previous) {
-    if (previous.requestHash !== fingerprint) {
-      throw new DomainError(422, "idempotency_key_reused", "Idempotency key reused", "This Idempotency-Key was already used with a different request. Use a new key for a new request.");
-    }
-    onReplay(previous.body);
-    return { requestHash: hash, replay: { status: previous.status } };
-  }
-  return {
-    requestHash: hash,
-    beforeCommit: async (tx, value, status) => {
-      await tx.idempotencyKey.create({ data: { scope, key, requestHash: fingerprint, status, body: JSON.stringify(value) } });
-    },
-  };
 }
 
 /** In development and tests every response is checked against its schema; a mismatch is a bug. */
@@ -151,16 +127,3 @@ async function readJson(request: Request, limit: number): Promise<unknown> {
 }
 
 const tooLarge = (limit: number) => new DomainError(413, "payload_too_large", "Payload too large", `The body exceeds the limit of ${limit} bytes.`);
-
-/** NUL characters cannot be stored (PostgreSQL text refuses them) and have no legitimate use here. */
-function refuseNul(value: unknown, where: string, path = ""): void {
-  if (typeof value === "string") {
-    if (value.includes("\u0000")) throw ValidationFailed([{ field: path || where, code: "INVALID_FORMAT", message: "NUL characters are not allowed." }]);
-  } else if (Array.isArray(value)) value.forEach((v, i) => refuseNul(v, where, path ? `${path}.${i}` : String(i)));
-  else if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      refuseNul(k, where, path);
-      refuseNul(v, where, path ? `${path}.${k}` : k);
-    }
-  }
-}

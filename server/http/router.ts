@@ -6,6 +6,7 @@ import { openApiResponse } from "../openapi/document";
 import { CLIENT_ADDRESS_HEADER, serve } from "./gate";
 import type { Operation } from "./operation";
 import { operations } from "./operations";
+import { newId } from "../ids";
 
 /**
  * The fast path for /v1: serves the same handlers as the app/v1 route files (the same `serve(op)`
@@ -54,8 +55,9 @@ export async function handleV1(req: IncomingMessage, res: ServerResponse): Promi
   const candidates = routes.filter((r) => r.pattern.test(pathname));
   const route = candidates.find((r) => r.method === req.method || (req.method === "HEAD" && r.method === "GET"));
   if (!route) {
-    res.writeHead(405, { Allow: [...new Set(candidates.map((r) => r.method))].join(", "), "Content-Type": "application/problem+json" });
-    res.end(JSON.stringify({ type: "about:blank", title: "Method not allowed", status: 405, detail: `${req.method} is not allowed on ${pathname}.`, instance: pathname }));
+    const requestId = newId("req");
+    res.writeHead(405, { Allow: [...new Set(candidates.map((r) => r.method))].join(", "), "Content-Type": "application/problem+json", "X-Request-Id": requestId });
+    res.end(JSON.stringify({ type: "about:blank", title: "Method not allowed", status: 405, detail: `${req.method} is not allowed on ${pathname}.`, instance: pathname, request_id: requestId }));
     return;
   }
   const match = route.pattern.exec(pathname)!;
@@ -72,7 +74,8 @@ export async function handleV1(req: IncomingMessage, res: ServerResponse): Promi
   }
   headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress ?? "unknown");
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  const request = new Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
+  // The Host header is the client's to send: never let it into the URL (a malformed one would throw).
+  const request = new Request(`http://localhost${req.url?.startsWith("/") ? req.url : "/"}`, {
     method: req.method,
     headers,
     ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),

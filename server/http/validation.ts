@@ -47,6 +47,30 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
+const MAX_DEPTH = 64;
+
+/**
+ * Input no schema should ever see: NUL characters (PostgreSQL text refuses them; they have no
+ * legitimate use here) and nesting deeper than 64 levels (it would exhaust the stack of every
+ * recursive walk after it). Checked iteratively, before anything recursive runs.
+ */
+export function refuseHostileInput(value: unknown, where: string): void {
+  const stack: [unknown, string, number][] = [[value, where, 0]];
+  while (stack.length > 0) {
+    const [v, path, depth] = stack.pop()!;
+    if (depth > MAX_DEPTH) throw ValidationFailed([{ field: where, code: "OUT_OF_RANGE", message: `The input is nested more than ${MAX_DEPTH} levels deep.` }]);
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) throw ValidationFailed([{ field: path, code: "INVALID_FORMAT", message: "NUL characters are not allowed." }]);
+    } else if (Array.isArray(v)) v.forEach((item, i) => stack.push([item, `${path}.${i}`, depth + 1]));
+    else if (v && typeof v === "object") {
+      for (const [k, item] of Object.entries(v)) {
+        if (k.includes("\u0000")) throw ValidationFailed([{ field: path, code: "INVALID_FORMAT", message: "NUL characters are not allowed." }]);
+        stack.push([item, path === where ? k : `${path}.${k}`, depth + 1]);
+      }
+    }
+  }
+}
+
 /** Parses `input` with `schema` or throws a 400 with field errors. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix?: string): z.output<S> {
   const result = schema.safeParse(input, { reportInput: true });

@@ -1,4 +1,4 @@
-import type { Database } from "../db/client";
+import type { Database, Db } from "../db/client";
 import { Unauthenticated } from "../errors";
 import { tokenHash, verifyDelegationToken } from "../keys/tokens";
 
@@ -17,6 +17,8 @@ export interface Principal {
   expiresAt: Date;
   /** The delegation's ancestors (root first) and itself: revoking any of them refuses the token. */
   chain: string[];
+  /** A signed-in person's console role (sessions only). */
+  role?: string;
 }
 
 interface DelegationRow {
@@ -60,11 +62,30 @@ export async function authenticate(db: Database, authorization: string | null): 
 
 async function principalFromToken(db: Database, token: string): Promise<Principal> {
   const claims = await verifyDelegationToken(token);
+  const principal = await principalFromDelegation(db, claims.jti);
+  if (principal.orgDid !== claims.org || principal.actorDid !== claims.sub) throw Unauthenticated("The token's delegation does not exist.");
+  return { ...principal, expiresAt: new Date(Math.min(principal.expiresAt.getTime(), claims.exp * 1000)) };
+}
+
+/**
+ * Authenticates a signed-in person's console session by its delegation id (the session cookie,
+ * encrypted by next-auth, carries it): the same expiry and revocation checks as a bearer token.
+ */
+export async function authenticateSession(db: Database, delegationId: string): Promise<Principal> {
+  const principal = await principalFromDelegation(db, delegationId);
+  if (principal.kind !== "session") throw Unauthenticated("Not a console session.");
+  await assertNotRevoked(db, principal.chain);
+  const [member] = await db.raw.query<{ role: string; status: string }>(`SELECT "role","status" FROM "member" WHERE "passport_did" = $1`, [principal.actorDid]);
+  if (!member || member.status !== "active") throw Unauthenticated("This person's access has been revoked.");
+  return { ...principal, role: member.role };
+}
+
+async function principalFromDelegation(db: Database, id: string): Promise<Principal> {
   const [row] = await db.raw.query<DelegationRow>(
     `SELECT "id","org_did","kind","grantor_did","delegate_did","ancestry","capabilities","environment","risk_level","expires_at" FROM "delegation" WHERE "id" = $1`,
-    [claims.jti],
+    [id],
   );
-  if (!row || row.org_did !== claims.org || row.delegate_did !== claims.sub) throw Unauthenticated("The token's delegation does not exist.");
+  if (!row) throw Unauthenticated("The token's delegation does not exist.");
   const expiresAt = new Date(row.expires_at);
   if (expiresAt.getTime() <= Date.now()) throw Unauthenticated("The token's delegation has expired.");
   return {
@@ -76,9 +97,23 @@ async function principalFromToken(db: Database, token: string): Promise<Principa
     environment: row.environment,
     riskLevel: row.risk_level,
     kind: row.kind,
-    expiresAt: new Date(Math.min(expiresAt.getTime(), claims.exp * 1000)),
+    expiresAt,
     chain: [...(row.ancestry ? row.ancestry.split(" ") : []), row.id],
   };
+}
+
+/**
+ * The revocation check again, inside a write transaction: on PostgreSQL the chain's rows are
+ * share-locked, so a revocation waits for this write to commit (or this write sees it).
+ */
+export async function assertChainLive(tx: Db, engine: Database["engine"], chain: string[]): Promise<void> {
+  if (chain.length === 0) return;
+  const placeholders = chain.map((_, i) => (engine === "sqlite" ? "?" : `$${i + 1}`)).join(",");
+  const rows = await tx.$queryRawUnsafe<{ id: string; revoked_at: unknown }[]>(
+    `SELECT "id","revoked_at" FROM "delegation" WHERE "id" IN (${placeholders})${engine === "postgresql" ? " FOR SHARE" : ""}`,
+    ...chain,
+  );
+  if (rows.some((r) => r.revoked_at !== null)) throw Unauthenticated("The token's delegation has been revoked.");
 }
 
 async function assertNotRevoked(db: Database, chain: string[]): Promise<void> {

@@ -3,7 +3,7 @@ import { DomainError, Forbidden, ValidationFailed } from "../errors";
 import { newId } from "../ids";
 import { signDelegationToken } from "../keys/tokens";
 import type { Principal } from "./authenticate";
-import { missingCapabilities } from "./capabilities";
+import { coveredBy, missingCapabilities } from "./capabilities";
 
 const MAX_CHAIN_DEPTH = 16;
 
@@ -50,6 +50,13 @@ export async function issueDelegation(db: Db, grantor: Principal, req: Delegatio
   const delegate = isOrg ? null : await db.passport.findFirst({ where: { did: req.delegateDid, orgDid: grantor.orgDid } });
   if (!isOrg && !delegate) {
     throw ValidationFailed([{ field: "delegate_did", code: "UNKNOWN_PASSPORT", message: "No passport with this DID in your organization." }]);
+  }
+  if (delegate && req.kind !== "session" && !coveredBy(grantor.capabilities, "svc_api:passports:admin")) {
+    // Otherwise a low-tier grantor could borrow a higher-tier passport's standing through a token it keeps.
+    const own = await db.passport.findFirst({ where: { did: grantor.actorDid, orgDid: grantor.orgDid } });
+    if (delegate.verificationTier > (own?.verificationTier ?? 0) || delegate.identityTier > (own?.identityTier ?? 0)) {
+      throw Forbidden("A delegation cannot go to a passport with higher tiers than its grantor's, unless the grantor holds svc_api:passports:admin.");
+    }
   }
   const id = newId("dlg");
   const createdAt = new Date(now);

@@ -1,10 +1,13 @@
 import type { z } from "zod";
 import type { Db } from "../db/client";
-import { NotFound } from "../errors";
+import { Forbidden, NotFound } from "../errors";
+import { coveredBy } from "./capabilities";
 import { decodeCursor, encodeCursor, page, type ListQuery } from "../http/cursor";
 import type { Principal } from "./authenticate";
 import type { PassportListQuery, UpdatePassportRequest } from "./schemas";
 import { passportView } from "./views";
+
+export const TIER_ADMIN_CAPABILITY = "svc_api:passports:admin";
 
 /** A passport of the caller's organization; 404 for any other, so other tenants' ids are never revealed. */
 export async function getPassport(db: Db, principal: Principal, did: string) {
@@ -34,6 +37,11 @@ export async function listPassports(db: Db, principal: Principal, query: z.outpu
 export async function updatePassport(db: Db, principal: Principal, did: string, input: z.output<typeof UpdatePassportRequest>) {
   const found = await db.passport.findFirst({ where: { did, orgDid: principal.orgDid }, select: { did: true } });
   if (!found) throw NotFound("passport", did);
+  if (input.verification_tier !== undefined || input.identity_tier !== undefined) {
+    // Tiers gate the session exchange: only an organization administrator sets them, never on their own passport.
+    if (!coveredBy(principal.capabilities, TIER_ADMIN_CAPABILITY)) throw Forbidden(`Setting tiers needs the capability ${TIER_ADMIN_CAPABILITY}.`, { missing_capability: TIER_ADMIN_CAPABILITY });
+    if (did === principal.actorDid) throw Forbidden("Nobody sets the tiers of their own passport.");
+  }
   const row = await db.passport.update({
     where: { did },
     data: {

@@ -1,8 +1,11 @@
 import type { Db } from "../db/client";
-import { IllegalTransition, NotFound } from "../errors";
+import { Forbidden, IllegalTransition, NotFound } from "../errors";
+import { coveredBy } from "./capabilities";
 import { newId } from "../ids";
 import type { Principal } from "./authenticate";
 import { revocationView } from "./views";
+
+export const ADMIN_CAPABILITY = "svc_api:delegations:admin";
 
 /**
  * Revokes a delegation and every delegation derived from it, recording a RevocationRecord for
@@ -12,6 +15,11 @@ import { revocationView } from "./views";
 export async function revokeDelegation(db: Db, principal: Principal, id: string, input: { reason?: string; metadata?: Record<string, unknown> } = {}) {
   const target = await db.delegation.findFirst({ where: { id, orgDid: principal.orgDid } });
   if (!target) throw NotFound("delegation", id);
+  // A delegation may revoke itself and what derives from it; anyone else's needs the org-wide right.
+  const own = target.id === principal.delegationId || (principal.delegationId !== "" && target.ancestry.split(" ").includes(principal.delegationId));
+  if (!own && !coveredBy(principal.capabilities, ADMIN_CAPABILITY)) {
+    throw Forbidden(`You can revoke your own delegation and those derived from it; revoking delegation ${id} needs the capability ${ADMIN_CAPABILITY}.`, { missing_capability: ADMIN_CAPABILITY });
+  }
   if (target.revokedAt) throw IllegalTransition("delegation", "revoked", "revoked");
   const revokedAt = new Date();
   const descendants = await db.delegation.findMany({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ListQuery } from "../http/cursor";
-import { orgProcedure, router } from "../trpc/init";
+import { adminProcedure, orgProcedure, router } from "../trpc/init";
 import { getDelegation, listDelegations, listRevocations } from "./delegations";
 import { issueDelegation, sessionResponse } from "./issueDelegation";
 import { matchCapabilities } from "./matchCapabilities";
@@ -11,6 +11,7 @@ import * as s from "./schemas";
 
 /** The console's identity procedures: the same services and schemas as the /v1 identity routes. */
 const read = (resourceType: string, capability: string) => orgProcedure.meta({ capability, resourceType });
+const write = (resourceType: string, capability: string) => adminProcedure.meta({ capability, resourceType });
 
 export const identityRouter = router({
   passports: router({
@@ -23,14 +24,14 @@ export const identityRouter = router({
         ctx.scope.setResource(input.did);
         return getPassport(ctx.scope.db, ctx.scope.principal, input.did);
       }),
-    register: read("passport", "svc_api:passports:write")
+    register: write("passport", "svc_api:passports:write")
       .input(s.CreatePassportRequest)
       .mutation(async ({ ctx, input }) => {
         const passport = await registerPassport(ctx.scope.db, ctx.scope.principal, input);
         ctx.scope.setResource(passport.did);
         return passport;
       }),
-    update: read("passport", "svc_api:passports:write")
+    update: write("passport", "svc_api:passports:write")
       .input(s.UpdatePassportRequest.extend({ did: s.DidParams.shape.did }))
       .mutation(({ ctx, input: { did, ...patch } }) => {
         ctx.scope.setResource(did);
@@ -47,7 +48,7 @@ export const identityRouter = router({
         ctx.scope.setResource(input.id);
         return getDelegation(ctx.scope.db, ctx.scope.principal, input.id);
       }),
-    issue: read("delegation", "svc_api:delegations:write")
+    issue: write("delegation", "svc_api:delegations:write")
       .input(s.DelegationTokenRequest.extend({ kind: z.enum(["api_key", "delegation_token"]).default("delegation_token"), name: z.string().max(200).optional() }))
       .mutation(async ({ ctx, input }) => {
         const issued = await issueDelegation(ctx.scope.db, ctx.scope.principal, {
@@ -61,7 +62,7 @@ export const identityRouter = router({
         ctx.scope.setResource(issued.row.id);
         return sessionResponse(issued);
       }),
-    revoke: read("delegation", "svc_api:delegations:write")
+    revoke: write("delegation", "svc_api:delegations:write")
       .input(s.IdParams.extend({ reason: z.string().max(1000).optional() }))
       .mutation(({ ctx, input }) => {
         ctx.scope.setResource(input.id);

@@ -64,25 +64,38 @@ async function flush(db: Database, queue: { pending: Pending[]; flushing: boolea
   while (queue.pending.length > 0) {
     const batch = queue.pending.splice(0, MAX_BATCH);
     try {
-      const records = await db.writeLock(() =>
-        db.raw.transaction(async (q) => {
-          if (db.engine === "postgresql") await q.query(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
-          const [{ next }] = (await q.query<{ next: number | string }>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`)) as [{ next: number | string }];
-          const now = new Date();
-          const sealed = batch.map((p, i) => sealRecord(p.entry, newId("prv"), Number(next) + i, now));
-          // One multi-row INSERT per chunk (SQLite allows 32766 parameters, PostgreSQL 65535).
-          for (let i = 0; i < sealed.length; i += 100) {
-            const chunk = sealed.slice(i, i + 100);
-            const values = chunk.map((_, j) => `(${placeholders(16, j * 16, db.engine)})`).join(",");
-            await q.execute(`INSERT INTO "provenance_record" (${COLUMNS}) VALUES ${values}`, chunk.flatMap((r) => row(r, db.engine)));
-          }
-          return sealed;
-        }),
-      );
+      const records = await insertBatch(db, batch);
       batch.forEach((p, i) => p.resolve(records[i]!));
     } catch (e) {
-      batch.forEach((p) => p.reject(e));
+      // One bad entry must not sink the others: retry each on its own.
+      if (batch.length === 1) batch[0]!.reject(e);
+      else
+        for (const p of batch) {
+          try {
+            p.resolve((await insertBatch(db, [p]))[0]!);
+          } catch (single) {
+            p.reject(single);
+          }
+        }
     }
   }
   queue.flushing = false;
+}
+
+function insertBatch(db: Database, batch: Pending[]): Promise<ProvenanceRecord[]> {
+  return db.writeLock(() =>
+    db.raw.transaction(async (q) => {
+      if (db.engine === "postgresql") await q.query(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
+      const [{ next }] = (await q.query<{ next: number | string }>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`)) as [{ next: number | string }];
+      const now = new Date();
+      const sealed = batch.map((p, i) => sealRecord(p.entry, newId("prv"), Number(next) + i, now));
+      // One multi-row INSERT per chunk (SQLite allows 32766 parameters, PostgreSQL 65535).
+      for (let i = 0; i < sealed.length; i += 100) {
+        const chunk = sealed.slice(i, i + 100);
+        const values = chunk.map((_, j) => `(${placeholders(16, j * 16, db.engine)})`).join(",");
+        await q.execute(`INSERT INTO "provenance_record" (${COLUMNS}) VALUES ${values}`, chunk.flatMap((r) => row(r, db.engine)));
+      }
+      return sealed;
+    }),
+  );
 }

@@ -3,6 +3,7 @@ import { database, type Database } from "../db/client";
 import { migrate } from "../db/migrate";
 import { newId } from "../ids";
 import { keyRing } from "../keys/signingKeys";
+import { createInvite, setupPending } from "../members/sessions";
 
 const ROOT_KEY = "root_org_did";
 
@@ -15,6 +16,17 @@ export async function bootstrap(log: (line: string) => void = () => undefined): 
   await keyRing();
   const db = await database();
   return ensureRootOrganization(db, log);
+}
+
+/**
+ * While the root organization has no administrator, a one-time set-up link (valid 24 hours) lets
+ * whoever opens it register the first administrator's passkey. A new link is made at each start
+ * until set-up is done (and by `npx svc setup-link`).
+ */
+export async function setupLinkIfPending(rootOrg: string): Promise<string | undefined> {
+  const db = await database();
+  if (!(await setupPending(db, rootOrg))) return undefined;
+  return (await createInvite(db, rootOrg, "admin", null, "setup", 24)).link;
 }
 
 export async function rootOrgDid(db: Database): Promise<string | undefined> {

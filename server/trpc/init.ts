@@ -3,7 +3,7 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { ZodError } from "zod";
 import { DomainError, ValidationFailed } from "../errors";
 import { GateError, governCall, type CallScope } from "../governance/governCall";
-import { fieldErrors } from "../http/validation";
+import { fieldErrors, refuseHostileInput } from "../http/validation";
 import type { Principal } from "../identity/authenticate";
 import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
@@ -15,6 +15,8 @@ import { requestHash } from "../provenance/record";
  * `meta`; tiers below add nothing that bypasses the gate.
  */
 export interface TrpcContext {
+  /** Console roles the procedure's tier admits (set by the tier, not by the caller). */
+  roles?: readonly string[];
   authorization: string | null;
   clientAddress: string;
   requestId: string;
@@ -25,6 +27,8 @@ export interface TrpcContext {
 export interface ProcedureMeta {
   capability: string | null;
   resourceType: string | null;
+  /** Set by the procedure tiers below. */
+  roles?: readonly string[];
 }
 
 const STATUS_TO_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
@@ -74,9 +78,13 @@ function toTrpcError(error: unknown): TRPCError {
 const governed = t.middleware(async ({ ctx, meta, path, type, next, getRawInput }) => {
   try {
     const outcome = await governCall(
-      { id: `trpc:${path}`, label: `TRPC ${path}`, capability: meta?.capability ?? null, resourceType: meta?.resourceType ?? null, write: type === "mutation", successStatus: 200 },
+      { id: `trpc:${path}`, label: `TRPC ${path}`, capability: meta?.capability ?? null, resourceType: meta?.resourceType ?? null, write: type === "mutation", successStatus: 200, roles: ctx.roles },
       { authorization: ctx.authorization, clientAddress: ctx.clientAddress, requestId: ctx.requestId, authenticate: ctx.authenticate },
-      async () => ({ requestHash: requestHash((await getRawInput()) ?? undefined) }),
+      async () => {
+        const raw = await getRawInput();
+        refuseHostileInput(raw, "input");
+        return { requestHash: requestHash(raw ?? undefined) };
+      },
       async (scope: CallScope) => {
         const result = await next({ ctx: { scope } });
         // Throwing rolls a mutation's writes back and records the failure's status.
@@ -93,8 +101,14 @@ const governed = t.middleware(async ({ ctx, meta, path, type, next, getRawInput 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Any authenticated caller of an organization; the capability in `meta` decides the rest. */
+const tier = (roles: readonly string[]) => t.middleware(({ ctx, next }) => next({ ctx: { ...ctx, roles } }));
+
+/** Any authenticated caller of an organization (every console role); the capability in `meta` decides the rest. */
 export const orgProcedure = t.procedure.use(governed);
+/** Approvers and administrators. */
+export const approverProcedure = t.procedure.use(tier(["admin", "approver"])).use(governed);
+/** Administrators only. */
+export const adminProcedure = t.procedure.use(tier(["admin"])).use(governed);
 
 /** A context for a request carrying a bearer token (the fetch adapter and tests). */
 export function contextFromHeaders(headers: Headers, clientAddress = "unknown"): TrpcContext {

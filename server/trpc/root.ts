@@ -1,11 +1,13 @@
 import { controlPlaneRouter } from "../controlPlane/router";
 import { identityRouter } from "../identity/router";
+import { membersRouter } from "../members/router";
 import { createCallerFactory, router } from "./init";
 
 /** Every area's router, registered once. */
 export const appRouter = router({
   identity: identityRouter,
   controlPlane: controlPlaneRouter,
+  members: membersRouter,
 });
 
 export type AppRouter = typeof appRouter;

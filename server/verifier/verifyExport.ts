@@ -86,7 +86,11 @@ export async function verifyExport(exportFile: string, notes: { file: string; te
     }
     if (typeof record.leaf_hash !== "string") throw new VerificationFailure(`${label}: no leaf_hash`);
     const claimed = Buffer.from(record.leaf_hash, "base64");
-    if (record.redacted === true) redacted++;
+    if (record.redacted === true) {
+      // A redacted line may carry nothing but its place and hash; content beside it would go unchecked.
+      if (Object.keys(record).some((k) => k !== "seq" && k !== "leaf_hash" && k !== "redacted")) throw new VerificationFailure(`${label}: a redacted record carries content`);
+      redacted++;
+    }
     else if (!recomputeLeaf(record).equals(claimed)) throw new VerificationFailure(`${label}: its content does not match its leaf_hash (the record was altered)`);
     builder.push(claimed);
     checkRoots();

@@ -31,7 +31,8 @@ function routeFiles(dir: string): string[] {
 
 export async function loadRoutes(): Promise<Route[]> {
   const routes: Route[] = [];
-  for (const file of routeFiles(appDir)) {
+  // The public API's route files (the console's own routes need Next.js and a session).
+  for (const file of routeFiles(appDir).filter((f) => !relative(appDir, f).startsWith("api" + sep))) {
     const segments = relative(appDir, file).split(sep).slice(0, -1).filter((s) => !/^\(.*\)$/.test(s));
     const names: string[] = [];
     const pattern = new RegExp(

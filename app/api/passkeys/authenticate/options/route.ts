@@ -1,0 +1,3 @@
+import { authenticateOptionsRoute } from "@/server/members/passkeyRoutes";
+
+export const POST = authenticateOptionsRoute;

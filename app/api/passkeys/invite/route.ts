@@ -1,0 +1,3 @@
+import { inviteStatusRoute } from "@/server/members/passkeyRoutes";
+
+export const GET = inviteStatusRoute;

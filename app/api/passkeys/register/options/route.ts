@@ -1,0 +1,3 @@
+import { registerOptionsRoute } from "@/server/members/passkeyRoutes";
+
+export const POST = registerOptionsRoute;

@@ -1,0 +1,3 @@
+import { registerVerifyRoute } from "@/server/members/passkeyRoutes";
+
+export const POST = registerVerifyRoute;

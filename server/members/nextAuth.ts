@@ -1,0 +1,70 @@
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
+import type { NextAuthOptions } from "next-auth";
+import CredentialsModule from "next-auth/providers/credentials";
+import { database } from "../db/client";
+import { DomainError } from "../errors";
+import { verifyAssertion } from "./passkeys";
+import { SESSION_SECONDS } from "./roles";
+import { endConsoleSession, recordConsoleEvent, startConsoleSession } from "./sessions";
+
+/**
+ * next-auth for the console: one provider, a passkey assertion verified by
+ * server/members/passkeys.ts. The session (an encrypted JWT cookie) carries only the person's
+ * passport DID, role and session delegation id; every tRPC call re-checks that delegation.
+ */
+// next-auth 4 is CommonJS: under Node's ESM loader the default export arrives wrapped.
+const CredentialsProvider = (CredentialsModule as unknown as { default?: typeof CredentialsModule }).default ?? CredentialsModule;
+
+export interface ConsoleUser {
+  id: string;
+  name: string;
+  role: string;
+  orgDid: string;
+  delegationId: string;
+}
+
+export const authOptions: NextAuthOptions = {
+  secret: process.env.NEXTAUTH_SECRET,
+  session: { strategy: "jwt", maxAge: SESSION_SECONDS },
+  pages: { signIn: "/sign-in", error: "/sign-in" },
+  providers: [
+    CredentialsProvider({
+      id: "passkey",
+      name: "Passkey",
+      credentials: { challengeId: { type: "text" }, response: { type: "text" } },
+      async authorize(credentials) {
+        const db = await database();
+        let response: AuthenticationResponseJSON;
+        try {
+          response = JSON.parse(credentials?.response ?? "") as AuthenticationResponseJSON;
+        } catch {
+          throw new Error("The passkey response is malformed.");
+        }
+        try {
+          const member = await verifyAssertion(db, credentials?.challengeId ?? "", response);
+          const session = await startConsoleSession(db, member);
+          const user: ConsoleUser = { id: member.passportDid, name: member.displayName, role: member.role, orgDid: member.orgDid, delegationId: session.delegationId };
+          return user;
+        } catch (e) {
+          const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+          await recordConsoleEvent(db, "CONSOLE passkeys.sign-in", root?.value ?? "unknown", null, null, e instanceof DomainError ? e.status : 500, "denied");
+          throw new Error(e instanceof DomainError ? e.message : "Sign-in failed.");
+        }
+      },
+    }),
+  ],
+  callbacks: {
+    jwt({ token, user }) {
+      if (user) Object.assign(token, { sub: user.id, name: user.name, role: (user as ConsoleUser).role, orgDid: (user as ConsoleUser).orgDid, delegationId: (user as ConsoleUser).delegationId });
+      return token;
+    },
+    session({ session, token }) {
+      return { ...session, user: { id: token.sub!, name: token.name ?? "", role: token.role as string, orgDid: token.orgDid as string, delegationId: token.delegationId as string } };
+    },
+  },
+  events: {
+    async signOut({ token }) {
+      if (token?.delegationId) await endConsoleSession(await database(), token.delegationId as string);
+    },
+  },
+};

@@ -1,0 +1,71 @@
+import type { RegistrationResponseJSON } from "@simplewebauthn/server";
+import { z } from "zod";
+import { config } from "../config";
+import { database } from "../db/client";
+import { DomainError } from "../errors";
+import { CLIENT_ADDRESS_HEADER } from "../http/gate";
+import { problemResponse, toProblem } from "../http/problem";
+import { takeToken } from "../http/rateLimit";
+import { parseOrThrow } from "../http/validation";
+import { newId } from "../ids";
+import { authenticationOptions, completeRegistration, redeemableInvite, registrationOptions, tokenHash } from "./passkeys";
+import { recordConsoleEvent } from "./sessions";
+
+/**
+ * The console's pre-sign-in calls (Web Request/Response handlers): passkey registration through
+ * a set-up or invite link, and sign-in challenges. Rate limited per client address; every
+ * registration, and every refusal, leaves a provenance record.
+ */
+const RegisterOptions = z.object({ token: z.string().min(10).max(200), displayName: z.string().trim().min(1).max(100) }).strict();
+const RegisterVerify = z.object({ challengeId: z.string().min(1).max(100), response: z.record(z.string(), z.unknown()) }).strict();
+
+async function handle(request: Request, operation: string, run: (body: unknown) => Promise<unknown>): Promise<Response> {
+  const requestId = newId("req");
+  const path = new URL(request.url).pathname;
+  const db = await database();
+  const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+  try {
+    const rl = takeToken(`addr:${request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown"}:${operation}`, config().rateLimitAnonymousPerMinute);
+    if (!rl.allowed) throw new DomainError(429, "rate_limited", "Too many requests", "Too many attempts; wait a minute.");
+    let body: unknown = undefined;
+    const text = await request.text();
+    if (text.length > 64_000) throw new DomainError(413, "payload_too_large", "Payload too large", "The body is too large.");
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new DomainError(400, "validation_failed", "Validation failed", "The body is not valid JSON.");
+      }
+    }
+    return Response.json(await run(body), { headers: { "X-Request-Id": requestId } });
+  } catch (e) {
+    const { problem, headers } = toProblem(e, path, requestId);
+    await recordConsoleEvent(db, operation, root?.value ?? "unknown", null, null, problem.status, "denied");
+    return problemResponse(problem, { ...headers, "X-Request-Id": requestId });
+  }
+}
+
+export const registerOptionsRoute = (request: Request) =>
+  handle(request, "CONSOLE passkeys.register-options", async (body) => {
+    const input = parseOrThrow(RegisterOptions, body);
+    return registrationOptions(await database(), input.token, input.displayName);
+  });
+
+export const registerVerifyRoute = (request: Request) =>
+  handle(request, "CONSOLE passkeys.register", async (body) => {
+    const input = parseOrThrow(RegisterVerify, body);
+    const db = await database();
+    const person = await completeRegistration(db, input.challengeId, input.response as unknown as RegistrationResponseJSON);
+    await recordConsoleEvent(db, "CONSOLE passkeys.register", person.orgDid, person.did, null, 201, "allowed", "passport", person.did);
+    return { did: person.did, role: person.role, display_name: person.displayName };
+  });
+
+export const authenticateOptionsRoute = (request: Request) => handle(request, "CONSOLE passkeys.sign-in-options", async () => authenticationOptions(await database()));
+
+/** Whether a link can still be redeemed (the set-up and invite pages ask before showing the form). */
+export const inviteStatusRoute = (request: Request) =>
+  handle(request, "CONSOLE invites.status", async () => {
+    const token = new URL(request.url).searchParams.get("token") ?? "";
+    const invite = await redeemableInvite(await database(), token);
+    return { role: invite.role, kind: invite.kind, expires_at: invite.expiresAt.toISOString(), id: tokenHash(token).slice(0, 8) };
+  });

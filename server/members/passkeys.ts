@@ -1,0 +1,154 @@
+import { createHash, randomBytes } from "node:crypto";
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type RegistrationResponseJSON,
+} from "@simplewebauthn/server";
+import { decodeCredentialPublicKey } from "@simplewebauthn/server/helpers";
+import { config } from "../config";
+import type { Database } from "../db/client";
+import { DomainError } from "../errors";
+import { didKeyFromJwk, normalizePublicJwk } from "../identity/didKey";
+import { ATTESTATION_FORMATS_ACCEPTED } from "../identity/webauthnPolicy";
+import { newId } from "../ids";
+import type { Role } from "./roles";
+
+/**
+ * Passkeys for people (WebAuthn via @simplewebauthn/server). The credential is created on the
+ * person's device; their human passport is the did:key of its public key, so the service never
+ * generates or sees a human's private key. User verification is required, challenges are
+ * single-use and expire, and signature counters must move forward.
+ */
+const CHALLENGE_TTL_MS = 5 * 60 * 1000;
+/** ES256 (P-256) and EdDSA (Ed25519): the key types a did:key passport can carry. */
+const ALGORITHMS = [-7, -8];
+
+export function relyingParty() {
+  const origin = config().publicUrl;
+  return { rpID: new URL(origin).hostname, origin, rpName: "svc" };
+}
+
+const refused = (detail: string, status = 400, code = "passkey_refused") => new DomainError(status, code, "Passkey refused", detail);
+
+export const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** The invite (or set-up link) behind a token, if it can still be redeemed. */
+export async function redeemableInvite(db: Database, token: string) {
+  const invite = await db.read.invite.findUnique({ where: { tokenHash: tokenHash(token) } });
+  if (!invite) throw refused("This link is not valid.", 404, "invite_invalid");
+  if (invite.usedAt) throw refused("This link has already been used. Ask an administrator for a new one.", 410, "invite_used");
+  if (invite.expiresAt.getTime() <= Date.now()) throw refused("This link has expired. Ask an administrator for a new one.", 410, "invite_expired");
+  return invite;
+}
+
+async function storeChallenge(db: Database, challenge: string, purpose: "register" | "authenticate", subject?: unknown) {
+  const id = newId("chl");
+  await db.writeTx((tx) => tx.webAuthnChallenge.create({ data: { id, challenge, purpose, subject: subject === undefined ? null : JSON.stringify(subject), expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS) } }));
+  return id;
+}
+
+/** Takes a challenge once: a second use (a replayed response) finds it spent. */
+async function takeChallenge(db: Database, id: string, purpose: "register" | "authenticate") {
+  return db.writeTx(async (tx) => {
+    const row = await tx.webAuthnChallenge.findUnique({ where: { id } });
+    if (!row || row.purpose !== purpose) throw refused("Unknown challenge: start again.");
+    if (row.usedAt) throw refused("This challenge was already used: a response can only be used once.", 400, "challenge_reused");
+    if (row.expiresAt.getTime() <= Date.now()) throw refused("The challenge expired: start again.", 400, "challenge_expired");
+    await tx.webAuthnChallenge.update({ where: { id }, data: { usedAt: new Date() } });
+    return row;
+  });
+}
+
+export async function registrationOptions(db: Database, token: string, displayName: string) {
+  const invite = await redeemableInvite(db, token);
+  const { rpID, rpName } = relyingParty();
+  const options = await generateRegistrationOptions({
+    rpName,
+    rpID,
+    userName: displayName,
+    userDisplayName: displayName,
+    userID: randomBytes(32),
+    attestationType: "none",
+    authenticatorSelection: { residentKey: "required", userVerification: "required" },
+    supportedAlgorithmIDs: ALGORITHMS,
+  });
+  const challengeId = await storeChallenge(db, options.challenge, "register", { inviteId: invite.id, displayName });
+  return { challengeId, options };
+}
+
+/** COSE public key → public JWK (P-256 or Ed25519). */
+function coseToJwk(cose: Uint8Array) {
+  const key = decodeCredentialPublicKey(new Uint8Array(cose)) as unknown as Map<number, unknown>;
+  const b64 = (v: unknown) => Buffer.from(v as Uint8Array).toString("base64url");
+  if (key.get(1) === 2 && key.get(-1) === 1) return normalizePublicJwk({ kty: "EC", crv: "P-256", x: b64(key.get(-2)), y: b64(key.get(-3)) });
+  if (key.get(1) === 1 && key.get(-1) === 6) return normalizePublicJwk({ kty: "OKP", crv: "Ed25519", x: b64(key.get(-2)) });
+  throw refused("Only P-256 (ES256) and Ed25519 passkeys are accepted.");
+}
+
+/**
+ * Verifies a registration and creates the person: their human passport (did:key of the passkey),
+ * their membership with the invite's role, and the credential. The invite is spent.
+ */
+export async function completeRegistration(db: Database, challengeId: string, response: RegistrationResponseJSON) {
+  const challenge = await takeChallenge(db, challengeId, "register");
+  const subject = JSON.parse(challenge.subject ?? "{}") as { inviteId: string; displayName: string };
+  const { rpID, origin } = relyingParty();
+  let verification;
+  try {
+    verification = await verifyRegistrationResponse({ response, expectedChallenge: challenge.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true, supportedAlgorithmIDs: ALGORITHMS });
+  } catch (e) {
+    throw refused(`The passkey registration could not be verified: ${(e as Error).message}`);
+  }
+  if (!verification.verified) throw refused("The passkey registration could not be verified.");
+  const info = verification.registrationInfo;
+  if (!(ATTESTATION_FORMATS_ACCEPTED as readonly string[]).includes(info.fmt)) throw refused(`Attestation format ${info.fmt} is not accepted.`);
+  const jwk = coseToJwk(info.credential.publicKey);
+  const did = didKeyFromJwk(jwk);
+  return db.writeTx(async (tx) => {
+    const invite = await tx.invite.findUnique({ where: { id: subject.inviteId } });
+    if (!invite || invite.usedAt || invite.expiresAt.getTime() <= Date.now()) throw refused("The link was used or expired meanwhile.", 410, "invite_used");
+    await tx.invite.update({ where: { id: invite.id }, data: { usedAt: new Date(), usedBy: did } });
+    await tx.passport.create({ data: { did, type: "human", name: subject.displayName, orgDid: invite.orgDid, publicKeyJwk: jwk as object } });
+    await tx.member.create({ data: { passportDid: did, orgDid: invite.orgDid, role: invite.role as Role, displayName: subject.displayName, invitedBy: invite.createdBy } });
+    await tx.webAuthnCredential.create({ data: { id: info.credential.id, passportDid: did, publicKey: Buffer.from(info.credential.publicKey), counter: BigInt(info.credential.counter), transports: info.credential.transports?.join(",") ?? null } });
+    return { did, orgDid: invite.orgDid, role: invite.role as Role, displayName: subject.displayName };
+  });
+}
+
+export async function authenticationOptions(db: Database) {
+  const { rpID } = relyingParty();
+  const options = await generateAuthenticationOptions({ rpID, userVerification: "required", allowCredentials: [] });
+  return { challengeId: await storeChallenge(db, options.challenge, "authenticate"), options };
+}
+
+/** Verifies a sign-in assertion: single-use challenge, right origin, user verified, counter moving forward, active member. */
+export async function verifyAssertion(db: Database, challengeId: string, response: AuthenticationResponseJSON) {
+  const challenge = await takeChallenge(db, challengeId, "authenticate");
+  const credential = await db.read.webAuthnCredential.findUnique({ where: { id: response.id } });
+  if (!credential) throw refused("This passkey is not registered here.", 401);
+  const { rpID, origin } = relyingParty();
+  let verification;
+  try {
+    verification = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: true,
+      credential: { id: credential.id, publicKey: new Uint8Array(credential.publicKey), counter: Number(credential.counter) },
+    });
+  } catch (e) {
+    throw refused(`The passkey sign-in could not be verified: ${(e as Error).message}`, 401);
+  }
+  if (!verification.verified) throw refused("The passkey sign-in could not be verified.", 401);
+  const next = verification.authenticationInfo.newCounter;
+  // A counter that does not move forward (when the authenticator keeps one) suggests a cloned key.
+  if (Number(credential.counter) > 0 && next <= Number(credential.counter)) throw refused("The passkey's signature counter went backwards: it may have been cloned.", 401, "counter_replayed");
+  await db.writeTx((tx) => tx.webAuthnCredential.update({ where: { id: credential.id }, data: { counter: BigInt(next), lastUsedAt: new Date() } }));
+  const member = await db.read.member.findUnique({ where: { passportDid: credential.passportDid } });
+  if (!member || member.status !== "active") throw refused("This person's access has been revoked.", 403, "member_revoked");
+  return member;
+}

@@ -1,0 +1,86 @@
+import { randomBytes } from "node:crypto";
+import { config } from "../config";
+import type { Database } from "../db/client";
+import type { Member } from "../db/generated/sqlite/client";
+import type { Principal } from "../identity/authenticate";
+import { newId } from "../ids";
+import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
+import { EMPTY_SHA256 } from "../governance/governCall";
+import { tokenHash } from "./passkeys";
+import { ROLE_CAPABILITIES, SESSION_SECONDS, type Role } from "./roles";
+
+/**
+ * A signed-in person's session is a delegation (kind `session`) from their organization to their
+ * human passport, with their role's capabilities: every console call is authorized and recorded
+ * through it exactly like an API call, and signing out or revoking the person revokes it, which
+ * every process sees on the next call.
+ */
+export async function startConsoleSession(db: Database, member: Member): Promise<{ delegationId: string; expiresAt: Date }> {
+  const id = newId("dlg");
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + SESSION_SECONDS * 1000);
+  await db.writeTx(async (tx) => {
+    await tx.delegation.create({
+      data: { id, orgDid: member.orgDid, kind: "session", name: "console session", grantorDid: member.orgDid, delegateDid: member.passportDid, capabilities: ROLE_CAPABILITIES[member.role as Role], createdAt: now, expiresAt },
+    });
+    await appendInTransaction(tx, db.engine, consoleEntry("CONSOLE session.start", member.orgDid, member.passportDid, id, 200, "allowed", "delegation", id));
+  });
+  return { delegationId: id, expiresAt };
+}
+
+/** Signing out: the session's delegation is revoked at once. */
+export async function endConsoleSession(db: Database, delegationId: string): Promise<void> {
+  await db.writeTx(async (tx) => {
+    const d = await tx.delegation.findUnique({ where: { id: delegationId } });
+    if (!d || d.revokedAt) return;
+    const now = new Date();
+    await tx.delegation.update({ where: { id: delegationId }, data: { revokedAt: now } });
+    await tx.revocation.create({ data: { id: newId("rev"), delegationId, orgDid: d.orgDid, revokedBy: d.delegateDid, revokedAt: now, reason: "signed out" } });
+    await appendInTransaction(tx, db.engine, consoleEntry("CONSOLE session.end", d.orgDid, d.delegateDid, delegationId, 200, "allowed", "delegation", delegationId));
+  });
+}
+
+/** A record for a console event outside the tRPC gate (sign-in, registration, sign-out). */
+export function consoleEntry(operation: string, orgDid: string, actorDid: string | null, delegationId: string | null, status: number, decision: "allowed" | "denied", resourceType: string | null = null, resourceId: string | null = null) {
+  return { org_did: orgDid, actor_did: actorDid, delegation_id: delegationId, grantor_did: delegationId ? orgDid : null, capability: null, operation, resource_type: resourceType, resource_id: resourceId, decision, status, request_hash: EMPTY_SHA256, request_id: newId("req") };
+}
+
+/** Records a refused or completed console event (pre-authentication calls included). */
+export function recordConsoleEvent(db: Database, ...args: Parameters<typeof consoleEntry>) {
+  return appendProvenance(db, consoleEntry(...args));
+}
+
+/** Revokes a person: membership revoked, every live session of theirs revoked at once. */
+export async function revokeMember(db: Database, principal: Principal, passportDid: string) {
+  return db.writeTx(async (tx) => {
+    const member = await tx.member.findFirst({ where: { passportDid, orgDid: principal.orgDid } });
+    if (!member) return null;
+    const now = new Date();
+    await tx.member.update({ where: { passportDid }, data: { status: "revoked" } });
+    const live = await tx.delegation.findMany({ where: { delegateDid: passportDid, orgDid: principal.orgDid, revokedAt: null }, select: { id: true } });
+    await tx.delegation.updateMany({ where: { id: { in: live.map((d) => d.id) } }, data: { revokedAt: now } });
+    for (const d of live) await tx.revocation.create({ data: { id: newId("rev"), delegationId: d.id, orgDid: principal.orgDid, revokedBy: principal.actorDid, revokedAt: now, reason: "member revoked" } });
+    return { ...member, status: "revoked" };
+  });
+}
+
+export interface InviteLink {
+  id: string;
+  link: string;
+  role: Role;
+  expires_at: string;
+}
+
+/** Creates a single-use invitation link (or the first administrator's set-up link). */
+export async function createInvite(db: Database, orgDid: string, role: Role, createdBy: string | null, kind: "invite" | "setup" = "invite", hours = 72): Promise<InviteLink> {
+  const token = randomBytes(32).toString("base64url");
+  const id = newId("inv");
+  const expiresAt = new Date(Date.now() + hours * 3600_000);
+  await db.writeTx((tx) => tx.invite.create({ data: { id, tokenHash: tokenHash(token), orgDid, role, kind, createdBy, expiresAt } }));
+  return { id, link: `${config().publicUrl}/${kind === "setup" ? "setup" : "invite"}?token=${token}`, role, expires_at: expiresAt.toISOString() };
+}
+
+/** Whether the root organization still lacks an administrator (first-run set-up pending). */
+export async function setupPending(db: Database, rootOrgDid: string): Promise<boolean> {
+  return (await db.read.member.count({ where: { orgDid: rootOrgDid, role: "admin", status: "active" } })) === 0;
+}
