@@ -55,7 +55,10 @@ if (existsSync(vitestJson)) {
   totals.passed += v.numPassedTests;
   totals.failed += v.numFailedTests;
   totals.skipped += v.numPendingTests + v.numTodoTests;
-} else failedSuites.push("vitest wrote no results");
+} else {
+  failedSuites.push("vitest wrote no results");
+  totals.failed++;
+}
 
 const e2eJson = join(results, "e2e.json");
 rmSync(e2eJson, { force: true });
@@ -66,7 +69,10 @@ if (existsSync(e2eJson)) {
   totals.failed += s.unexpected;
   totals.skipped += s.skipped;
   totals.failed += s.flaky ? 0 : 0;
-} else failedSuites.push("playwright wrote no results");
+} else {
+  failedSuites.push("playwright wrote no results (did its server start?)");
+  totals.failed++;
+}
 
 if (strict && totals.skipped > 0) failedSuites.push(`${totals.skipped} skipped test(s) under CI`);
 if (totals.passed === 0) failedSuites.push("no test ran");
