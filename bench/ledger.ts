@@ -438,7 +438,7 @@ async function measureProofs({ s, db, principal }: Ctx) {
   // The growth phase just before left a heap full of garbage; its collection is not a proof's cost.
   // (Only with --expose-gc, which the parent passes; GC during the loop is still timed and reported.)
   const collected = typeof gc === "function";
-  if (collected) gc();
+  if (typeof gc === "function") gc();
   // Garbage-collection pauses during the timed loop, to tell a slow query from a paused process.
   const gcPauses: PerformanceEntry[] = [];
   const gcObserver = new PerformanceObserver((list) => void gcPauses.push(...list.getEntries()));
