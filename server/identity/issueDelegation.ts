@@ -17,6 +17,12 @@ export interface DelegationRequest {
   riskLevel?: string;
   kind: "api_key" | "delegation_token" | "session";
   name?: string | null;
+  /**
+   * An organization API key minted by an administrator in the console: a root grant of the
+   * organization (no parent), so it outlives the administrator's session. Its lifetime is bounded
+   * by `durationSeconds` alone; its capabilities still by the administrator's.
+   */
+  detached?: boolean;
 }
 
 /**
@@ -33,7 +39,7 @@ export async function issueDelegation(db: Db, grantor: Principal, req: Delegatio
   const left = Math.floor((grantor.expiresAt.getTime() - now) / 1000);
   let seconds: number;
   if (req.durationSeconds !== undefined) {
-    if (req.durationSeconds > left) {
+    if (req.durationSeconds > left && !req.detached) {
       throw Forbidden(`A delegation cannot outlive its grantor's: yours expires in ${left} seconds, ${req.durationSeconds} were requested.`, { max_duration_seconds: left });
     }
     seconds = req.durationSeconds;
@@ -63,7 +69,7 @@ export async function issueDelegation(db: Db, grantor: Principal, req: Delegatio
   const expiresAt = new Date(now + seconds * 1000);
   const environment = req.environment ?? grantor.environment ?? null;
   // API keys minted by the operator (the CLI) start a chain; everything else derives from the caller's delegation.
-  const rootGrant = grantor.delegationId === "";
+  const rootGrant = grantor.delegationId === "" || req.detached === true;
   const row = await db.delegation.create({
     data: {
       id,

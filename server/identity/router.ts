@@ -69,6 +69,23 @@ export const identityRouter = router({
         return revokeDelegation(ctx.scope.db, ctx.scope.principal, input.id, { reason: input.reason });
       }),
   }),
+  apiKeys: router({
+    create: write("delegation", "svc_api:delegations:write")
+      .input(z.object({ name: z.string().trim().min(1).max(200), capabilities: z.array(s.DelegationTokenRequest.shape.capabilities.element).min(1).max(100), days: z.number().int().min(1).max(3650).default(90) }).strict())
+      .mutation(async ({ ctx, input }) => {
+        const { principal, db } = ctx.scope;
+        const issued = await issueDelegation(db, principal, {
+          delegateDid: principal.orgDid,
+          capabilities: [...new Set(input.capabilities)],
+          durationSeconds: input.days * 86_400,
+          kind: "api_key",
+          name: input.name,
+          detached: true,
+        });
+        ctx.scope.setResource(issued.row.id);
+        return { ...sessionResponse(issued), name: input.name };
+      }),
+  }),
   revocations: router({
     list: read("revocation", "svc_api:delegations:read")
       .input(ListQuery)

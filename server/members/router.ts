@@ -28,7 +28,7 @@ export const membersRouter = router({
     .meta({ capability: "svc_api:members:write", resourceType: "invite" })
     .input(z.object({ role: z.enum(ROLES), hours: z.number().int().min(1).max(720).default(72) }).strict())
     .mutation(async ({ ctx, input }) => {
-      const invite = await createInvite(ctx.scope.database, ctx.scope.principal.orgDid, input.role, ctx.scope.principal.actorDid, "invite", input.hours);
+      const invite = await createInvite(ctx.scope.db, ctx.scope.principal.orgDid, input.role, ctx.scope.principal.actorDid, "invite", input.hours);
       ctx.scope.setResource(invite.id);
       return invite;
     }),
@@ -37,7 +37,7 @@ export const membersRouter = router({
     .input(z.object({ did: z.string().min(8).max(512) }).strict())
     .mutation(async ({ ctx, input }) => {
       ctx.scope.setResource(input.did);
-      const member = await revokeMember(ctx.scope.database, ctx.scope.principal, input.did);
+      const member = await revokeMember(ctx.scope.db, ctx.scope.principal, input.did);
       if (!member) throw NotFound("member", input.did);
       return { did: member.passportDid, status: member.status };
     }),

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { config } from "../config";
-import type { Database } from "../db/client";
+import type { Database, Db } from "../db/client";
 import type { Member } from "../db/generated/sqlite/client";
 import type { Principal } from "../identity/authenticate";
 import { newId } from "../ids";
@@ -51,8 +51,8 @@ export function recordConsoleEvent(db: Database, ...args: Parameters<typeof cons
 }
 
 /** Revokes a person: membership revoked, every live session of theirs revoked at once. */
-export async function revokeMember(db: Database, principal: Principal, passportDid: string) {
-  return db.writeTx(async (tx) => {
+export async function revokeMember(tx: Db, principal: Principal, passportDid: string) {
+  {
     const member = await tx.member.findFirst({ where: { passportDid, orgDid: principal.orgDid } });
     if (!member) return null;
     const now = new Date();
@@ -61,7 +61,7 @@ export async function revokeMember(db: Database, principal: Principal, passportD
     await tx.delegation.updateMany({ where: { id: { in: live.map((d) => d.id) } }, data: { revokedAt: now } });
     for (const d of live) await tx.revocation.create({ data: { id: newId("rev"), delegationId: d.id, orgDid: principal.orgDid, revokedBy: principal.actorDid, revokedAt: now, reason: "member revoked" } });
     return { ...member, status: "revoked" };
-  });
+  }
 }
 
 export interface InviteLink {
@@ -72,11 +72,11 @@ export interface InviteLink {
 }
 
 /** Creates a single-use invitation link (or the first administrator's set-up link). */
-export async function createInvite(db: Database, orgDid: string, role: Role, createdBy: string | null, kind: "invite" | "setup" = "invite", hours = 72): Promise<InviteLink> {
+export async function createInvite(tx: Db, orgDid: string, role: Role, createdBy: string | null, kind: "invite" | "setup" = "invite", hours = 72): Promise<InviteLink> {
   const token = randomBytes(32).toString("base64url");
   const id = newId("inv");
   const expiresAt = new Date(Date.now() + hours * 3600_000);
-  await db.writeTx((tx) => tx.invite.create({ data: { id, tokenHash: tokenHash(token), orgDid, role, kind, createdBy, expiresAt } }));
+  await tx.invite.create({ data: { id, tokenHash: tokenHash(token), orgDid, role, kind, createdBy, expiresAt } });
   return { id, link: `${config().publicUrl}/${kind === "setup" ? "setup" : "invite"}?token=${token}`, role, expires_at: expiresAt.toISOString() };
 }
 

@@ -26,7 +26,7 @@ export async function bootstrap(log: (line: string) => void = () => undefined): 
 export async function setupLinkIfPending(rootOrg: string): Promise<string | undefined> {
   const db = await database();
   if (!(await setupPending(db, rootOrg))) return undefined;
-  return (await createInvite(db, rootOrg, "admin", null, "setup", 24)).link;
+  return (await db.writeTx((tx) => createInvite(tx, rootOrg, "admin", null, "setup", 24))).link;
 }
 
 export async function rootOrgDid(db: Database): Promise<string | undefined> {

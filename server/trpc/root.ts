@@ -1,6 +1,7 @@
 import { controlPlaneRouter } from "../controlPlane/router";
 import { identityRouter } from "../identity/router";
 import { membersRouter } from "../members/router";
+import { provenanceRouter } from "../provenance/router";
 import { createCallerFactory, router } from "./init";
 
 /** Every area's router, registered once. */
@@ -8,6 +9,7 @@ export const appRouter = router({
   identity: identityRouter,
   controlPlane: controlPlaneRouter,
   members: membersRouter,
+  provenance: provenanceRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,6 @@
+import { Provenance } from "@/components/console/Provenance";
+
+export const metadata = { title: "Provenance · svc" };
+export default function Page() {
+  return <Provenance />;
+}

@@ -1,0 +1,236 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { ColumnDef } from "@tanstack/react-table";
+import { Copy, Plus } from "lucide-react";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { toast } from "sonner";
+import { z } from "zod";
+import { Button } from "@/components/ui/button";
+import { DataTable } from "@/components/ui/data-table";
+import { Confirm, Dialog } from "@/components/ui/dialog";
+import { Badge, FieldError, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
+import type { AppRouter } from "@/server/trpc/root";
+import type { inferRouterOutputs } from "@trpc/server";
+import { PageHeader } from "./ConsoleShell";
+import { ago, Did, StatusBadge } from "./format";
+import { problemOf, useTRPC } from "./Providers";
+
+type Delegation = inferRouterOutputs<AppRouter>["identity"]["delegations"]["list"]["data"][number];
+
+/** Capabilities offered by the picker, grouped by area (families first). */
+const CAPABILITY_GROUPS: [string, string[]][] = [
+  ["Everything", ["svc_api:*"]],
+  ["Passports", ["svc_api:passports:read", "svc_api:passports:write"]],
+  ["Delegations", ["svc_api:delegations:read", "svc_api:delegations:write"]],
+  ["Provenance", ["svc_api:provenance:read"]],
+  ["Agents", ["svc_api:agents:read", "svc_api:agents:invoke", "svc_api:agents:deploy"]],
+  ["Events", ["svc_api:events:read", "svc_api:events:write"]],
+  ["Compliance", ["svc_api:compliance:read"]],
+  ["Reasoning", ["svc_api:reasoning:think", "svc_api:models:read"]],
+];
+
+const CreateKeyForm = z.object({
+  name: z.string().trim().min(1, "Name the key so you can recognise it later").max(200),
+  capabilities: z.array(z.string()).min(1, "Pick at least one capability"),
+  days: z.number({ message: "Enter a number of days" }).int().min(1, "At least 1 day").max(3650, "At most 3650 days"),
+});
+
+export function Keys() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [status, setStatus] = useState<"" | "active" | "revoked" | "expired">("");
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
+  const [detail, setDetail] = useState<string | null>(null);
+  const list = useInfiniteQuery(
+    trpc.identity.delegations.list.infiniteQueryOptions({ limit: 20, ...(status ? { status } : {}) }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }),
+  );
+  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.identity.delegations.list.pathKey() });
+  const revoke = useMutation(
+    trpc.identity.delegations.revoke.mutationOptions({
+      onSuccess: () => {
+        toast.success("Delegation revoked, with everything derived from it");
+        void invalidate();
+      },
+      onError: (e) => toast.error(problemOf(e).detail),
+    }),
+  );
+  const columns: ColumnDef<Delegation, unknown>[] = [
+    { header: "Name", cell: ({ row }) => <span className="font-medium">{row.original.name ?? <span className="text-muted-foreground">{row.original.kind.replace("_", " ")}</span>}</span> },
+    { header: "Kind", cell: ({ row }) => <Badge>{row.original.kind.replace("_", " ")}</Badge> },
+    { header: "Holder", cell: ({ row }) => <Did value={row.original.delegate_did} /> },
+    { header: "Capabilities", cell: ({ row }) => <span className="text-xs">{row.original.capabilities.join(", ")}</span> },
+    { header: "Status", cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+    { header: "Expires", cell: ({ row }) => <span className="text-xs text-muted-foreground">{ago(row.original.expires_at)}</span> },
+    {
+      header: "",
+      id: "actions",
+      cell: ({ row }) =>
+        row.original.status === "active" ? (
+          <span onClick={(e) => e.stopPropagation()}>
+            <Confirm
+              trigger={
+                <Button variant="outline" size="sm" aria-label={`Revoke ${row.original.name ?? row.original.id}`}>
+                  Revoke
+                </Button>
+              }
+              title="Revoke this delegation?"
+              description="Its token, and every delegation derived from it, is refused from now on, in every process. This cannot be undone."
+              confirmLabel="Revoke"
+              onConfirm={() => revoke.mutate({ id: row.original.id, reason: "revoked in the console" })}
+            />
+          </span>
+        ) : null,
+    },
+  ];
+  return (
+    <>
+      <PageHeader
+        title="API keys & delegations"
+        description="Every credential is a delegation: scoped, time-limited, revocable. Revoking one revokes all that derive from it."
+        actions={
+          <Button onClick={() => setCreating(true)}>
+            <Plus className="h-4 w-4" aria-hidden /> Create API key
+          </Button>
+        }
+      />
+      <div className="mb-3 flex items-center gap-2">
+        <Label htmlFor="status-filter" className="text-muted-foreground">
+          Status
+        </Label>
+        <NativeSelect id="status-filter" className="w-40" value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
+          <option value="">All</option>
+          <option value="active">Active</option>
+          <option value="revoked">Revoked</option>
+          <option value="expired">Expired</option>
+        </NativeSelect>
+      </div>
+      <DataTable
+        caption="Delegations"
+        columns={columns}
+        data={rows}
+        loading={list.isFetching}
+        error={list.error ? problemOf(list.error).detail : null}
+        empty="No delegations yet. Create an API key to call the API."
+        hasMore={list.hasNextPage}
+        onMore={() => void list.fetchNextPage()}
+        onRowClick={(d) => setDetail(d.id)}
+      />
+      <CreateKeyDialog
+        open={creating}
+        onOpenChange={setCreating}
+        onCreated={(token, name) => {
+          setCreating(false);
+          setCreated({ token, name });
+          void invalidate();
+        }}
+      />
+      <Dialog open={!!created} onOpenChange={(o) => !o && setCreated(null)} title={`API key "${created?.name ?? ""}" created`} description="Copy it now: it is shown once and never stored.">
+        <div className="rounded-md bg-muted p-3">
+          <Mono data-testid="new-token">{created?.token}</Mono>
+        </div>
+        <div className="mt-4 flex justify-end">
+          <Button
+            variant="outline"
+            onClick={() => {
+              void navigator.clipboard?.writeText(created?.token ?? "");
+              toast.success("Copied");
+            }}
+          >
+            <Copy className="h-4 w-4" aria-hidden /> Copy
+          </Button>
+        </div>
+      </Dialog>
+      {detail ? <DelegationDetail id={detail} onClose={() => setDetail(null)} onOpen={setDetail} /> : null}
+    </>
+  );
+}
+
+function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onOpenChange(o: boolean): void; onCreated(token: string, name: string): void }) {
+  const trpc = useTRPC();
+  const form = useForm<z.infer<typeof CreateKeyForm>>({ resolver: zodResolver(CreateKeyForm), defaultValues: { name: "", capabilities: [], days: 90 } });
+  const create = useMutation(
+    trpc.identity.apiKeys.create.mutationOptions({
+      onSuccess: (out) => {
+        form.reset();
+        onCreated(out.token, out.name);
+      },
+      onError: (e) => {
+        const { detail, fields } = problemOf(e);
+        for (const [field, message] of Object.entries(fields)) form.setError(field as "name", { message });
+        form.setError("root", { message: detail });
+      },
+    }),
+  );
+  const errors = form.formState.errors;
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange} title="Create an API key" description="A key of your organization, for API clients. It can only hold capabilities you hold.">
+      <form noValidate className="space-y-4" onSubmit={form.handleSubmit((v) => create.mutate(v))}>
+        <div className="space-y-1.5">
+          <Label htmlFor="key-name">Name</Label>
+          <Input id="key-name" placeholder="CI deploys" aria-invalid={!!errors.name} {...form.register("name")} />
+          <FieldError message={errors.name?.message} />
+        </div>
+        <fieldset className="space-y-2">
+          <legend className="text-sm font-medium">Capabilities</legend>
+          <div className="grid max-h-56 grid-cols-2 gap-x-4 gap-y-1 overflow-auto rounded-md border border-border p-3">
+            {CAPABILITY_GROUPS.flatMap(([group, caps]) =>
+              caps.map((c) => (
+                <label key={c} className="flex items-center gap-2 text-xs">
+                  <input type="checkbox" value={c} {...form.register("capabilities")} />
+                  <span className="font-mono">{c}</span>
+                  <span className="sr-only">({group})</span>
+                </label>
+              )),
+            )}
+          </div>
+          <FieldError message={errors.capabilities?.message} />
+        </fieldset>
+        <div className="space-y-1.5">
+          <Label htmlFor="key-days">Valid for (days)</Label>
+          <Input id="key-days" type="number" className="w-32" aria-invalid={!!errors.days} {...form.register("days", { valueAsNumber: true })} />
+          <FieldError message={errors.days?.message} />
+        </div>
+        <FieldError message={errors.root?.message} />
+        <div className="flex justify-end gap-2">
+          <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={create.isPending}>
+            {create.isPending ? "Creating…" : "Create key"}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function DelegationDetail({ id, onClose, onOpen }: { id: string; onClose(): void; onOpen(id: string): void }) {
+  const trpc = useTRPC();
+  const d = useQuery(trpc.identity.delegations.get.queryOptions({ id }));
+  return (
+    <Dialog open onOpenChange={(o) => !o && onClose()} title={d.data?.name ?? "Delegation"} description={id}>
+      {d.error ? <p role="alert" className="text-sm text-destructive">{problemOf(d.error).detail}</p> : null}
+      {d.data ? (
+        <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-2 text-sm">
+          <dt className="text-muted-foreground">Status</dt>
+          <dd><StatusBadge status={d.data.status} /></dd>
+          <dt className="text-muted-foreground">Allowed by</dt>
+          <dd><Did value={d.data.grantor_did} /></dd>
+          <dt className="text-muted-foreground">Held by</dt>
+          <dd><Did value={d.data.delegate_did} /></dd>
+          <dt className="text-muted-foreground">Capabilities</dt>
+          <dd className="font-mono text-xs">{d.data.capabilities.join(", ")}</dd>
+          <dt className="text-muted-foreground">Derived from</dt>
+          <dd>{d.data.parent_id ? <button className="font-mono text-xs text-primary underline" onClick={() => onOpen(d.data!.parent_id!)}>{d.data.parent_id}</button> : <span className="text-muted-foreground">a root grant of the organization</span>}</dd>
+          <dt className="text-muted-foreground">Derived</dt>
+          <dd>{d.data.derived.length === 0 ? <span className="text-muted-foreground">nothing</span> : <ul className="space-y-1">{d.data.derived.map((c) => <li key={c.id}><button className="font-mono text-xs text-primary underline" onClick={() => onOpen(c.id)}>{c.id}</button> <StatusBadge status={c.status} /></li>)}</ul>}</dd>
+        </dl>
+      ) : null}
+    </Dialog>
+  );
+}

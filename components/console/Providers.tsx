@@ -1,0 +1,46 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { ThemeProvider } from "next-themes";
+import { useState, type ReactNode } from "react";
+import { Toaster } from "sonner";
+import type { AppRouter } from "@/server/trpc/root";
+
+export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+
+/** The problem detail of a failed call, for inline and toast messages. */
+export function problemOf(error: unknown): { detail: string; fields: Record<string, string> } {
+  if (error instanceof TRPCClientError) {
+    const problem = (error.data as { problem?: { detail?: string; errors?: { field: string; message: string }[] } } | undefined)?.problem;
+    const fields = Object.fromEntries((problem?.errors ?? []).map((e) => [e.field, e.message]));
+    return { detail: problem?.detail ?? error.message, fields };
+  }
+  return { detail: error instanceof Error ? error.message : String(error), fields: {} };
+}
+
+export function Providers({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(
+    () =>
+      new QueryClient({
+        defaultOptions: {
+          queries: {
+            staleTime: 5_000,
+            retry: (count, error) => !(error instanceof TRPCClientError && ["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"].includes(error.data?.code)) && count < 2,
+          },
+        },
+      }),
+  );
+  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxItems: 10 })] }));
+  return (
+    <ThemeProvider attribute="class" defaultTheme="system" enableSystem disableTransitionOnChange>
+      <QueryClientProvider client={queryClient}>
+        <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+          {children}
+          <Toaster richColors position="bottom-right" />
+        </TRPCProvider>
+      </QueryClientProvider>
+    </ThemeProvider>
+  );
+}

@@ -1,0 +1,68 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import { useForm } from "react-hook-form";
+import { z } from "zod";
+import { Button } from "@/components/ui/button";
+import { FieldError, Input, Label } from "@/components/ui/primitives";
+import { registerPasskey } from "./passkeyClient";
+import { AuthFrame } from "./SignIn";
+
+const Form = z.object({ displayName: z.string().trim().min(1, "Enter your name").max(100) });
+
+/** Redeems a set-up or invite link: checks it, then registers this device's passkey. */
+export function Register({ token, kind }: { token: string; kind: "setup" | "invite" }) {
+  const router = useRouter();
+  const [link, setLink] = useState<{ role?: string; error?: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const form = useForm<z.infer<typeof Form>>({ resolver: zodResolver(Form), defaultValues: { displayName: "" } });
+  useEffect(() => {
+    void fetch(`/api/passkeys/invite?token=${encodeURIComponent(token)}`)
+      .then(async (r) => ((await r.json()) as { role?: string; detail?: string }))
+      .then((j) => setLink(j.role ? { role: j.role } : { error: j.detail ?? "This link is not valid." }));
+  }, [token]);
+  const title = kind === "setup" ? "Set up svc" : "Join your organization";
+  if (!link) return <AuthFrame title={title} subtitle="Checking your link…">{null}</AuthFrame>;
+  if (link.error)
+    return (
+      <AuthFrame title={title} subtitle="This link cannot be used.">
+        <p role="alert" className="text-sm text-destructive">
+          {link.error}
+        </p>
+      </AuthFrame>
+    );
+  return (
+    <AuthFrame title={title} subtitle={kind === "setup" ? "Register the first administrator's passkey. It stays on this device: svc only ever sees its public key." : `You are invited as ${link.role}. Register a passkey on this device to join.`}>
+      <form
+        noValidate
+        className="space-y-4"
+        onSubmit={form.handleSubmit(async ({ displayName }) => {
+          setError(null);
+          try {
+            await registerPasskey(token, displayName);
+            router.push("/overview");
+            router.refresh();
+          } catch (e) {
+            setError(e instanceof Error ? e.message : String(e));
+          }
+        })}
+      >
+        <div className="space-y-1.5">
+          <Label htmlFor="displayName">Your name</Label>
+          <Input id="displayName" autoComplete="name" aria-invalid={!!form.formState.errors.displayName} {...form.register("displayName")} />
+          <FieldError message={form.formState.errors.displayName?.message} />
+        </div>
+        <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>
+          {form.formState.isSubmitting ? "Waiting for your passkey…" : "Create passkey"}
+        </Button>
+        {error ? (
+          <p role="alert" className="text-sm text-destructive">
+            {error}
+          </p>
+        ) : null}
+      </form>
+    </AuthFrame>
+  );
+}

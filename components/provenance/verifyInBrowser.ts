@@ -1,0 +1,72 @@
+import canonicalize from "canonicalize";
+
+/**
+ * Checks an inclusion proof in the browser with WebCrypto alone: the record's leaf hash from its
+ * RFC 8785 canonical JSON, the RFC 9162 §2.1.3.2 path to the root, and the checkpoint's Ed25519
+ * signature under the ledger's verifier key. Nothing here trusts the server's own verdict.
+ */
+const enc = new TextEncoder();
+const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+const concat = (...parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+};
+const sha256 = async (bytes: Uint8Array) => new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+const node = (l: Uint8Array, r: Uint8Array) => sha256(concat(Uint8Array.of(1), l, r));
+const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+export interface BrowserVerification {
+  leafMatches: boolean;
+  pathLeadsToRoot: boolean;
+  signatureValid: boolean;
+  treeSize: number;
+}
+
+export async function verifyInBrowser(record: Record<string, unknown>, proof: { leaf_index: number; tree_size: number; inclusion_path: string[]; checkpoint: string; verifier_key: string }): Promise<BrowserVerification> {
+  const { leaf_hash, ...rest } = record;
+  const leaf = await sha256(concat(Uint8Array.of(0), enc.encode(canonicalize(rest)!)));
+  const leafMatches = equal(leaf, b64(leaf_hash as string));
+
+  const split = proof.checkpoint.lastIndexOf("\n\n");
+  const text = proof.checkpoint.slice(0, split + 1);
+  const [, sizeLine, rootLine] = text.split("\n");
+  const root = b64(rootLine ?? "");
+  let fn = proof.leaf_index;
+  let sn = proof.tree_size - 1;
+  let r = leaf;
+  let ok = Number(sizeLine) === proof.tree_size && fn < proof.tree_size;
+  for (const p of proof.inclusion_path.map(b64)) {
+    if (sn === 0) {
+      ok = false;
+      break;
+    }
+    if (fn % 2 === 1 || fn === sn) {
+      r = await node(p, r);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else r = await node(r, p);
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  const pathLeadsToRoot = ok && sn === 0 && equal(r, root);
+
+  const m = /^([^+\s]+)\+([0-9a-f]{8})\+([A-Za-z0-9+/=]+)$/.exec(proof.verifier_key.trim());
+  let signatureValid = false;
+  if (m) {
+    const keyBytes = b64(m[3]!).slice(1);
+    const line = proof.checkpoint.slice(split + 2).split("\n").find((l) => l.startsWith(`— ${m[1]} `));
+    if (line) {
+      const blob = b64(line.split(" ")[2]!);
+      const key = await crypto.subtle.importKey("raw", keyBytes as BufferSource, { name: "Ed25519" }, false, ["verify"]);
+      signatureValid = await crypto.subtle.verify({ name: "Ed25519" }, key, blob.slice(4) as BufferSource, enc.encode(text) as BufferSource);
+    }
+  }
+  return { leafMatches, pathLeadsToRoot, signatureValid, treeSize: proof.tree_size };
+}

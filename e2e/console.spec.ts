@@ -1,0 +1,144 @@
+import { execFileSync } from "node:child_process";
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { expect, shot, test } from "./fixtures";
+
+/**
+ * The console as a person uses it: first-run set-up with a passkey (Chromium's virtual WebAuthn
+ * authenticator), an API key created and revoked, both visible in the provenance explorer.
+ */
+function setupLink(): string {
+  const out = execFileSync(process.execPath, ["bin/svc.mjs", "setup-link"], { env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR!, DATABASE_URL: "" } }).toString();
+  const link = /\/setup\?token=\S+/.exec(out)?.[0];
+  if (!link) throw new Error(`no set-up link: ${out}`);
+  return link;
+}
+
+async function virtualAuthenticator(page: Page, userVerified = true) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: userVerified, automaticPresenceSimulation: true },
+  });
+  return { cdp, authenticatorId };
+}
+
+async function axe(page: Page) {
+  const results = await new AxeBuilder({ page }).disableRules(["color-contrast"]).analyze();
+  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`)).toEqual([]);
+}
+
+test.describe.configure({ mode: "serial" });
+
+test("first-run set-up → passkey → API key → call → revoke → refused → both in the provenance explorer; invite an approver; sign out; user verification", async ({ page, request, browser }) => {
+  const { cdp, authenticatorId } = await virtualAuthenticator(page);
+  await page.goto(setupLink());
+  await expect(page.getByRole("heading", { name: "Set up svc" })).toBeVisible();
+  await axe(page);
+  await shot(page, "01-setup");
+  await page.getByLabel("Your name").fill("Ada Admin");
+  await page.getByRole("button", { name: "Create passkey" }).click();
+  await expect(page.getByRole("heading", { name: /Welcome, Ada Admin/ })).toBeVisible({ timeout: 20_000 });
+  await axe(page);
+  await shot(page, "02-overview");
+
+  await page.getByRole("link", { name: "API keys & delegations" }).click();
+  await page.getByRole("button", { name: "Create API key" }).click();
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByText("Name the key so you can recognise it later")).toBeVisible();
+  await expect(page.getByText("Pick at least one capability")).toBeVisible();
+  await shot(page, "03-create-key-invalid");
+  await page.getByLabel("Name").fill("e2e key");
+  await page.getByRole("checkbox", { name: /svc_api:passports:read/ }).check();
+  await page.getByRole("button", { name: "Create key" }).click();
+  const token = (await page.getByTestId("new-token").textContent())!.trim();
+  expect(token.split(".")).toHaveLength(3);
+  await shot(page, "04-key-created");
+  await page.keyboard.press("Escape");
+
+  const auth = { Authorization: `Bearer ${token}` };
+  expect((await request.get("/v1/passports", { headers: auth })).status()).toBe(200);
+
+  const row = page.getByRole("row", { name: /e2e key/ });
+  await row.getByRole("button", { name: "Revoke e2e key" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Revoke" }).click();
+  await expect(row.getByText("revoked")).toBeVisible();
+  await axe(page);
+  await shot(page, "05-key-revoked");
+  const refused = await request.get("/v1/passports", { headers: auth });
+  expect(refused.status()).toBe(401);
+
+  await page.getByRole("link", { name: "Provenance" }).click();
+  await expect(page.getByText("TRPC identity.apiKeys.create").first()).toBeVisible();
+  await expect(page.getByText("TRPC identity.delegations.revoke").first()).toBeVisible();
+  await page.getByLabel("Decision").selectOption("denied");
+  await expect(page.getByRole("cell", { name: "GET /v1/passports" }).first()).toBeVisible();
+  await page.getByLabel("Decision").selectOption("");
+  await axe(page);
+  await shot(page, "06-provenance");
+  // An older record is certainly under a checkpoint: verify its inclusion with WebCrypto.
+  await page.getByRole("cell", { name: "TRPC identity.apiKeys.create" }).first().click();
+  await page.getByRole("button", { name: "Verify inclusion in this browser" }).click();
+  await expect(page.getByTestId("verification").getByLabel("passed")).toHaveCount(3, { timeout: 10_000 });
+  await shot(page, "07-proof-verified");
+  await page.keyboard.press("Escape");
+
+  await page.getByRole("button", { name: "Toggle dark mode" }).click();
+  await shot(page, "08-provenance-dark");
+  for (const path of ["/passports", "/organizations", "/members"]) {
+    await page.goto(path);
+    await expect(page.locator("h1")).toBeVisible();
+    await axe(page);
+    await shot(page, `09-${path.slice(1)}`);
+  }
+
+  // Invite an approver, who registers their own passkey in their own browser.
+  await page.goto("/members");
+  await page.getByLabel("Invite as").selectOption("approver");
+  await page.getByRole("button", { name: "Create invitation link" }).click();
+  const inviteLink = (await page.getByTestId("invite-link").textContent())!.trim();
+  await shot(page, "10-invite");
+  const approverContext = await browser.newContext();
+  const approver = await approverContext.newPage();
+  await virtualAuthenticator(approver);
+  await approver.goto(new URL(inviteLink).pathname + new URL(inviteLink).search);
+  await expect(approver.getByText("You are invited as approver.", { exact: false })).toBeVisible();
+  await approver.getByLabel("Your name").fill("Ann Approver");
+  await approver.getByRole("button", { name: "Create passkey" }).click();
+  await expect(approver.getByRole("heading", { name: /Welcome, Ann Approver/ })).toBeVisible({ timeout: 20_000 });
+  await expect(approver.getByRole("link", { name: "Members" })).toHaveCount(0);
+  await approver.goto("/members");
+  await expect(approver.getByRole("heading", { name: "Administrators only" })).toBeVisible();
+  await shot(approver, "11-approver-refused");
+  // Calling an admin procedure directly is refused by the gate (and recorded).
+  const direct = await approver.request.post("/api/trpc/members.invite", { data: { role: "admin", hours: 1 } });
+  expect(direct.status()).toBe(403);
+  // The invitation is spent.
+  await approver.goto(new URL(inviteLink).pathname + new URL(inviteLink).search);
+  await expect(approver.getByText(/already been used/)).toBeVisible();
+  await approverContext.close();
+
+  // Signing out ends the session at once.
+  await page.goto("/overview");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/sign-in/);
+  await page.goto("/overview");
+  await expect(page).toHaveURL(/sign-in/);
+  // A sign-in whose user verification fails is refused.
+  await cdp.send("WebAuthn.setUserVerified", { authenticatorId, isUserVerified: false });
+  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+  await expect(page.locator("p[role=alert]")).toContainText(/verify you|could not be verified/);
+  await axe(page);
+  await shot(page, "12-sign-in-refused");
+  await cdp.send("WebAuthn.setUserVerified", { authenticatorId, isUserVerified: true });
+  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+  await expect(page.getByRole("heading", { name: /Welcome, Ada Admin/ })).toBeVisible({ timeout: 20_000 });
+});
+
+test("an unknown set-up link is refused with a clear message", async ({ page }) => {
+  await page.goto(`/setup?token=${"x".repeat(43)}`);
+  await expect(page.getByText("This link is not valid.")).toBeVisible();
+  await page.goto("/overview");
+  await expect(page).toHaveURL(/sign-in/);
+});

@@ -1,0 +1,33 @@
+import { ListQuery } from "../http/cursor";
+import { ledgerIdentity } from "../ledger/origin";
+import { inclusionProof, latestCheckpoint } from "../ledger/proofs";
+import { orgProcedure, router } from "../trpc/init";
+import { deploymentCompliance } from "../compliance/deploymentCompliance";
+import { getProvenanceRecord, listProvenance } from "./records";
+import * as s from "./schemas";
+
+const read = (resourceType: string, capability = "svc_api:provenance:read") => orgProcedure.meta({ capability, resourceType });
+
+/** The console's provenance explorer: the same services as /v1/provenance. */
+export const provenanceRouter = router({
+  list: read("provenance_record")
+    .input(ListQuery.extend(s.ProvenanceListQuery.shape))
+    .query(({ ctx, input }) => listProvenance(ctx.scope.db, ctx.scope.principal, input, ctx.scope.secret)),
+  get: read("provenance_record")
+    .input(s.RecordIdParams)
+    .query(({ ctx, input }) => {
+      ctx.scope.setResource(input.id);
+      return getProvenanceRecord(ctx.scope.db, ctx.scope.principal, input.id);
+    }),
+  proof: read("provenance_record")
+    .input(s.RecordIdParams)
+    .query(async ({ ctx, input }) => {
+      ctx.scope.setResource(input.id);
+      return { ...(await inclusionProof(ctx.scope.database, ctx.scope.principal, input.id)), verifier_key: (await ledgerIdentity(ctx.scope.database)).verifierKey };
+    }),
+  status: read("compliance_report", "svc_api:compliance:read").query(async ({ ctx }) => {
+    const report = await deploymentCompliance(ctx.scope.database, ctx.scope.principal.orgDid);
+    const checkpoint = await latestCheckpoint(ctx.scope.database);
+    return { ledger: report.compliance.ledger, ledger_sync_status: report.compliance.ledger_sync_status, passport_count: report.compliance.passport_count, checkpoint_size: checkpoint?.treeSize ?? 0 };
+  }),
+});
