@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { database } from "@/server/db/client";
+import { authenticationOptions, completeRegistration, registrationOptions, verifyAssertion } from "@/server/members/passkeys";
+import { createInvite } from "@/server/members/sessions";
+import { rootOrgDid } from "@/server/setup/bootstrap";
+import { softAuthenticator } from "./softAuthenticator";
+
+/** The console's passkey ceremonies against a software authenticator, including every refusal. */
+async function invite(role: "admin" | "approver" | "viewer" = "viewer", hours = 1) {
+  const db = await database();
+  const link = await db.writeTx(async (tx) => createInvite(tx, (await rootOrgDid(db))!, role, null, "invite", hours));
+  return new URL(link.link).searchParams.get("token")!;
+}
+
+async function registered(role: "admin" | "approver" | "viewer" = "viewer") {
+  const db = await database();
+  const device = softAuthenticator();
+  const token = await invite(role);
+  const { challengeId, options } = await registrationOptions(db, token, "Test Person");
+  const person = await completeRegistration(db, challengeId, device.register(options.challenge) as never);
+  return { device, person, token };
+}
+
+const signIn = async (device: ReturnType<typeof softAuthenticator>, opts: Parameters<ReturnType<typeof softAuthenticator>["assert"]>[1] = {}) => {
+  const db = await database();
+  const { challengeId, options } = await authenticationOptions(db);
+  const response = device.assert(options.challenge, opts);
+  return { challengeId, response, result: verifyAssertion(db, challengeId, response as never) };
+};
+
+describe("passkey registration", () => {
+  it("creates a human passport (the did:key of the credential), a member with the invite's role, and spends the invite", async () => {
+    const { person, token } = await registered("approver");
+    expect(person.did).toMatch(/^did:key:zDn/);
+    expect(person.role).toBe("approver");
+    const db = await database();
+    expect(await db.read.passport.findUnique({ where: { did: person.did } })).toMatchObject({ type: "human", name: "Test Person" });
+    await expect(registrationOptions(db, token, "Again")).rejects.toMatchObject({ status: 410, code: "invite_used" });
+  });
+
+  it("refuses an expired link, an unknown link, a wrong origin and a registration without user verification", async () => {
+    const db = await database();
+    await expect(registrationOptions(db, await invite("viewer", -1), "Late")).rejects.toMatchObject({ status: 410, code: "invite_expired" });
+    await expect(registrationOptions(db, "x".repeat(43), "Nobody")).rejects.toMatchObject({ status: 404 });
+    for (const opts of [{ origin: "https://evil.example" }, { uv: false }]) {
+      const { challengeId, options } = await registrationOptions(db, await invite(), "X");
+      await expect(completeRegistration(db, challengeId, softAuthenticator().register(options.challenge, opts) as never)).rejects.toMatchObject({ status: 400 });
+    }
+  });
+});
+
+describe("passkey sign-in", () => {
+  it("verifies an assertion and returns the member", async () => {
+    const { device, person } = await registered();
+    const { result } = await signIn(device);
+    expect(await result).toMatchObject({ passportDid: person.did, status: "active" });
+  });
+
+  it("refuses a replayed assertion: challenges are single-use", async () => {
+    const { device } = await registered();
+    const { challengeId, response, result } = await signIn(device);
+    await result;
+    await expect(verifyAssertion(await database(), challengeId, response as never)).rejects.toMatchObject({ code: "challenge_reused" });
+    // The same signed response against a fresh challenge does not verify either.
+    const { challengeId: fresh } = await authenticationOptions(await database());
+    await expect(verifyAssertion(await database(), fresh, response as never)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("refuses a wrong origin, a missing user verification and a counter that does not move forward", async () => {
+    const { device } = await registered();
+    await expect((await signIn(device, { origin: "https://evil.example" })).result).rejects.toMatchObject({ status: 401 });
+    await expect((await signIn(device, { uv: false })).result).rejects.toMatchObject({ status: 401 });
+    await (await signIn(device, { counter: 5 })).result;
+    await expect((await signIn(device, { counter: 5 })).result).rejects.toMatchObject({ status: 401, message: expect.stringMatching(/counter/i) });
+  });
+
+  it("refuses an unknown credential and a revoked member", async () => {
+    await expect((await signIn(softAuthenticator())).result).rejects.toMatchObject({ status: 401 });
+    const { device, person } = await registered();
+    const db = await database();
+    await db.writeTx((tx) => tx.member.update({ where: { passportDid: person.did }, data: { status: "revoked" } }));
+    await expect((await signIn(device)).result).rejects.toMatchObject({ code: "member_revoked" });
+  });
+});
