@@ -95,11 +95,11 @@ function checkResponse(op: Operation, out: unknown): unknown {
   return out;
 }
 
-/** Reads a JSON body: 413 over the limit, 415 unless JSON, 400 if malformed; undefined when empty. */
-async function readJson(request: Request, limit: number): Promise<unknown> {
+/** Reads a body of at most `limit` bytes (413 beyond, declared or streamed). */
+export async function readLimited(request: Request, limit: number): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (!request.body) return undefined;
+  if (!request.body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body.getReader();
@@ -113,12 +113,18 @@ async function readJson(request: Request, limit: number): Promise<unknown> {
     }
     chunks.push(value);
   }
-  if (size === 0) return undefined;
+  return Buffer.concat(chunks);
+}
+
+/** Reads a JSON body: 413 over the limit, 415 unless JSON, 400 if malformed; undefined when empty. */
+async function readJson(request: Request, limit: number): Promise<unknown> {
+  const bytes = await readLimited(request, limit);
+  if (bytes.length === 0) return undefined;
   const type = request.headers.get("content-type") ?? "";
   if (!JSON_TYPE.test(type)) {
     throw new DomainError(415, "unsupported_media_type", "Unsupported media type", `Send the body as application/json (got ${type ? JSON.stringify(type) : "no Content-Type"}).`);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  const text = bytes.toString("utf8");
   try {
     return JSON.parse(text);
   } catch (e) {

@@ -1,14 +1,28 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { getServerSession } from "next-auth";
 import { database } from "@/server/db/client";
-import { CLIENT_ADDRESS_HEADER } from "@/server/http/gate";
+import { config } from "@/server/config";
+import { CLIENT_ADDRESS_HEADER, readLimited } from "@/server/http/gate";
+import { problemResponse, toProblem } from "@/server/http/problem";
+import { newId } from "@/server/ids";
 import { authenticateSession } from "@/server/identity/authenticate";
 import { authOptions } from "@/server/members/nextAuth";
 import { contextFromHeaders } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 
 /** The console's tRPC endpoint: a signed-in person's session, or a bearer token, is the caller. */
-const handler = async (req: Request) => {
+const handler = async (original: Request) => {
+  // The same body limit as /v1, enforced before tRPC reads (and batches) anything.
+  let req = original;
+  if (original.method === "POST") {
+    try {
+      const body = await readLimited(original, config().maxBodyBytes);
+      req = new Request(original.url, { method: "POST", headers: original.headers, body: Uint8Array.from(body) });
+    } catch (e) {
+      const { problem, headers } = toProblem(e, new URL(original.url).pathname, newId("req"));
+      return problemResponse(problem, headers);
+    }
+  }
   const session = await getServerSession(authOptions);
   const delegationId = (session?.user as { delegationId?: string } | undefined)?.delegationId;
   return fetchRequestHandler({
