@@ -16,7 +16,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import type { inferRouterOutputs } from "@trpc/server";
 import { PageHeader } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
-import { problemOf, useTRPC } from "./Providers";
+import { applyProblem, problemOf, useTRPC } from "./Providers";
 
 type Delegation = inferRouterOutputs<AppRouter>["identity"]["delegations"]["list"]["data"][number];
 
@@ -159,11 +159,7 @@ function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onO
         form.reset();
         onCreated(out.token, out.name);
       },
-      onError: (e) => {
-        const { detail, fields } = problemOf(e);
-        for (const [field, message] of Object.entries(fields)) form.setError(field as "name", { message });
-        form.setError("root", { message: detail });
-      },
+      onError: (e) => applyProblem(form, e),
     }),
   );
   const errors = form.formState.errors;

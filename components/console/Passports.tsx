@@ -16,7 +16,7 @@ import { Badge, FieldError, Input, Label, NativeSelect } from "@/components/ui/p
 import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "./ConsoleShell";
 import { ago, Did } from "./format";
-import { problemOf, useTRPC } from "./Providers";
+import { applyProblem, problemOf, useTRPC } from "./Providers";
 
 type Passport = inferRouterOutputs<AppRouter>["identity"]["passports"]["list"]["data"][number];
 
@@ -72,11 +72,7 @@ function RegisterDialog({ open, onOpenChange, onDone }: { open: boolean; onOpenC
         onOpenChange(false);
         onDone();
       },
-      onError: (e) => {
-        const { detail, fields } = problemOf(e);
-        for (const [field, message] of Object.entries(fields)) form.setError(field as "name", { message });
-        form.setError("root", { message: detail });
-      },
+      onError: (e) => applyProblem(form, e),
     }),
   );
   const errors = form.formState.errors;

@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { ThemeProvider } from "next-themes";
 import { useState, type ReactNode } from "react";
+import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
 import { Toaster } from "sonner";
 import type { AppRouter } from "@/server/trpc/root";
 
@@ -18,6 +19,13 @@ export function problemOf(error: unknown): { detail: string; fields: Record<stri
     return { detail: problem?.detail ?? error.message, fields };
   }
   return { detail: error instanceof Error ? error.message : String(error), fields: {} };
+}
+
+/** Shows a failed call's field errors beside their fields and its detail under the form. */
+export function applyProblem<T extends FieldValues>(form: UseFormReturn<T>, error: unknown): void {
+  const { detail, fields } = problemOf(error);
+  for (const [field, message] of Object.entries(fields)) form.setError(field as Path<T>, { message });
+  form.setError("root", { message: detail });
 }
 
 export function Providers({ children }: { children: ReactNode }) {

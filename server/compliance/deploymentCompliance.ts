@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { rootOrgDidOf } from "../setup/rootOrg";
 import canonicalize from "canonicalize";
 import type { z } from "zod";
 import type { Database } from "../db/client";
@@ -31,7 +32,7 @@ export function signCompliance(report: Record<string, unknown>, key: Buffer): st
  */
 export async function deploymentCompliance(db: Database, orgDid: string): Promise<z.input<typeof DeploymentComplianceResponse>> {
   const one = async (sql: string, params: unknown[] = []) => Number(Object.values((await db.raw.query<Record<string, unknown>>(sql, params))[0] ?? { n: 0 })[0] ?? 0);
-  const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+  const root = { value: await rootOrgDidOf(db) };
   // The operator (root organization) sees the deployment's counts; a tenant sees its own.
   const scope = root?.value === orgDid ? "" : ` AND "org_did" = $1`;
   const params = scope ? [orgDid] : [];

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { rootOrgDidOf } from "../setup/rootOrg";
 import type { Database } from "../db/client";
 import { latestCheckpoint } from "../ledger/proofs";
 import type { WalledGardenStatus } from "./schemas";
@@ -13,7 +14,7 @@ const maxAge = () => Number(process.env.SVC_WITNESS_MAX_AGE_SECONDS || 3600);
  * the actual situation: which witnesses exist, which cosigned what and when.
  */
 export async function walledGardenStatus(db: Database, orgDid: string): Promise<z.input<typeof WalledGardenStatus>> {
-  const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+  const root = { value: await rootOrgDidOf(db) };
   // Witness addresses are the operator's infrastructure: tenants see names and cosignatures only.
   const showUrls = root?.value === orgDid;
   const witnesses = await latestCosignatures(db);

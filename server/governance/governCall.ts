@@ -7,6 +7,7 @@ import { coveredBy } from "../identity/capabilities";
 import { keyRing } from "../keys/signingKeys";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
 import { requestHash, type ProvenanceEntry } from "../provenance/record";
+import { rootOrgDidOf } from "../setup/rootOrg";
 
 /**
  * The governance gate, independent of transport: authenticate → rate limit → authorize
@@ -195,7 +196,5 @@ export async function governCall<T>(
 // Calls refused before authentication belong to the root organization: its administrators see them.
 let rootOrgDidCache: string | undefined;
 async function loadRootOrgDid(db: Database): Promise<void> {
-  if (rootOrgDidCache) return;
-  const [row] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
-  rootOrgDidCache = row?.value;
+  rootOrgDidCache ??= await rootOrgDidOf(db);
 }

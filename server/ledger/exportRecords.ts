@@ -1,4 +1,5 @@
 import type { Database } from "../db/client";
+import { rootOrgDidOf } from "../setup/rootOrg";
 import { ValidationFailed } from "../errors";
 import type { Principal } from "../identity/authenticate";
 import type { ProvenanceRecord } from "../provenance/record";
@@ -24,7 +25,7 @@ export async function exportRecords(db: Database, principal: Principal, from: nu
   const end = to ?? (await latestCheckpoint(db))?.treeSize ?? Number(count);
   if (end > Number(count)) throw ValidationFailed([{ field: "to", code: "OUT_OF_RANGE", message: `to must be at most ${count}, the number of records.` }]);
   if (from >= end) throw ValidationFailed([{ field: "from", code: "OUT_OF_RANGE", message: `from must be less than to (${end}).` }]);
-  const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+  const root = { value: await rootOrgDidOf(db) };
   const seesAll = root?.value === principal.orgDid;
   let next = from;
   const encoder = new TextEncoder();

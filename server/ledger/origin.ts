@@ -1,4 +1,5 @@
 import type { Database } from "../db/client";
+import { rootOrgDidOf } from "../setup/rootOrg";
 import { keyRing } from "../keys/signingKeys";
 import { verifierKey } from "./note";
 
@@ -22,7 +23,7 @@ export async function ledgerIdentity(db: Database): Promise<LedgerIdentity> {
   const [row] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = $1`, [ORIGIN_KEY]);
   let origin = row?.value;
   if (!origin) {
-    const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+    const root = { value: await rootOrgDidOf(db) };
     origin = process.env.SVC_LEDGER_ORIGIN || `svc.ledger/${(root?.value ?? "unknown").replace(/^did:svc:/, "")}`;
     await db.writeLock(() =>
       db.raw.execute(

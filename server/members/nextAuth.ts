@@ -1,4 +1,5 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
+import { rootOrgDidOf } from "../setup/rootOrg";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsModule from "next-auth/providers/credentials";
 import { database } from "../db/client";
@@ -46,7 +47,7 @@ export const authOptions: NextAuthOptions = {
           const user: ConsoleUser = { id: member.passportDid, name: member.displayName, role: member.role, orgDid: member.orgDid, delegationId: session.delegationId };
           return user;
         } catch (e) {
-          const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+          const root = { value: await rootOrgDidOf(db) };
           await recordConsoleEvent(db, "CONSOLE passkeys.sign-in", root?.value ?? "unknown", null, null, e instanceof DomainError ? e.status : 500, "denied");
           throw new Error(e instanceof DomainError ? e.message : "Sign-in failed.");
         }

@@ -1,4 +1,5 @@
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
+import { rootOrgDidOf } from "../setup/rootOrg";
 import { z } from "zod";
 import { config } from "../config";
 import { database } from "../db/client";
@@ -23,7 +24,7 @@ async function handle(request: Request, operation: string, run: (body: unknown) 
   const requestId = newId("req");
   const path = new URL(request.url).pathname;
   const db = await database();
-  const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+  const root = { value: await rootOrgDidOf(db) };
   try {
     const rl = takeToken(`addr:${request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown"}:${operation}`, config().rateLimitAnonymousPerMinute);
     if (!rl.allowed) throw new DomainError(429, "rate_limited", "Too many requests", "Too many attempts; wait a minute.");
