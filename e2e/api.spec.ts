@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, mintApiKey, shot, test } from "./fixtures";
 
 test.describe("the production server", () => {
@@ -49,5 +50,7 @@ test.describe("the production server", () => {
     await page.goto("/docs/errors#unauthenticated");
     await expect(page.getByRole("heading", { name: /401 · Authentication required/ })).toBeVisible();
     await shot(page, "error-types");
+    const results = await new AxeBuilder({ page }).analyze();
+    expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
   });
 });

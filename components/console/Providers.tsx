@@ -46,7 +46,7 @@ export function Providers({ children }: { children: ReactNode }) {
       <QueryClientProvider client={queryClient}>
         <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
           {children}
-          <Toaster richColors position="bottom-right" />
+          <Toaster position="bottom-right" closeButton />
         </TRPCProvider>
       </QueryClientProvider>
     </ThemeProvider>

@@ -82,3 +82,28 @@ describe("passkey sign-in", () => {
     await expect((await signIn(device)).result).rejects.toMatchObject({ code: "member_revoked" });
   });
 });
+
+describe("console sessions", () => {
+  it("are delegations: revoking the member ends their session at once, and roles are enforced by the tiers", async () => {
+    const { createCaller } = await import("@/server/trpc/root");
+    const { authenticateSession } = await import("@/server/identity/authenticate");
+    const { startConsoleSession } = await import("@/server/members/sessions");
+    const { newId } = await import("@/server/ids");
+    const db = await database();
+    const admin = await registered("admin");
+    const viewer = await registered("viewer");
+    const session = async (did: string) => {
+      const member = (await db.read.member.findUnique({ where: { passportDid: did } }))!;
+      const { delegationId } = await startConsoleSession(db, member);
+      return createCaller({ authorization: null, clientAddress: "127.0.0.1", requestId: newId("req"), authenticate: () => authenticateSession(db, delegationId) });
+    };
+    const asAdmin = await session(admin.person.did);
+    const asViewer = await session(viewer.person.did);
+    expect(await asViewer.members.me()).toMatchObject({ role: "viewer", did: viewer.person.did });
+    await expect(asViewer.members.invite({ role: "admin", hours: 1 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(asViewer.identity.passports.register({ type: "agent", name: "x", public_key: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await asAdmin.members.revoke({ did: viewer.person.did });
+    await expect(asViewer.members.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    expect(await asAdmin.members.me()).toMatchObject({ role: "admin" });
+  });
+});
