@@ -93,6 +93,25 @@ test("first-run set-up → passkey → API key → call → revoke → refused �
     await shot(page, `09-${path.slice(1)}`);
   }
 
+  // Register an organization passport, then create the tenant: keyboard only.
+  await page.goto("/passports");
+  await page.getByRole("button", { name: "Register passport" }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByLabel("Type").selectOption("organization");
+  await page.getByLabel("Name").fill("Acme Corp");
+  await page.getByLabel("Public key").fill("did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("cell", { name: "Acme Corp" })).toBeVisible();
+  await page.goto("/organizations");
+  await page.getByRole("button", { name: "Create organization" }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByLabel("Organization passport").selectOption("did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp");
+  await page.getByLabel("Name").fill("Acme tenant");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("cell", { name: "Acme tenant" })).toBeVisible();
+  await axe(page);
+  await shot(page, "09b-organization-created");
+
   // Invite an approver, who registers their own passkey in their own browser.
   await page.goto("/members");
   await page.getByLabel("Invite as").selectOption("approver");

@@ -1,20 +1,37 @@
 "use client";
 
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
+import { Plus } from "lucide-react";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { toast } from "sonner";
+import { z } from "zod";
+import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
-import { Badge } from "@/components/ui/primitives";
+import { Dialog } from "@/components/ui/dialog";
+import { Badge, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "./ConsoleShell";
 import { ago, Did } from "./format";
-import { problemOf, useTRPC } from "./Providers";
+import { applyProblem, problemOf, useTRPC } from "./Providers";
 
 type Org = inferRouterOutputs<AppRouter>["controlPlane"]["orgs"]["list"]["data"][number];
+
+const CreateOrgForm = z.object({
+  org_did: z.string().min(8, "Pick the organization's passport"),
+  name: z.string().trim().min(1, "Name the organization").max(200),
+  deployment_mode: z.enum(["cloud", "self_hosted", "hybrid"]),
+  autonomy_profile: z.enum(["", "paranoid", "balanced", "aggressive"]),
+});
 
 /** Organizations: this one and the tenants it created (POST /v1/cp/orgs). */
 export function Organizations() {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
   const list = useInfiniteQuery(trpc.controlPlane.orgs.list.infiniteQueryOptions({ limit: 20 }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }));
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const columns: ColumnDef<Org, unknown>[] = [
@@ -27,8 +44,83 @@ export function Organizations() {
   ];
   return (
     <>
-      <PageHeader title="Organizations" description="Your organization and the tenants it created." />
+      <PageHeader
+        title="Organizations"
+        description="Your organization and the tenants it created. A tenant is backed by an organization passport."
+        actions={
+          <Button onClick={() => setOpen(true)}>
+            <Plus className="h-4 w-4" aria-hidden /> Create organization
+          </Button>
+        }
+      />
       <DataTable caption="Organizations" columns={columns} data={rows} loading={list.isFetching} error={list.error ? problemOf(list.error).detail : null} empty="No organizations." hasMore={list.hasNextPage} onMore={() => void list.fetchNextPage()} />
+      <CreateOrgDialog open={open} onOpenChange={setOpen} onDone={() => void queryClient.invalidateQueries({ queryKey: trpc.controlPlane.orgs.list.pathKey() })} />
     </>
+  );
+}
+
+function CreateOrgDialog({ open, onOpenChange, onDone }: { open: boolean; onOpenChange(o: boolean): void; onDone(): void }) {
+  const trpc = useTRPC();
+  const passports = useQuery(trpc.identity.passports.list.queryOptions({ limit: 100, type: "organization" }, { enabled: open }));
+  const form = useForm<z.infer<typeof CreateOrgForm>>({ resolver: zodResolver(CreateOrgForm), defaultValues: { org_did: "", name: "", deployment_mode: "cloud", autonomy_profile: "" } });
+  const create = useMutation(
+    trpc.controlPlane.orgs.create.mutationOptions({
+      onSuccess: (org) => {
+        toast.success(`Organization ${org.name} created`);
+        form.reset();
+        onOpenChange(false);
+        onDone();
+      },
+      onError: (e) => applyProblem(form, e),
+    }),
+  );
+  const errors = form.formState.errors;
+  const options = passports.data?.data ?? [];
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange} title="Create an organization" description="Register its organization passport first (Passports → Register passport, type Organization).">
+      <form noValidate className="space-y-4" onSubmit={form.handleSubmit((v) => create.mutate({ org_did: v.org_did, name: v.name, deployment_mode: v.deployment_mode, ...(v.autonomy_profile ? { autonomy_profile: v.autonomy_profile } : {}) }))}>
+        <div className="space-y-1.5">
+          <Label htmlFor="o-passport">Organization passport</Label>
+          <NativeSelect id="o-passport" aria-invalid={!!errors.org_did} {...form.register("org_did")}>
+            <option value="">{options.length ? "Choose…" : "No organization passports yet"}</option>
+            {options.map((p) => (
+              <option key={p.did} value={p.did}>
+                {p.name} ({p.did.slice(0, 20)}…)
+              </option>
+            ))}
+          </NativeSelect>
+          <FieldError message={errors.org_did?.message} />
+        </div>
+        <div className="space-y-1.5">
+          <Label htmlFor="o-name">Name</Label>
+          <Input id="o-name" aria-invalid={!!errors.name} {...form.register("name")} />
+          <FieldError message={errors.name?.message} />
+        </div>
+        <div className="grid grid-cols-2 gap-3">
+          <div className="space-y-1.5">
+            <Label htmlFor="o-mode">Deployment</Label>
+            <NativeSelect id="o-mode" {...form.register("deployment_mode")}>
+              <option value="cloud">Cloud</option>
+              <option value="self_hosted">Self-hosted</option>
+              <option value="hybrid">Hybrid</option>
+            </NativeSelect>
+          </div>
+          <div className="space-y-1.5">
+            <Label htmlFor="o-autonomy">Autonomy profile</Label>
+            <NativeSelect id="o-autonomy" {...form.register("autonomy_profile")}>
+              <option value="">Not set</option>
+              <option value="paranoid">Paranoid</option>
+              <option value="balanced">Balanced</option>
+              <option value="aggressive">Aggressive</option>
+            </NativeSelect>
+          </div>
+        </div>
+        <FieldError message={errors.root?.message} />
+        <div className="flex justify-end gap-2">
+          <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>Cancel</Button>
+          <Button type="submit" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create"}</Button>
+        </div>
+      </form>
+    </Dialog>
   );
 }

@@ -3,7 +3,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
-import { ThemeProvider } from "next-themes";
+import { ThemeProvider, useTheme } from "next-themes";
 import { useState, type ReactNode } from "react";
 import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
 import { Toaster } from "sonner";
@@ -28,6 +28,11 @@ export function applyProblem<T extends FieldValues>(form: UseFormReturn<T>, erro
   form.setError("root", { message: detail });
 }
 
+function ThemedToaster() {
+  const { resolvedTheme } = useTheme();
+  return <Toaster position="bottom-right" closeButton theme={resolvedTheme === "dark" ? "dark" : "light"} />;
+}
+
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
     () =>
@@ -46,7 +51,7 @@ export function Providers({ children }: { children: ReactNode }) {
       <QueryClientProvider client={queryClient}>
         <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
           {children}
-          <Toaster position="bottom-right" closeButton />
+          <ThemedToaster />
         </TRPCProvider>
       </QueryClientProvider>
     </ThemeProvider>
