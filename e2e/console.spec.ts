@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, shot, test } from "./fixtures";
@@ -99,13 +100,13 @@ test("first-run set-up → passkey → API key → call → revoke → refused �
   await page.keyboard.press("Enter");
   await page.getByLabel("Type").selectOption("organization");
   await page.getByLabel("Name").fill("Acme Corp");
-  await page.getByLabel("Public key").fill("did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp");
+  await page.getByLabel("Public key").fill(JSON.stringify(generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" })));
   await page.keyboard.press("Enter");
   await expect(page.getByRole("cell", { name: "Acme Corp" })).toBeVisible();
   await page.goto("/organizations");
   await page.getByRole("button", { name: "Create organization" }).focus();
   await page.keyboard.press("Enter");
-  await page.getByLabel("Organization passport").selectOption("did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp");
+  await page.getByLabel("Organization passport").selectOption({ index: 1 });
   await page.getByLabel("Name").fill("Acme tenant");
   await page.keyboard.press("Enter");
   await expect(page.getByRole("cell", { name: "Acme tenant" })).toBeVisible();

@@ -102,6 +102,13 @@ function RecordDetail({ record, onClose }: { record: ProvenanceRecord; onClose()
           <Check ok={result.leafMatches} label="The record's content hashes to its leaf hash (RFC 8785, SHA-256)" />
           <Check ok={result.pathLeadsToRoot} label={`The inclusion path leads to the root of the tree of ${result.treeSize} records (RFC 9162)`} />
           <Check ok={result.signatureValid} label="The checkpoint carries a valid Ed25519 signature of the ledger's key" />
+          <li className="pl-6 text-xs text-muted-foreground" data-testid="key-pin">
+            {result.keyPinned === "changed"
+              ? `Warning: the ledger's key (${result.keyFingerprint}) differs from the one this browser saw before. Compare it with GET /v1/provenance/verifier-key from a source you trust.`
+              : result.keyPinned === "first-use"
+                ? `Key ${result.keyFingerprint} remembered by this browser (trust on first use); compare it with the operator's published verifier key.`
+                : `Key ${result.keyFingerprint} is the one this browser pinned earlier.`}
+          </li>
         </ul>
       ) : null}
     </Dialog>

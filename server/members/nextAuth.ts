@@ -2,6 +2,7 @@ import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsModule from "next-auth/providers/credentials";
+import { z } from "zod";
 import { database } from "../db/client";
 import { DomainError } from "../errors";
 import { verifyAssertion } from "./passkeys";
@@ -15,6 +16,16 @@ import { endConsoleSession, recordConsoleEvent, startConsoleSession } from "./se
  */
 // next-auth 4 is CommonJS: under Node's ESM loader the default export arrives wrapped.
 const CredentialsProvider = (CredentialsModule as unknown as { default?: typeof CredentialsModule }).default ?? CredentialsModule;
+
+/** The shape of a WebAuthn assertion, checked before its challenge is spent. */
+const AssertionShape = z.object({
+  id: z.string().min(1).max(1024),
+  rawId: z.string().min(1).max(1024),
+  type: z.literal("public-key"),
+  response: z.object({ clientDataJSON: z.string().max(8192), authenticatorData: z.string().max(8192), signature: z.string().max(1024), userHandle: z.string().max(1024).optional().nullable() }).passthrough(),
+  clientExtensionResults: z.record(z.string(), z.unknown()).optional(),
+  authenticatorAttachment: z.string().optional().nullable(),
+}).passthrough();
 
 export interface ConsoleUser {
   id: string;
@@ -37,8 +48,9 @@ export const authOptions: NextAuthOptions = {
         const db = await database();
         let response: AuthenticationResponseJSON;
         try {
-          response = JSON.parse(credentials?.response ?? "") as AuthenticationResponseJSON;
+          response = AssertionShape.parse(JSON.parse(credentials?.response ?? "")) as unknown as AuthenticationResponseJSON;
         } catch {
+          await recordConsoleEvent(db, "CONSOLE passkeys.sign-in", (await rootOrgDidOf(db)) ?? "unknown", null, null, 400, "denied");
           throw new Error("The passkey response is malformed.");
         }
         try {

@@ -9,7 +9,8 @@ import {
 } from "@simplewebauthn/server";
 import { decodeCredentialPublicKey } from "@simplewebauthn/server/helpers";
 import { config } from "../config";
-import type { Database } from "../db/client";
+import type { Database, Db } from "../db/client";
+import type { Invite } from "../db/generated/sqlite/client";
 import { DomainError } from "../errors";
 import { didKeyFromJwk, normalizePublicJwk } from "../identity/didKey";
 import { ATTESTATION_FORMATS_ACCEPTED } from "../identity/webauthnPolicy";
@@ -39,9 +40,24 @@ export const tokenHash = (token: string) => createHash("sha256").update(token).d
 export async function redeemableInvite(db: Database, token: string) {
   const invite = await db.read.invite.findUnique({ where: { tokenHash: tokenHash(token) } });
   if (!invite) throw refused("This link is not valid.", 404, "invite_invalid");
+  await assertRedeemable(db.read, invite);
+  return invite;
+}
+
+/**
+ * A link works once, before it expires, while whoever made it is still an active administrator,
+ * and (for the set-up link) only while the organization has no administrator yet.
+ */
+async function assertRedeemable(db: Db, invite: Invite): Promise<void> {
   if (invite.usedAt) throw refused("This link has already been used. Ask an administrator for a new one.", 410, "invite_used");
   if (invite.expiresAt.getTime() <= Date.now()) throw refused("This link has expired. Ask an administrator for a new one.", 410, "invite_expired");
-  return invite;
+  if (invite.kind === "setup") {
+    const admins = await db.member.count({ where: { orgDid: invite.orgDid, role: "admin", status: "active" } });
+    if (admins > 0) throw refused("Set-up is already done: ask an administrator for an invitation.", 410, "invite_used");
+  } else if (invite.createdBy) {
+    const creator = await db.member.findUnique({ where: { passportDid: invite.createdBy } });
+    if (!creator || creator.status !== "active" || creator.role !== "admin") throw refused("Whoever made this link no longer has access. Ask an administrator for a new one.", 410, "invite_expired");
+  }
 }
 
 async function storeChallenge(db: Database, challenge: string, purpose: "register" | "authenticate", subject?: unknown) {
@@ -57,7 +73,9 @@ async function takeChallenge(db: Database, id: string, purpose: "register" | "au
     if (!row || row.purpose !== purpose) throw refused("Unknown challenge: start again.");
     if (row.usedAt) throw refused("This challenge was already used: a response can only be used once.", 400, "challenge_reused");
     if (row.expiresAt.getTime() <= Date.now()) throw refused("The challenge expired: start again.", 400, "challenge_expired");
-    await tx.webAuthnChallenge.update({ where: { id }, data: { usedAt: new Date() } });
+    // Conditional, so that two concurrent uses cannot both take it (PostgreSQL runs READ COMMITTED).
+    const taken = await tx.webAuthnChallenge.updateMany({ where: { id, usedAt: null }, data: { usedAt: new Date() } });
+    if (taken.count !== 1) throw refused("This challenge was already used: a response can only be used once.", 400, "challenge_reused");
     return row;
   });
 }
@@ -109,8 +127,14 @@ export async function completeRegistration(db: Database, challengeId: string, re
   const did = didKeyFromJwk(jwk);
   return db.writeTx(async (tx) => {
     const invite = await tx.invite.findUnique({ where: { id: subject.inviteId } });
-    if (!invite || invite.usedAt || invite.expiresAt.getTime() <= Date.now()) throw refused("The link was used or expired meanwhile.", 410, "invite_used");
-    await tx.invite.update({ where: { id: invite.id }, data: { usedAt: new Date(), usedBy: did } });
+    if (!invite) throw refused("The link was used or expired meanwhile.", 410, "invite_used");
+    await assertRedeemable(tx, invite);
+    const spent = await tx.invite.updateMany({ where: { id: invite.id, usedAt: null }, data: { usedAt: new Date(), usedBy: did } });
+    if (spent.count !== 1) throw refused("This link has already been used.", 410, "invite_used");
+    if (invite.kind === "setup") {
+      // Set-up is done: every other set-up link dies with it.
+      await tx.invite.updateMany({ where: { kind: "setup", usedAt: null }, data: { expiresAt: new Date() } });
+    }
     await tx.passport.create({ data: { did, type: "human", name: subject.displayName, orgDid: invite.orgDid, publicKeyJwk: jwk as object } });
     await tx.member.create({ data: { passportDid: did, orgDid: invite.orgDid, role: invite.role as Role, displayName: subject.displayName, invitedBy: invite.createdBy } });
     await tx.webAuthnCredential.create({ data: { id: info.credential.id, passportDid: did, publicKey: Buffer.from(info.credential.publicKey), counter: BigInt(info.credential.counter), transports: info.credential.transports?.join(",") ?? null } });
@@ -147,8 +171,10 @@ export async function verifyAssertion(db: Database, challengeId: string, respons
   const next = verification.authenticationInfo.newCounter;
   // A counter that does not move forward (when the authenticator keeps one) suggests a cloned key.
   if (Number(credential.counter) > 0 && next <= Number(credential.counter)) throw refused("The passkey's signature counter went backwards: it may have been cloned.", 401, "counter_replayed");
-  await db.writeTx((tx) => tx.webAuthnCredential.update({ where: { id: credential.id }, data: { counter: BigInt(next), lastUsedAt: new Date() } }));
   const member = await db.read.member.findUnique({ where: { passportDid: credential.passportDid } });
   if (!member || member.status !== "active") throw refused("This person's access has been revoked.", 403, "member_revoked");
+  // Conditional: of two concurrent uses of one assertion, only one moves the counter and signs in.
+  const moved = await db.writeTx((tx) => tx.webAuthnCredential.updateMany({ where: { id: credential.id, counter: credential.counter }, data: { counter: BigInt(next), lastUsedAt: new Date() } }));
+  if (moved.count !== 1) throw refused("This passkey was used concurrently; sign in again.", 401, "counter_replayed");
   return member;
 }

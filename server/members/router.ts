@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { NotFound } from "../errors";
+import { Forbidden, NotFound } from "../errors";
+import { missingCapabilities } from "../identity/capabilities";
 import { adminProcedure, orgProcedure, router } from "../trpc/init";
-import { ROLES } from "./roles";
+import { ROLE_CAPABILITIES, ROLES } from "./roles";
 import { createInvite, revokeMember } from "./sessions";
 
 /** People in the console: who am I, the members, invitations and revocation. */
@@ -28,6 +29,9 @@ export const membersRouter = router({
     .meta({ capability: "svc_api:members:write", resourceType: "invite" })
     .input(z.object({ role: z.enum(ROLES), hours: z.number().int().min(1).max(720).default(72) }).strict())
     .mutation(async ({ ctx, input }) => {
+      // An invitation hands out the role's capabilities: only someone who holds them all may give them.
+      const missing = missingCapabilities(ctx.scope.principal.capabilities, ROLE_CAPABILITIES[input.role]);
+      if (missing.length > 0) throw Forbidden(`Inviting an ${input.role} needs every capability of that role; yours lack ${missing.join(", ")}.`, { missing_capabilities: missing });
       const invite = await createInvite(ctx.scope.db, ctx.scope.principal.orgDid, input.role, ctx.scope.principal.actorDid, "invite", input.hours);
       ctx.scope.setResource(invite.id);
       return invite;

@@ -3,6 +3,7 @@ import { config } from "../config";
 import type { Database, Db } from "../db/client";
 import type { Member } from "../db/generated/sqlite/client";
 import type { Principal } from "../identity/authenticate";
+import { Conflict } from "../errors";
 import { newId } from "../ids";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
 import { EMPTY_SHA256 } from "../governance/governCall";
@@ -55,7 +56,12 @@ export async function revokeMember(tx: Db, principal: Principal, passportDid: st
   {
     const member = await tx.member.findFirst({ where: { passportDid, orgDid: principal.orgDid } });
     if (!member) return null;
+    if (member.role === "admin" && member.status === "active" && (await tx.member.count({ where: { orgDid: principal.orgDid, role: "admin", status: "active" } })) <= 1) {
+      throw Conflict("This is the organization's last administrator: invite another one before revoking them.");
+    }
     const now = new Date();
+    // Links they handed out die with their access.
+    await tx.invite.updateMany({ where: { createdBy: passportDid, usedAt: null, expiresAt: { gt: now } }, data: { expiresAt: now } });
     await tx.member.update({ where: { passportDid }, data: { status: "revoked" } });
     const live = await tx.delegation.findMany({ where: { delegateDid: passportDid, orgDid: principal.orgDid, revokedAt: null }, select: { id: true } });
     await tx.delegation.updateMany({ where: { id: { in: live.map((d) => d.id) } }, data: { revokedAt: now } });

@@ -81,7 +81,12 @@ const governed = t.middleware(async ({ ctx, meta, path, type, next, getRawInput 
       { id: `trpc:${path}`, label: `TRPC ${path}`, capability: meta?.capability ?? null, resourceType: meta?.resourceType ?? null, write: type === "mutation", successStatus: 200, roles: ctx.roles },
       { authorization: ctx.authorization, clientAddress: ctx.clientAddress, requestId: ctx.requestId, authenticate: ctx.authenticate },
       async () => {
-        const raw = await getRawInput();
+        let raw: unknown;
+        try {
+          raw = await getRawInput();
+        } catch (e) {
+          throw toDomainError(e);
+        }
         refuseHostileInput(raw, "input");
         return { requestHash: requestHash(raw ?? undefined) };
       },

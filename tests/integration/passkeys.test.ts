@@ -107,3 +107,47 @@ describe("console sessions", () => {
     expect(await asAdmin.members.me()).toMatchObject({ role: "admin" });
   });
 });
+
+describe("links and administrators (review findings)", () => {
+  const caller = async (authorization: string | null, authenticate?: () => Promise<import("@/server/identity/authenticate").Principal>) => {
+    const { createCaller } = await import("@/server/trpc/root");
+    const { newId } = await import("@/server/ids");
+    return createCaller({ authorization, clientAddress: "127.0.0.1", requestId: newId("req"), authenticate });
+  };
+  const sessionOf = async (did: string) => {
+    const { authenticateSession } = await import("@/server/identity/authenticate");
+    const { startConsoleSession } = await import("@/server/members/sessions");
+    const db = await database();
+    const { delegationId } = await startConsoleSession(db, (await db.read.member.findUnique({ where: { passportDid: did } }))!);
+    return caller(null, () => authenticateSession(db, delegationId));
+  };
+
+  it("an invitation cannot hand out more than its maker holds", async () => {
+    const { apiKey } = await import("./harness");
+    const narrow = await apiKey(["svc_api:members:write"]);
+    await expect((await caller(`Bearer ${narrow.token}`)).members.invite({ role: "admin", hours: 1 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+
+  it("a revoked administrator's links stop working, and the last administrator cannot be revoked", async () => {
+    const db = await database();
+    const first = await registered("admin");
+    const second = await registered("admin");
+    const asSecond = await sessionOf(second.person.did);
+    const link = await asSecond.members.invite({ role: "admin", hours: 1 });
+    const token = new URL(link.link).searchParams.get("token")!;
+    const asFirst = await sessionOf(first.person.did);
+    await asFirst.members.revoke({ did: second.person.did });
+    await expect(registrationOptions(db, token, "Mallory")).rejects.toMatchObject({ status: 410 });
+    // Revoke every other administrator, then the last one is refused.
+    for (const m of await db.read.member.findMany({ where: { role: "admin", status: "active", passportDid: { not: first.person.did } } })) await asFirst.members.revoke({ did: m.passportDid });
+    await expect(asFirst.members.revoke({ did: first.person.did })).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+
+  it("a set-up link stops working once an administrator exists", async () => {
+    const db = await database();
+    const root = (await rootOrgDid(db))!;
+    await registered("admin");
+    const link = await db.writeTx((tx) => createInvite(tx, root, "admin", null, "setup", 24));
+    await expect(registrationOptions(db, new URL(link.link).searchParams.get("token")!, "Late admin")).rejects.toMatchObject({ status: 410 });
+  });
+});

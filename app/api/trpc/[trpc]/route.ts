@@ -7,6 +7,8 @@ import { problemResponse, toProblem } from "@/server/http/problem";
 import { newId } from "@/server/ids";
 import { authenticateSession } from "@/server/identity/authenticate";
 import { authOptions } from "@/server/members/nextAuth";
+import { recordConsoleEvent } from "@/server/members/sessions";
+import { rootOrgDidOf } from "@/server/setup/rootOrg";
 import { contextFromHeaders } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 
@@ -20,6 +22,8 @@ const handler = async (original: Request) => {
       req = new Request(original.url, { method: "POST", headers: original.headers, body: Uint8Array.from(body) });
     } catch (e) {
       const { problem, headers } = toProblem(e, new URL(original.url).pathname, newId("req"));
+      const db = await database();
+      await recordConsoleEvent(db, "TRPC (body refused)", (await rootOrgDidOf(db)) ?? "unknown", null, null, problem.status, "denied");
       return problemResponse(problem, headers);
     }
   }
@@ -29,6 +33,8 @@ const handler = async (original: Request) => {
     endpoint: "/api/trpc",
     req,
     router: appRouter,
+    // Every batched call is a governed call with its own record: keep batches small.
+    maxBatchSize: 10,
     createContext: () => {
       const ctx = contextFromHeaders(req.headers, req.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown");
       return delegationId ? { ...ctx, authenticate: async () => authenticateSession(await database(), delegationId) } : ctx;
