@@ -14,6 +14,11 @@ import { appRouter } from "@/server/trpc/root";
 
 /** The console's tRPC endpoint: a signed-in person's session, or a bearer token, is the caller. */
 const handler = async (original: Request) => {
+  // The console only calls its own origin: refuse what a browser marks as cross-site (CSRF defence
+  // beside the SameSite=Lax session cookie).
+  if (original.headers.get("sec-fetch-site") === "cross-site") {
+    return problemResponse({ type: "about:blank", title: "Forbidden", status: 403, detail: "Cross-site requests to the console API are refused.", instance: new URL(original.url).pathname, request_id: newId("req") }, {});
+  }
   // The same body limit as /v1, enforced before tRPC reads (and batches) anything.
   let req = original;
   if (original.method === "POST") {
