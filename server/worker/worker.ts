@@ -30,6 +30,15 @@ const tasks: Task[] = [
     run: async () => witnessLatestCheckpoint(await database()),
   },
   {
+    name: "purge spent and expired passkey challenges",
+    everyMs: 10 * 60 * 1000,
+    async run() {
+      const db = await database();
+      const { count } = await db.writeTx((tx) => tx.webAuthnChallenge.deleteMany({ where: { expiresAt: { lt: new Date() } } }));
+      return count;
+    },
+  },
+  {
     name: "expire idempotency keys",
     everyMs: 10 * 60 * 1000,
     async run() {
