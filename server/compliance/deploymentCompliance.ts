@@ -3,7 +3,7 @@ import { rootOrgDidOf } from "../setup/rootOrg";
 import canonicalize from "canonicalize";
 import type { z } from "zod";
 import type { Database } from "../db/client";
-import { ATTESTATION_FORMATS_ACCEPTED } from "../identity/webauthnPolicy";
+import { ATTESTATION_FORMATS_ACCEPTED, USER_VERIFICATION_REQUIRED } from "../identity/webauthnPolicy";
 import { keyRing } from "../keys/signingKeys";
 import { latestCheckpoint } from "../ledger/proofs";
 import type { DeploymentComplianceResponse } from "./schemas";
@@ -43,6 +43,8 @@ export async function deploymentCompliance(db: Database, orgDid: string): Promis
   const privateParts = await one(
     db.engine === "postgresql" ? `SELECT COUNT(*) AS "n" FROM "passport" WHERE "public_key_jwk" ? 'd'` : `SELECT COUNT(*) AS "n" FROM "passport" WHERE json_extract("public_key_jwk", '$.d') IS NOT NULL`,
   );
+  // Every human passport must stand on a WebAuthn credential; one without would contradict the invariant.
+  const humansWithoutPasskey = await one(`SELECT COUNT(*) AS "n" FROM "passport" p WHERE p."type" = 'human' AND NOT EXISTS (SELECT 1 FROM "webauthn_credential" c WHERE c."passport_did" = p."did")`);
   const checkpoint = await latestCheckpoint(db);
   const treeSize = checkpoint?.treeSize ?? 0;
   const now = new Date();
@@ -68,8 +70,8 @@ export async function deploymentCompliance(db: Database, orgDid: string): Promis
       server_side_key_generation: false,
       private_key_access: privateParts > 0,
       biometric_binding_hash_used: false,
-      // No API creates a human passport: only the console's WebAuthn registration does.
-      webauthn_required_for_humans: true,
+      // No API creates a human passport: only the console's WebAuthn registration (user verification required) does.
+      webauthn_required_for_humans: USER_VERIFICATION_REQUIRED && humansWithoutPasskey === 0,
     },
   };
   return { ...report, signature: signCompliance(report, await complianceKey()) };

@@ -13,7 +13,7 @@ import type { Database, Db } from "../db/client";
 import type { Invite } from "../db/generated/sqlite/client";
 import { DomainError } from "../errors";
 import { didKeyFromJwk, normalizePublicJwk } from "../identity/didKey";
-import { ATTESTATION_FORMATS_ACCEPTED } from "../identity/webauthnPolicy";
+import { ATTESTATION_FORMATS_ACCEPTED, USER_VERIFICATION_REQUIRED } from "../identity/webauthnPolicy";
 import { newId } from "../ids";
 import type { Role } from "./roles";
 
@@ -90,7 +90,7 @@ export async function registrationOptions(db: Database, token: string, displayNa
     userDisplayName: displayName,
     userID: randomBytes(32),
     attestationType: "none",
-    authenticatorSelection: { residentKey: "required", userVerification: "required" },
+    authenticatorSelection: { residentKey: "required", userVerification: USER_VERIFICATION_REQUIRED ? "required" : "preferred" },
     supportedAlgorithmIDs: ALGORITHMS,
   });
   const challengeId = await storeChallenge(db, options.challenge, "register", { inviteId: invite.id, displayName });
@@ -116,7 +116,7 @@ export async function completeRegistration(db: Database, challengeId: string, re
   const { rpID, origin } = relyingParty();
   let verification;
   try {
-    verification = await verifyRegistrationResponse({ response, expectedChallenge: challenge.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true, supportedAlgorithmIDs: ALGORITHMS });
+    verification = await verifyRegistrationResponse({ response, expectedChallenge: challenge.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: USER_VERIFICATION_REQUIRED, supportedAlgorithmIDs: ALGORITHMS });
   } catch (e) {
     throw refused(`The passkey registration could not be verified: ${(e as Error).message}`);
   }
@@ -144,7 +144,7 @@ export async function completeRegistration(db: Database, challengeId: string, re
 
 export async function authenticationOptions(db: Database) {
   const { rpID } = relyingParty();
-  const options = await generateAuthenticationOptions({ rpID, userVerification: "required", allowCredentials: [] });
+  const options = await generateAuthenticationOptions({ rpID, userVerification: USER_VERIFICATION_REQUIRED ? "required" : "preferred", allowCredentials: [] });
   return { challengeId: await storeChallenge(db, options.challenge, "authenticate"), options };
 }
 
@@ -161,7 +161,7 @@ export async function verifyAssertion(db: Database, challengeId: string, respons
       expectedChallenge: challenge.challenge,
       expectedOrigin: origin,
       expectedRPID: rpID,
-      requireUserVerification: true,
+      requireUserVerification: USER_VERIFICATION_REQUIRED,
       credential: { id: credential.id, publicKey: new Uint8Array(credential.publicKey), counter: Number(credential.counter) },
     });
   } catch (e) {

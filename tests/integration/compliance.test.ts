@@ -44,6 +44,16 @@ describe("deployment compliance", () => {
   });
 });
 
+describe("invariants follow stored state", () => {
+  it("a human passport without a passkey, or a stored private key part, turns its invariant", async () => {
+    const db = await database();
+    const root = t.root.orgDid;
+    await db.writeTx((tx) => tx.passport.create({ data: { did: `did:key:zHuman${Date.now()}`, type: "human", name: "smuggled", orgDid: root, publicKeyJwk: { kty: "OKP", crv: "Ed25519", x: "AA", d: "secret" } } }));
+    const res = await api("/v1/compliance/deployment");
+    expect(res.body.invariants).toMatchObject({ webauthn_required_for_humans: false, private_key_access: true });
+  });
+});
+
 describe("walled-garden status", () => {
   it("is local_only without witnesses, and says so", async () => {
     delete process.env.SVC_WITNESSES;
