@@ -30,7 +30,14 @@ export function applyProblem<T extends FieldValues>(form: UseFormReturn<T>, erro
 
 function ThemedToaster() {
   const { resolvedTheme } = useTheme();
-  return <Toaster position="bottom-right" closeButton theme={resolvedTheme === "dark" ? "dark" : "light"} />;
+  return (
+    <Toaster
+      position="bottom-right"
+      closeButton
+      theme={resolvedTheme === "dark" ? "dark" : "light"}
+      toastOptions={{ classNames: { toast: "!bg-card !text-foreground !border-border", description: "!text-muted-foreground" } }}
+    />
+  );
 }
 
 export function Providers({ children }: { children: ReactNode }) {

@@ -57,6 +57,9 @@ async function open(): Promise<Database> {
       import("pg"),
     ]);
     const pool = new pg.default.Pool({ connectionString: cfg.databaseUrl, max: Number(process.env.SVC_PG_POOL_SIZE || 10) });
+    // An idle connection the server closes (restart, failover, an administrator) is dropped and
+    // replaced by the pool; without a listener node-postgres would crash the process.
+    pool.on("error", (e) => console.error(`svc: an idle PostgreSQL connection failed and was dropped: ${e.message}`));
     const client = new PgClient({ adapter: new PrismaPg(pool) }) as unknown as PrismaClient;
     return {
       engine: "postgresql",
