@@ -5,7 +5,7 @@ import type { z } from "zod";
 import type { Database } from "../db/client";
 import { ATTESTATION_FORMATS_ACCEPTED, USER_VERIFICATION_REQUIRED } from "../identity/webauthnPolicy";
 import { keyRing } from "../keys/signingKeys";
-import { latestCheckpoint } from "../ledger/proofs";
+import { ledgerSync } from "../ledger/proofs";
 import type { DeploymentComplianceResponse } from "./schemas";
 
 export const COMPLIANCE_PROTOCOL_VERSION = "svc-compliance/1";
@@ -32,38 +32,31 @@ export function signCompliance(report: Record<string, unknown>, key: Buffer): st
  */
 export async function deploymentCompliance(db: Database, orgDid: string): Promise<z.input<typeof DeploymentComplianceResponse>> {
   const one = async (sql: string, params: unknown[] = []) => Number(Object.values((await db.raw.query<Record<string, unknown>>(sql, params))[0] ?? { n: 0 })[0] ?? 0);
-  const root = { value: await rootOrgDidOf(db) };
+  const rootDid = await rootOrgDidOf(db);
   // The operator (root organization) sees the deployment's counts; a tenant sees its own.
-  const scope = root?.value === orgDid ? "" : ` AND "org_did" = $1`;
+  const scope = rootDid === orgDid ? "" : ` AND "org_did" = $1`;
   const params = scope ? [orgDid] : [];
   const passportCount = await one(`SELECT COUNT(*) AS "n" FROM "passport" WHERE 1 = 1${scope}`, params);
   const verificationCount = await one(`SELECT COUNT(*) AS "n" FROM "passport" WHERE "verification_tier" >= 1${scope}`, params);
-  const recordCount = await one(`SELECT COALESCE(MAX("seq") + 1, 0) AS "n" FROM "provenance_record"`);
   // A stored public key with a private part would contradict "no private key access".
   const privateParts = await one(
     db.engine === "postgresql" ? `SELECT COUNT(*) AS "n" FROM "passport" WHERE "public_key_jwk" ? 'd'` : `SELECT COUNT(*) AS "n" FROM "passport" WHERE json_extract("public_key_jwk", '$.d') IS NOT NULL`,
   );
   // Every human passport must stand on a WebAuthn credential; one without would contradict the invariant.
   const humansWithoutPasskey = await one(`SELECT COUNT(*) AS "n" FROM "passport" p WHERE p."type" = 'human' AND NOT EXISTS (SELECT 1 FROM "webauthn_credential" c WHERE c."passport_did" = p."did")`);
-  const checkpoint = await latestCheckpoint(db);
-  const treeSize = checkpoint?.treeSize ?? 0;
+  const { status, ...ledger } = await ledgerSync(db);
   const now = new Date();
   const report = {
-    deployment_id: (root?.value ?? "unknown").replace(/^did:svc:/, ""),
+    deployment_id: (rootDid ?? "unknown").replace(/^did:svc:/, ""),
     protocol_version: COMPLIANCE_PROTOCOL_VERSION,
     compliance: {
       human_passport_minting: "device_only" as const,
       attestation_formats_accepted: [...ATTESTATION_FORMATS_ACCEPTED],
-      ledger_sync_status: recordCount - treeSize <= 0 ? "in_sync" : "behind",
+      ledger_sync_status: status,
       passport_count: passportCount,
       verification_count: verificationCount,
       last_compliance_check: now.toISOString(),
-      ledger: {
-        record_count: recordCount,
-        checkpoint_tree_size: treeSize,
-        records_behind: Math.max(0, recordCount - treeSize),
-        checkpoint_age_seconds: checkpoint ? Math.max(0, (now.getTime() - checkpoint.createdAt.getTime()) / 1000) : null,
-      },
+      ledger,
     },
     invariants: {
       // No code path generates a passport key: passports are registered from public keys only.

@@ -14,9 +14,9 @@ const maxAge = () => Number(process.env.SVC_WITNESS_MAX_AGE_SECONDS || 3600);
  * the actual situation: which witnesses exist, which cosigned what and when.
  */
 export async function walledGardenStatus(db: Database, orgDid: string): Promise<z.input<typeof WalledGardenStatus>> {
-  const root = { value: await rootOrgDidOf(db) };
+  const rootDid = await rootOrgDidOf(db);
   // Witness addresses are the operator's infrastructure: tenants see names and cosignatures only.
-  const showUrls = root?.value === orgDid;
+  const showUrls = rootDid === orgDid;
   const witnesses = await latestCosignatures(db);
   const latest = await latestCheckpoint(db);
   const now = Date.now();

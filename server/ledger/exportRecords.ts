@@ -25,8 +25,8 @@ export async function exportRecords(db: Database, principal: Principal, from: nu
   const end = to ?? (await latestCheckpoint(db))?.treeSize ?? Number(count);
   if (end > Number(count)) throw ValidationFailed([{ field: "to", code: "OUT_OF_RANGE", message: `to must be at most ${count}, the number of records.` }]);
   if (from >= end) throw ValidationFailed([{ field: "from", code: "OUT_OF_RANGE", message: `from must be less than to (${end}).` }]);
-  const root = { value: await rootOrgDidOf(db) };
-  const seesAll = root?.value === principal.orgDid;
+  const rootDid = await rootOrgDidOf(db);
+  const seesAll = rootDid === principal.orgDid;
   let next = from;
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({

@@ -17,14 +17,28 @@ export interface LedgerIdentity {
 
 const ORIGIN_KEY = "ledger_origin";
 
+// The tree builder asks every round: read the origin and import the key once per signing key.
+const cache = new Map<string, Promise<LedgerIdentity>>();
+
 export async function ledgerIdentity(db: Database): Promise<LedgerIdentity> {
+  const { current } = await keyRing();
+  let identity = cache.get(current.kid);
+  if (!identity) {
+    identity = loadIdentity(db);
+    identity.catch(() => cache.delete(current.kid));
+    cache.set(current.kid, identity);
+  }
+  return identity;
+}
+
+async function loadIdentity(db: Database): Promise<LedgerIdentity> {
   const { current } = await keyRing();
   const { createPrivateKey } = await import("node:crypto");
   const [row] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = $1`, [ORIGIN_KEY]);
   let origin = row?.value;
   if (!origin) {
-    const root = { value: await rootOrgDidOf(db) };
-    origin = process.env.SVC_LEDGER_ORIGIN || `svc.ledger/${(root?.value ?? "unknown").replace(/^did:svc:/, "")}`;
+    const rootDid = await rootOrgDidOf(db);
+    origin = process.env.SVC_LEDGER_ORIGIN || `svc.ledger/${(rootDid ?? "unknown").replace(/^did:svc:/, "")}`;
     await db.writeLock(() =>
       db.raw.execute(
         db.engine === "sqlite"

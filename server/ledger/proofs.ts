@@ -29,6 +29,21 @@ export async function checkpointOfSize(db: Database, size: number): Promise<Chec
   return row && { treeSize: Number(row.tree_size), rootHash: row.root_hash, note: row.note, createdAt: new Date(row.created_at) };
 }
 
+/** How far the newest checkpoint is behind the newest record: the figures behind ledger_sync_status. */
+export async function ledgerSync(db: Database) {
+  const [row] = await db.raw.query<{ n: number | string }>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "n" FROM "provenance_record"`);
+  const recordCount = Number(row?.n ?? 0);
+  const checkpoint = await latestCheckpoint(db);
+  const treeSize = checkpoint?.treeSize ?? 0;
+  return {
+    status: recordCount - treeSize <= 0 ? ("in_sync" as const) : ("behind" as const),
+    record_count: recordCount,
+    checkpoint_tree_size: treeSize,
+    records_behind: Math.max(0, recordCount - treeSize),
+    checkpoint_age_seconds: checkpoint ? Math.max(0, (Date.now() - checkpoint.createdAt.getTime()) / 1000) : null,
+  };
+}
+
 const noCheckpoint = () =>
   new DomainError(409, "no_checkpoint_yet", "No checkpoint yet", "The ledger has not signed a checkpoint yet; retry in a second.", { headers: { "Retry-After": "1" } });
 

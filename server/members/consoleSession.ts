@@ -3,13 +3,18 @@ import { database } from "../db/client";
 import { authenticateSession, type Principal } from "../identity/authenticate";
 import { authOptions } from "./nextAuth";
 
+/** The session cookie's person: their name and session delegation id, not yet checked against the database. */
+export async function sessionUser(): Promise<{ delegationId: string; name: string } | null> {
+  const user = (await getServerSession(authOptions))?.user as { delegationId?: string; name?: string } | undefined;
+  return user?.delegationId ? { delegationId: user.delegationId, name: user.name ?? "" } : null;
+}
+
 /** The signed-in person behind a console page, or null (no session, or it was revoked or signed out). */
 export async function currentPerson(): Promise<(Principal & { name: string }) | null> {
-  const session = await getServerSession(authOptions);
-  const user = session?.user as { delegationId?: string; name?: string } | undefined;
-  if (!user?.delegationId) return null;
+  const user = await sessionUser();
+  if (!user) return null;
   try {
-    return { ...(await authenticateSession(await database(), user.delegationId)), name: user.name ?? "" };
+    return { ...(await authenticateSession(await database(), user.delegationId)), name: user.name };
   } catch {
     return null;
   }

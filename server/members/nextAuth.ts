@@ -59,8 +59,8 @@ export const authOptions: NextAuthOptions = {
           const user: ConsoleUser = { id: member.passportDid, name: member.displayName, role: member.role, orgDid: member.orgDid, delegationId: session.delegationId };
           return user;
         } catch (e) {
-          const root = { value: await rootOrgDidOf(db) };
-          await recordConsoleEvent(db, "CONSOLE passkeys.sign-in", root?.value ?? "unknown", null, null, e instanceof DomainError ? e.status : 500, "denied");
+          const rootDid = await rootOrgDidOf(db);
+          await recordConsoleEvent(db, "CONSOLE passkeys.sign-in", rootDid ?? "unknown", null, null, e instanceof DomainError ? e.status : 500, "denied");
           throw new Error(e instanceof DomainError ? e.message : "Sign-in failed.");
         }
       },

@@ -24,7 +24,7 @@ async function handle(request: Request, operation: string, run: (body: unknown) 
   const requestId = newId("req");
   const path = new URL(request.url).pathname;
   const db = await database();
-  const root = { value: await rootOrgDidOf(db) };
+  const rootDid = await rootOrgDidOf(db);
   try {
     const rl = takeToken(`addr:${request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown"}:${operation}`, config().rateLimitAnonymousPerMinute);
     if (!rl.allowed) throw new DomainError(429, "rate_limited", "Too many requests", "Too many attempts; wait a minute.");
@@ -41,7 +41,7 @@ async function handle(request: Request, operation: string, run: (body: unknown) 
     return Response.json(await run(body), { headers: { "X-Request-Id": requestId } });
   } catch (e) {
     const { problem, headers } = toProblem(e, path, requestId);
-    await recordConsoleEvent(db, operation, root?.value ?? "unknown", null, null, problem.status, "denied");
+    await recordConsoleEvent(db, operation, rootDid ?? "unknown", null, null, problem.status, "denied");
     return problemResponse(problem, { ...headers, "X-Request-Id": requestId });
   }
 }

@@ -1,8 +1,7 @@
 import { ListQuery } from "../http/cursor";
 import { ledgerIdentity } from "../ledger/origin";
-import { inclusionProof, latestCheckpoint } from "../ledger/proofs";
+import { inclusionProof, ledgerSync } from "../ledger/proofs";
 import { orgProcedure, router } from "../trpc/init";
-import { deploymentCompliance } from "../compliance/deploymentCompliance";
 import { getProvenanceRecord, listProvenance } from "./records";
 import * as s from "./schemas";
 
@@ -25,9 +24,9 @@ export const provenanceRouter = router({
       ctx.scope.setResource(input.id);
       return { ...(await inclusionProof(ctx.scope.database, ctx.scope.principal, input.id)), verifier_key: (await ledgerIdentity(ctx.scope.database)).verifierKey };
     }),
-  status: read("compliance_report", "svc_api:compliance:read").query(async ({ ctx }) => {
-    const report = await deploymentCompliance(ctx.scope.database, ctx.scope.principal.orgDid);
-    const checkpoint = await latestCheckpoint(ctx.scope.database);
-    return { ledger: report.compliance.ledger, ledger_sync_status: report.compliance.ledger_sync_status, passport_count: report.compliance.passport_count, checkpoint_size: checkpoint?.treeSize ?? 0 };
+  status: read("ledger_checkpoint").query(async ({ ctx }) => {
+    const { status, ...ledger } = await ledgerSync(ctx.scope.database);
+    const passports = await ctx.scope.db.passport.count({ where: { orgDid: ctx.scope.principal.orgDid } });
+    return { ledger, ledger_sync_status: status, passport_count: passports, checkpoint_size: ledger.checkpoint_tree_size };
   }),
 });

@@ -1,12 +1,11 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { getServerSession } from "next-auth";
 import { database } from "@/server/db/client";
 import { config } from "@/server/config";
 import { CLIENT_ADDRESS_HEADER, readLimited } from "@/server/http/gate";
 import { problemResponse, toProblem } from "@/server/http/problem";
 import { newId } from "@/server/ids";
 import { authenticateSession } from "@/server/identity/authenticate";
-import { authOptions } from "@/server/members/nextAuth";
+import { sessionUser } from "@/server/members/consoleSession";
 import { recordConsoleEvent } from "@/server/members/sessions";
 import { rootOrgDidOf } from "@/server/setup/rootOrg";
 import { contextFromHeaders } from "@/server/trpc/init";
@@ -32,8 +31,7 @@ const handler = async (original: Request) => {
       return problemResponse(problem, headers);
     }
   }
-  const session = await getServerSession(authOptions);
-  const delegationId = (session?.user as { delegationId?: string } | undefined)?.delegationId;
+  const delegationId = (await sessionUser())?.delegationId;
   return fetchRequestHandler({
     endpoint: "/api/trpc",
     req,
