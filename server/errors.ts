@@ -1,3 +1,5 @@
+import { errorEntry, type ErrorCode } from "./errorCatalogue";
+
 /**
  * Typed domain errors. Services throw these; the governance gate maps them to problem+json for
  * /v1 and to tRPC error codes for the console. Nothing else is shown to a caller: an unexpected
@@ -34,40 +36,73 @@ export class DomainError extends Error {
   }
 }
 
-export const ValidationFailed = (errors: FieldError[], detail = "The request did not pass validation.") =>
-  new DomainError(400, "validation_failed", "Validation failed", detail, { errors });
+/**
+ * A problem of a catalogued code (server/errorCatalogue.ts): status, title and remediation come
+ * from the catalogue, so a factory cannot invent a code that /docs/errors does not explain.
+ * `status` overrides the catalogue's only with one of the entry's other statuses.
+ */
+export function domainError(code: ErrorCode, detail: string, extra: DomainError["extra"] = {}, status?: number): DomainError {
+  const entry = errorEntry(code);
+  const remediation = entry.remediation?.map((description, i) => ({ step: i + 1, description }));
+  return new DomainError(status ?? entry.status, code, entry.title, detail, { ...(remediation ? { remediation } : {}), ...extra });
+}
 
-export const Unauthenticated = (detail: string) =>
-  new DomainError(401, "unauthenticated", "Authentication required", detail, {
-    remediation: [
-      {
-        step: 1,
-        description:
-          "Include an Authorization header with a valid API token: `Authorization: Bearer <API_KEY>`. Create one with `npx svc keys create` or in the console under API keys.",
-      },
-    ],
-  });
+export const ValidationFailed = (errors: FieldError[], detail = "The request did not pass validation.") => domainError("validation_failed", detail, { errors });
 
-export const Forbidden = (detail: string, extra: Record<string, unknown> = {}) =>
-  new DomainError(403, "forbidden", "Forbidden", detail, {
-    remediation: [
-      {
-        step: 1,
-        description: "Ask an administrator of your organization for a delegation that covers this operation.",
-      },
-    ],
-    ...extra,
-  });
+export const Unauthenticated = (detail: string) => domainError("unauthenticated", detail);
 
-export const NotFound = (what: string, id: string) =>
-  new DomainError(404, "not_found", "Not found", `No ${what} with id ${JSON.stringify(id)}.`);
+export const Forbidden = (detail: string, extra: Record<string, unknown> = {}) => domainError("forbidden", detail, extra);
 
-export const Conflict = (detail: string, extra: Record<string, unknown> = {}) =>
-  new DomainError(409, "conflict", "Conflict", detail, extra);
+export const NotFound = (what: string, id: string) => domainError("not_found", `No ${what} with id ${JSON.stringify(id)}.`);
+
+export const Conflict = (detail: string, extra: Record<string, unknown> = {}) => domainError("conflict", detail, extra);
 
 /** An illegal state transition: the problem names the current and the requested state. */
 export const IllegalTransition = (what: string, current: string, requested: string) =>
-  new DomainError(409, "illegal_state_transition", "Illegal state transition", `The ${what} is ${current} and cannot become ${requested}.`, {
+  domainError("illegal_state_transition", `The ${what} is ${current} and cannot become ${requested}.`, {
     current_state: current,
     requested_state: requested,
   });
+
+/** A path no API route serves. */
+export const RouteNotFound = (path: string) => domainError("not_found", `No API route ${path}. See /v1/openapi.json.`);
+
+/** A route that exists but not for this method; `Allow` lists the ones it answers. */
+export const MethodNotAllowed = (method: string, path: string, allow: readonly string[]) =>
+  domainError("method_not_allowed", `${method} is not allowed on ${path}.`, { headers: { Allow: allow.join(", ") } });
+
+export const PayloadTooLarge = (limit?: number) =>
+  domainError("payload_too_large", limit === undefined ? "The body is too large." : `The body exceeds the limit of ${limit} bytes.`);
+
+export const UnsupportedMediaType = (contentType: string | null) =>
+  domainError("unsupported_media_type", `Send the body as application/json (got ${contentType ? JSON.stringify(contentType) : "no Content-Type"}).`);
+
+export const IdempotencyKeyReused = () =>
+  domainError("idempotency_key_reused", "This Idempotency-Key was already used with a different request. Use a new key for a new request.");
+
+/** Rate limited; with `retryAfter` the problem says how long to wait and carries `Retry-After`. */
+export const RateLimited = (detail: string, retryAfter?: number) =>
+  domainError(
+    "rate_limited",
+    detail,
+    retryAfter === undefined
+      ? {}
+      : {
+          remediation: [{ step: 1, description: `Wait ${retryAfter} seconds (Retry-After) before retrying, and spread requests over time.` }],
+          headers: { "Retry-After": String(retryAfter) },
+        },
+  );
+
+/** The ledger has no checkpoint yet: a fresh service signs its first one within a second. */
+export const NoCheckpointYet = () =>
+  domainError("no_checkpoint_yet", "The ledger has not signed a checkpoint yet; retry in a second.", { headers: { "Retry-After": "1" } });
+
+export const NotYetCheckpointed = () =>
+  domainError("not_yet_checkpointed", "The record is newer than the latest checkpoint; retry in a second.", { headers: { "Retry-After": "1" } });
+
+/** A refused passkey ceremony; `code` narrows why (the docs explain each). */
+export const PasskeyRefused = (
+  detail: string,
+  status?: number,
+  code: Extract<ErrorCode, "passkey_refused" | "challenge_reused" | "challenge_expired" | "counter_replayed" | "member_revoked" | "invite_invalid" | "invite_used" | "invite_expired"> = "passkey_refused",
+) => domainError(code, detail, {}, status);

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import { database } from "../db/client";
-import { DomainError, ValidationFailed } from "../errors";
+import { IdempotencyKeyReused, ValidationFailed } from "../errors";
 import type { Prepared } from "../governance/governCall";
 import { keyRing } from "../keys/signingKeys";
 
@@ -38,7 +38,7 @@ export async function idempotency(scope: string, key: string, fingerprint: strin
   const previous = await db.read.idempotencyKey.findUnique({ where: { scope_key: { scope, key } } });
   if (previous) {
     if (previous.requestHash !== fingerprint) {
-      throw new DomainError(422, "idempotency_key_reused", "Idempotency key reused", "This Idempotency-Key was already used with a different request. Use a new key for a new request.");
+      throw IdempotencyKeyReused();
     }
     onReplay(await open(previous.body));
     return { requestHash: hash, replay: { status: previous.status } };

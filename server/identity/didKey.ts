@@ -1,7 +1,7 @@
 import { createPublicKey } from "node:crypto";
 import { base58 } from "@scure/base";
 import type { JWK } from "jose";
-import { DomainError } from "../errors";
+import { ValidationFailed } from "../errors";
 
 /**
  * did:key for the two key types svc accepts (W3C did:key v0.7): Ed25519 (multicodec 0xed) and
@@ -12,10 +12,7 @@ const P256_PREFIX = Uint8Array.of(0x80, 0x24);
 const ED25519_SPKI = Buffer.from("302a300506032b6570032100", "hex");
 const P256_COMPRESSED_SPKI = Buffer.from("3039301306072a8648ce3d020106082a8648ce3d030107032200", "hex");
 
-const invalidKey = (message: string) =>
-  new DomainError(400, "validation_failed", "Validation failed", message, {
-    errors: [{ field: "public_key", code: "INVALID_FORMAT", message }],
-  });
+const invalidKey = (message: string) => ValidationFailed([{ field: "public_key", code: "INVALID_FORMAT", message }], message);
 
 export interface PublicKeyJwk {
   kty: "OKP" | "EC";

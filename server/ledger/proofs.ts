@@ -1,5 +1,5 @@
 import type { Database } from "../db/client";
-import { DomainError, NotFound, ValidationFailed } from "../errors";
+import { NoCheckpointYet, NotFound, NotYetCheckpointed, ValidationFailed } from "../errors";
 import type { Principal } from "../identity/authenticate";
 import { consistencyRanges, inclusionRanges, nodeKey, nodesFor, rangeHash, type NodeKey } from "./merkle";
 
@@ -44,8 +44,6 @@ export async function ledgerSync(db: Database) {
   };
 }
 
-const noCheckpoint = () =>
-  new DomainError(409, "no_checkpoint_yet", "No checkpoint yet", "The ledger has not signed a checkpoint yet; retry in a second.", { headers: { "Retry-After": "1" } });
 
 async function fetchNodes(db: Database, ranges: [number, number][]): Promise<(level: number, index: number) => Buffer> {
   const wanted = nodesFor(ranges);
@@ -69,13 +67,13 @@ export async function inclusionProof(db: Database, principal: Principal, recordI
   if (!record) throw NotFound("provenance record", recordId);
   const checkpoint = treeSize === undefined ? await latestCheckpoint(db) : await checkpointOfSize(db, treeSize);
   if (!checkpoint) {
-    if (treeSize === undefined) throw noCheckpoint();
+    if (treeSize === undefined) throw NoCheckpointYet();
     throw ValidationFailed([{ field: "tree_size", code: "UNKNOWN_CHECKPOINT", message: `No checkpoint of size ${treeSize}; use a size from GET /v1/provenance/checkpoint.` }]);
   }
   const seq = Number(record.seq);
   if (seq >= checkpoint.treeSize) {
     if (treeSize !== undefined) throw ValidationFailed([{ field: "tree_size", code: "OUT_OF_RANGE", message: `Record ${seq} is not in a tree of ${treeSize} leaves.` }]);
-    throw new DomainError(409, "not_yet_checkpointed", "Not yet checkpointed", "The record is newer than the latest checkpoint; retry in a second.", { headers: { "Retry-After": "1" } });
+    throw NotYetCheckpointed();
   }
   const ranges = inclusionRanges(seq, checkpoint.treeSize);
   const node = await fetchNodes(db, ranges);
@@ -93,7 +91,7 @@ export async function inclusionProof(db: Database, principal: Principal, recordI
 export async function consistencyProof(db: Database, from: number, to: number) {
   if (from > to) throw ValidationFailed([{ field: "from", code: "OUT_OF_RANGE", message: "from must not be greater than to." }]);
   const latest = await latestCheckpoint(db);
-  if (!latest) throw noCheckpoint();
+  if (!latest) throw NoCheckpointYet();
   if (to > latest.treeSize) throw ValidationFailed([{ field: "to", code: "OUT_OF_RANGE", message: `to must be at most the latest checkpoint's size, ${latest.treeSize}.` }]);
   const ranges = consistencyRanges(from, to);
   const node = await fetchNodes(db, ranges);

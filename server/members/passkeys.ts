@@ -11,7 +11,7 @@ import { decodeCredentialPublicKey } from "@simplewebauthn/server/helpers";
 import { config } from "../config";
 import type { Database, Db } from "../db/client";
 import type { Invite } from "../db/generated/sqlite/client";
-import { DomainError } from "../errors";
+import { PasskeyRefused } from "../errors";
 import { didKeyFromJwk, normalizePublicJwk } from "../identity/didKey";
 import { ATTESTATION_FORMATS_ACCEPTED, USER_VERIFICATION_REQUIRED } from "../identity/webauthnPolicy";
 import { newId } from "../ids";
@@ -32,7 +32,7 @@ export function relyingParty() {
   return { rpID: new URL(origin).hostname, origin, rpName: "svc" };
 }
 
-const refused = (detail: string, status = 400, code = "passkey_refused") => new DomainError(status, code, "Passkey refused", detail);
+const refused = PasskeyRefused;
 
 export const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
 

@@ -4,7 +4,7 @@ import { defineOperation } from "../http/operation";
 import { exportRecords } from "../ledger/exportRecords";
 import { ledgerIdentity } from "../ledger/origin";
 import { consistencyProof, inclusionProof, latestCheckpoint } from "../ledger/proofs";
-import { DomainError } from "../errors";
+import { NoCheckpointYet } from "../errors";
 import { getProvenanceRecord, listProvenance } from "./records";
 import * as s from "./schemas";
 
@@ -39,7 +39,7 @@ export const checkpointOp = defineOperation({
   successStatus: 200,
   async handler(ctx) {
     const cp = await latestCheckpoint(ctx.database);
-    if (!cp) throw new DomainError(409, "no_checkpoint_yet", "No checkpoint yet", "The ledger has not signed a checkpoint yet; retry in a second.", { headers: { "Retry-After": "1" } });
+    if (!cp) throw NoCheckpointYet();
     ctx.setResource(String(cp.treeSize));
     return new Response(cp.note, { headers: { "Content-Type": "text/plain; charset=utf-8" } });
   },
