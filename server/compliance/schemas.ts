@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EXAMPLE } from "../openapi/examples";
 
 export const DeploymentComplianceResponse = z
   .object({
@@ -28,7 +29,24 @@ export const DeploymentComplianceResponse = z
     }),
     signature: z.string().describe("HMAC-SHA256 (hex) of the RFC 8785 canonical JSON of this object less `signature`; see README, Compliance"),
   })
-  .meta({ id: "DeploymentComplianceResponse" });
+  .meta({
+    id: "DeploymentComplianceResponse",
+    example: {
+      deployment_id: EXAMPLE.rootOrgDid.replace(/^did:svc:/, ""),
+      protocol_version: "svc-compliance/1",
+      compliance: {
+        human_passport_minting: "device_only",
+        attestation_formats_accepted: ["packed", "tpm", "android-key", "apple", "fido-u2f", "none"],
+        ledger_sync_status: "in_sync",
+        passport_count: 12,
+        verification_count: 4,
+        last_compliance_check: EXAMPLE.createdAt,
+        ledger: { record_count: 1042, checkpoint_tree_size: 1042, records_behind: 0, checkpoint_age_seconds: 0.4 },
+      },
+      invariants: { server_side_key_generation: false, private_key_access: false, biometric_binding_hash_used: false, webauthn_required_for_humans: true },
+      signature: "5b1f0c3e9a7d2468ace013579bdf2468ace013579bdf2468ace013579bdf2468",
+    },
+  });
 
 export const Cosignature = z.object({
   witness: z.string(),
@@ -46,4 +64,19 @@ export const WalledGardenStatus = z
     recommendations: z.array(z.string()),
     witnesses: z.array(z.object({ name: z.string(), url: z.string(), last_cosignature: Cosignature.nullable() })).describe("Configured witnesses and their latest cosignature"),
   })
-  .meta({ id: "WalledGardenStatus" });
+  .meta({
+    id: "WalledGardenStatus",
+    example: {
+      network_verification: "local_only",
+      explanation:
+        "No witness is configured (SVC_WITNESSES), so the ledger's 1042 checkpointed records are vouched for only by this service's own signature. An auditor can check that records match the signed checkpoints, but not that the operator shows everyone the same checkpoints.",
+      mitigations: ["Every checkpoint is signed with the service's Ed25519 key; `npx svc verify` checks exports, checkpoints and proofs offline with only the public verifier key."],
+      risks: {
+        walled_garden_possible: true,
+        blast_radius: "The whole ledger (1042 checkpointed records): an operator with database and key access could present a rewritten history to an auditor who holds no earlier checkpoint.",
+        risk_acceptance: "Accepted only while auditors keep their own copies of checkpoints; configure witnesses to remove it.",
+      },
+      recommendations: ["Configure at least one independent witness in SVC_WITNESSES (<witness verifier key>@<url>) so that checkpoints are cosigned outside this deployment."],
+      witnesses: [],
+    },
+  });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PaginationInfo } from "../http/cursor";
+import { EXAMPLE } from "../openapi/examples";
 
 export const DeploymentMode = z.enum(["cloud", "self_hosted", "hybrid"]);
 export const AutonomyProfile = z.enum(["paranoid", "balanced", "aggressive"]);
@@ -17,7 +18,7 @@ export const CpOrg = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .meta({ id: "CpOrg" });
+  .meta({ id: "CpOrg", example: { org_did: EXAMPLE.orgDid, name: "Acme Logistics", slug: "acme-logistics", deployment_mode: "cloud", autonomy_profile: "balanced", data_residency_tier: "regional", parent_org_did: EXAMPLE.rootOrgDid, created_at: EXAMPLE.createdAt, updated_at: EXAMPLE.createdAt } });
 
 export const CreateCpOrgRequest = z
   .object({
@@ -29,7 +30,7 @@ export const CreateCpOrgRequest = z
     data_residency_tier: DataResidencyTier.optional(),
   })
   .strict()
-  .meta({ id: "CreateCpOrgRequest" });
+  .meta({ id: "CreateCpOrgRequest", example: { org_did: EXAMPLE.orgDid, name: "Acme Logistics", deployment_mode: "cloud", data_residency_tier: "regional" } });
 
 export const UpdateCpOrgRequest = z
   .object({
@@ -39,8 +40,8 @@ export const UpdateCpOrgRequest = z
     data_residency_tier: DataResidencyTier.nullable().optional(),
   })
   .strict()
-  .meta({ id: "UpdateCpOrgRequest" });
+  .meta({ id: "UpdateCpOrgRequest", example: { autonomy_profile: "paranoid" } });
 
 export const OrgDidParams = z.object({ org_did: z.string().min(8).max(512) });
 
-export const CpOrgList = z.object({ data: z.array(CpOrg), pagination: PaginationInfo }).meta({ id: "CpOrgList" });
+export const CpOrgList = z.object({ data: z.array(CpOrg), pagination: PaginationInfo }).meta({ id: "CpOrgList", example: { data: [{ org_did: EXAMPLE.orgDid, name: "Acme Logistics", slug: "acme-logistics", deployment_mode: "cloud", autonomy_profile: "balanced", data_residency_tier: "regional", parent_org_did: EXAMPLE.rootOrgDid, created_at: EXAMPLE.createdAt, updated_at: EXAMPLE.createdAt }], pagination: { has_more: false, next_cursor: null } } });

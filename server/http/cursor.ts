@@ -48,7 +48,7 @@ export const PaginationInfo = z
     next_cursor: z.string().nullable().describe("Opaque; null when has_more is false."),
     total_count: z.number().int().optional(),
   })
-  .meta({ id: "PaginationInfo" });
+  .meta({ id: "PaginationInfo", example: { has_more: true, next_cursor: "WyIyMDI2LTExLTIxVDA5OjMwOjAwLjAwMFoiLCJkbGdfMDFtODA2bXA2c3d4ejY3c2t2MTRkYTB5NDgiXQ.Qm9Kd3J2c2dWbGxQZ0pHWk1D" } });
 
 /** A page of `limit` items from `rows` fetched with `limit + 1`. */
 export function page<T>(rows: T[], limit: number, next: (last: T) => string): { items: T[]; pagination: z.infer<typeof PaginationInfo> } {

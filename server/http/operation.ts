@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Database, Db } from "../db/client";
+import type { ErrorCode } from "../errorCatalogue";
 import type { Principal } from "../identity/authenticate";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
@@ -45,6 +46,8 @@ export interface Operation<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   /** A non-JSON success body (the handler then returns a Response carrying it). */
   responseType?: "text/plain" | "application/x-ndjson";
   successStatus: number;
+  /** Problem codes beyond the ones every operation of its kind can answer (e.g. a GET's 409), for the OpenAPI document. */
+  problems?: readonly ErrorCode[];
   handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response>;
 }
 

@@ -19,14 +19,20 @@ export function fieldErrors(error: z.ZodError, prefix?: string): FieldError[] {
           out.push({ field: path, code: "REQUIRED_FIELD_MISSING", message: `${path} is required.`, expected: issue.values.map(String).join(" | ") });
           break;
         }
-        out.push({ field: path, code: "INVALID_ENUM", message: issue.message, expected: issue.values.map(String).join(" | "), received: describe(issue.input) });
+        out.push({ field: path, code: "INVALID_ENUM", message: issue.message, expected: issue.values.map(String).join(" | "), received: shown(issue.input) });
         break;
       case "too_small":
       case "too_big":
         out.push({ field: path, code: "OUT_OF_RANGE", message: issue.message });
         break;
       case "invalid_format":
-        out.push({ field: path, code: "INVALID_FORMAT", message: issue.message });
+        out.push({
+          field: path,
+          code: "INVALID_FORMAT",
+          message: issue.message,
+          expected: issue.format === "regex" && issue.pattern ? `pattern ${issue.pattern}` : issue.format,
+          ...(issue.input === undefined ? {} : { received: shown(issue.input) }),
+        });
         break;
       case "invalid_union":
         out.push({ field: path, code: "INVALID_TYPE", message: issue.message });
@@ -39,6 +45,24 @@ export function fieldErrors(error: z.ZodError, prefix?: string): FieldError[] {
     }
   }
   return out;
+}
+
+const SHOWN_MAX = 100;
+
+/**
+ * The value a caller sent, as JSON, for errors where its type alone says nothing ("received":
+ * "string" for a misspelt enum). Cut at 100 characters, on a code point boundary, so a large or
+ * hostile value cannot inflate the problem.
+ */
+function shown(value: unknown): string {
+  let json: string;
+  try {
+    json = JSON.stringify(value) ?? describe(value);
+  } catch {
+    return describe(value);
+  }
+  const points = Array.from(json);
+  return points.length <= SHOWN_MAX ? json : `${points.slice(0, SHOWN_MAX - 1).join("")}…`;
 }
 
 function describe(value: unknown): string {

@@ -86,6 +86,7 @@ export const exchangeSessionOp = defineOperation({
   bodyOptional: true,
   response: s.SessionExchangeResponse,
   successStatus: 201,
+  problems: ["tier_too_low"],
   async handler(ctx) {
     const out = await exchangeSession(ctx.db, ctx.principal, ctx.body ?? {});
     ctx.setResource(out.delegation_id);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PaginationInfo } from "../http/cursor";
 import { CAPABILITY_PATTERN } from "./capabilities";
+import { EXAMPLE } from "../openapi/examples";
 
 const Did = z.string().min(8).max(512).regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%\-]+$/, "must be a DID (did:<method>:<id>)");
 const Capability = z.string().min(3).max(200).regex(CAPABILITY_PATTERN, "must be a capability such as svc_api:agents:read or svc_api:agents:*");
@@ -26,7 +27,7 @@ export const Passport = z
     public_key_jwk: z.record(z.string(), z.unknown()),
     created_at: Timestamp,
   })
-  .meta({ id: "Passport" });
+  .meta({ id: "Passport", example: { did: EXAMPLE.agentDid, type: "agent", name: "invoice-triage", description: "Reads supplier invoices and routes them for approval", org_did: EXAMPLE.rootOrgDid, verification_tier: 1, identity_tier: 0, public_key_jwk: EXAMPLE.agentJwk, created_at: EXAMPLE.createdAt } });
 
 export const CreatePassportRequest = z
   .object({
@@ -36,7 +37,7 @@ export const CreatePassportRequest = z
     description: z.string().max(2000).nullable().optional(),
   })
   .strict()
-  .meta({ id: "CreatePassportRequest" });
+  .meta({ id: "CreatePassportRequest", example: { type: "agent", name: "invoice-triage", public_key: { ...EXAMPLE.agentJwk }, description: "Reads supplier invoices and routes them for approval" } });
 
 export const UpdatePassportRequest = z
   .object({
@@ -46,13 +47,13 @@ export const UpdatePassportRequest = z
     description: z.string().max(2000).nullable().optional(),
   })
   .strict()
-  .meta({ id: "UpdatePassportRequest" });
+  .meta({ id: "UpdatePassportRequest", example: { verification_tier: 1, description: "Reads supplier invoices and routes them for approval" } });
 
 export const PassportListQuery = z.object({
   type: PassportType.optional().describe("Only passports of this type"),
 });
 
-export const PassportList = z.object({ data: z.array(Passport), pagination: PaginationInfo }).meta({ id: "PassportList" });
+export const PassportList = z.object({ data: z.array(Passport), pagination: PaginationInfo }).meta({ id: "PassportList", example: { data: [{ did: EXAMPLE.agentDid, type: "agent", name: "invoice-triage", description: "Reads supplier invoices and routes them for approval", org_did: EXAMPLE.rootOrgDid, verification_tier: 1, identity_tier: 0, public_key_jwk: EXAMPLE.agentJwk, created_at: EXAMPLE.createdAt }], pagination: { has_more: true, next_cursor: EXAMPLE.nextCursor } } });
 
 export const DidParams = z.object({ did: Did });
 export const IdParams = z.object({ id: z.string().min(1).max(100) });
@@ -70,7 +71,7 @@ export const SessionExchangeRequest = z
     required_identity_tier: Tier.optional(),
   })
   .strict()
-  .meta({ id: "SessionExchangeRequest" });
+  .meta({ id: "SessionExchangeRequest", example: { capabilities: [...EXAMPLE.capabilities], duration_seconds: 3600, risk_level: "standard" } });
 
 export const SessionExchangeResponse = z
   .object({
@@ -84,7 +85,7 @@ export const SessionExchangeResponse = z
     verification_tier: z.number().int().optional(),
     identity_tier: z.number().int().optional(),
   })
-  .meta({ id: "SessionExchangeResponse" });
+  .meta({ id: "SessionExchangeResponse", example: { delegation_id: EXAMPLE.delegationId, token: EXAMPLE.token, passport_id: EXAMPLE.agentDid, did: EXAMPLE.agentDid, capabilities: [...EXAMPLE.capabilities], created_at: EXAMPLE.createdAt, expires_at: EXAMPLE.expiresAt, verification_tier: 1, identity_tier: 0 } });
 
 export const DelegationTokenRequest = z
   .object({
@@ -94,7 +95,7 @@ export const DelegationTokenRequest = z
     environment: z.string().min(1).max(100).optional(),
   })
   .strict()
-  .meta({ id: "DelegationTokenRequest" });
+  .meta({ id: "DelegationTokenRequest", example: { delegate_did: EXAMPLE.agentDid, capabilities: [...EXAMPLE.capabilities], duration_seconds: 86400, environment: "production" } });
 
 export const DelegationKind = z.enum(["api_key", "delegation_token", "session"]);
 export const DelegationStatus = z.enum(["active", "expired", "revoked"]);
@@ -116,12 +117,12 @@ export const Delegation = z
     expires_at: Timestamp,
     revoked_at: Timestamp.nullable(),
   })
-  .meta({ id: "Delegation" });
+  .meta({ id: "Delegation", example: { id: EXAMPLE.delegationId, org_did: EXAMPLE.rootOrgDid, kind: "delegation_token", name: null, grantor_did: EXAMPLE.rootOrgDid, delegate_did: EXAMPLE.agentDid, parent_id: EXAMPLE.parentDelegationId, capabilities: [...EXAMPLE.capabilities], environment: "production", risk_level: "standard", status: "active", created_at: EXAMPLE.createdAt, expires_at: EXAMPLE.expiresAt, revoked_at: null } });
 
 export const DelegationDetail = Delegation.extend({
   ancestry: z.array(z.string()).describe("Ancestor delegation ids, root first"),
   derived: z.array(Delegation).describe("Delegations derived directly from this one (up to 100)"),
-}).meta({ id: "DelegationDetail" });
+}).meta({ id: "DelegationDetail", example: { ...{ id: EXAMPLE.delegationId, org_did: EXAMPLE.rootOrgDid, kind: "delegation_token", name: null, grantor_did: EXAMPLE.rootOrgDid, delegate_did: EXAMPLE.agentDid, parent_id: EXAMPLE.parentDelegationId, capabilities: [...EXAMPLE.capabilities], environment: "production", risk_level: "standard", status: "active", created_at: EXAMPLE.createdAt, expires_at: EXAMPLE.expiresAt, revoked_at: null }, ancestry: [EXAMPLE.parentDelegationId], derived: [] } });
 
 export const DelegationListQuery = z.object({
   status: DelegationStatus.optional(),
@@ -130,7 +131,7 @@ export const DelegationListQuery = z.object({
   parent_id: z.string().max(100).optional(),
 });
 
-export const DelegationList = z.object({ data: z.array(Delegation), pagination: PaginationInfo }).meta({ id: "DelegationList" });
+export const DelegationList = z.object({ data: z.array(Delegation), pagination: PaginationInfo }).meta({ id: "DelegationList", example: { data: [{ id: EXAMPLE.delegationId, org_did: EXAMPLE.rootOrgDid, kind: "delegation_token", name: null, grantor_did: EXAMPLE.rootOrgDid, delegate_did: EXAMPLE.agentDid, parent_id: EXAMPLE.parentDelegationId, capabilities: [...EXAMPLE.capabilities], environment: "production", risk_level: "standard", status: "active", created_at: EXAMPLE.createdAt, expires_at: EXAMPLE.expiresAt, revoked_at: null }], pagination: { has_more: true, next_cursor: EXAMPLE.nextCursor } } });
 
 export const RevokeRequest = z
   .object({
@@ -138,7 +139,7 @@ export const RevokeRequest = z
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
-  .meta({ id: "RevokeRequest" });
+  .meta({ id: "RevokeRequest", example: { reason: "Agent decommissioned", metadata: { ticket: "OPS-1432" } } });
 
 export const RevocationRecord = z
   .object({
@@ -149,17 +150,31 @@ export const RevocationRecord = z
     reason: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()).nullable(),
   })
-  .meta({ id: "RevocationRecord" });
+  .meta({ id: "RevocationRecord", example: { id: EXAMPLE.revocationId, delegation_id: EXAMPLE.delegationId, revoked_by: EXAMPLE.rootOrgDid, revoked_at: EXAMPLE.createdAt, reason: "Agent decommissioned", metadata: { ticket: "OPS-1432" } } });
 
-export const RevocationList = z.object({ data: z.array(RevocationRecord), pagination: PaginationInfo }).meta({ id: "RevocationList" });
+export const RevocationList = z.object({ data: z.array(RevocationRecord), pagination: PaginationInfo }).meta({ id: "RevocationList", example: { data: [{ id: EXAMPLE.revocationId, delegation_id: EXAMPLE.delegationId, revoked_by: EXAMPLE.rootOrgDid, revoked_at: EXAMPLE.createdAt, reason: "Agent decommissioned", metadata: { ticket: "OPS-1432" } }], pagination: { has_more: false, next_cursor: null } } });
 
+const RequiredCapabilities = z.array(Capability).min(1).max(100);
+
+/**
+ * `requiredCapabilities` is the spec's name; the answer says `required_capabilities`, so callers
+ * who copy the answer's spelling are accepted too (input only). Exactly one of the two is given.
+ */
 export const CapabilityMatchRequest = z
   .object({
-    requiredCapabilities: z.array(Capability).min(1).max(100),
+    requiredCapabilities: RequiredCapabilities.optional().describe("The capabilities to match (the spec's name). Exactly one of requiredCapabilities and required_capabilities is required."),
+    required_capabilities: RequiredCapabilities.optional().describe("Alias of requiredCapabilities, spelled as in the response; send one or the other, not both."),
     agent_ids: z.array(z.string().max(512)).max(100).optional().describe("Only consider these passports / agents"),
   })
   .strict()
-  .meta({ id: "CapabilityMatchRequest" });
+  .superRefine((body, ctx) => {
+    if (body.requiredCapabilities && body.required_capabilities)
+      ctx.addIssue({ code: "custom", path: ["required_capabilities"], message: "Send requiredCapabilities or its alias required_capabilities, not both.", params: { code: "CONFLICTING_FIELDS" } });
+    else if (!body.requiredCapabilities && !body.required_capabilities)
+      ctx.addIssue({ code: "custom", path: ["requiredCapabilities"], message: "requiredCapabilities is required.", params: { code: "REQUIRED_FIELD_MISSING" } });
+  })
+  .transform(({ requiredCapabilities, required_capabilities, ...rest }) => ({ ...rest, requiredCapabilities: (requiredCapabilities ?? required_capabilities)! }))
+  .meta({ id: "CapabilityMatchRequest", example: { requiredCapabilities: [...EXAMPLE.capabilities], agent_ids: [EXAMPLE.agentDid] } });
 
 export const CapabilityMatch = z.object({
   passport_id: z.string(),
@@ -177,4 +192,4 @@ export const CapabilityMatchResponse = z
       partial: z.array(CapabilityMatch).describe("Passports covering some but not all"),
     }),
   })
-  .meta({ id: "CapabilityMatchResponse" });
+  .meta({ id: "CapabilityMatchResponse", example: { data: { required_capabilities: [...EXAMPLE.capabilities], matches: [{ passport_id: EXAMPLE.agentDid, type: "agent", name: "invoice-triage", covered: true, missing_capabilities: [] }], partial: [] } } });

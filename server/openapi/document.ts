@@ -2,10 +2,15 @@ import { z } from "zod";
 import { operations } from "../http/operations";
 import type { Operation } from "../http/operation";
 import { SERVICE_VERSION } from "../meta/health";
+import { EXAMPLE } from "./examples";
+import { problemCodesOf, problemResponses } from "./problems";
+import { toSchema30 } from "./schema30";
 
 /**
  * The OpenAPI 3.0.3 document, generated from the same zod schemas the gate validates with. Every
  * schema with a `.meta({ id })` becomes a component; each operation refers to its components.
+ * Everything zod emits passes through `toSchema30`, so strict 3.0 validators and the code
+ * generators built on them accept the document.
  */
 const problemSchema = {
   type: "object",
@@ -33,17 +38,29 @@ const problemSchema = {
     },
   },
   additionalProperties: true,
+  example: {
+    type: "https://svc.example.com/docs/errors#forbidden",
+    title: "Forbidden",
+    status: 403,
+    detail: "The delegation does not grant svc_api:passports:write.",
+    instance: "/v1/passports",
+    request_id: EXAMPLE.requestId,
+    missing_capability: "svc_api:passports:write",
+  },
 };
 
 type Json = Record<string, unknown>;
 
+const healthSchema = {
+  type: "object",
+  required: ["status", "version", "database"],
+  properties: { status: { type: "string", enum: ["ok", "unavailable"] }, version: { type: "string" }, database: { type: "string", description: "sqlite or postgresql" } },
+  example: { status: "ok", version: SERVICE_VERSION, database: "postgresql" },
+};
+
 function componentsFor(io: "input" | "output"): Record<string, Json> {
   const out = z.toJSONSchema(z.globalRegistry, { target: "openapi-3.0", io, unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Json> };
-  for (const schema of Object.values(out.schemas)) {
-    delete schema.$schema;
-    delete schema.id;
-  }
-  return out.schemas;
+  return Object.fromEntries(Object.entries(out.schemas).map(([id, schema]) => [id, toSchema30(schema)]));
 }
 
 function idOf(schema: z.ZodType | undefined): string | undefined {
@@ -51,9 +68,7 @@ function idOf(schema: z.ZodType | undefined): string | undefined {
 }
 
 function inline(schema: z.ZodType, io: "input" | "output"): Json {
-  const json = z.toJSONSchema(schema, { target: "openapi-3.0", io, unrepresentable: "any" }) as Json;
-  delete json.$schema;
-  return json;
+  return toSchema30(z.toJSONSchema(schema, { target: "openapi-3.0", io, unrepresentable: "any" }));
 }
 
 function parameters(op: Operation): Json[] {
@@ -69,8 +84,6 @@ function parameters(op: Operation): Json[] {
   return out;
 }
 
-const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/ProblemDetails" } } } });
-
 function operationObject(op: Operation): Json {
   const responseId = idOf(op.response);
   const bodyId = idOf(op.body);
@@ -78,23 +91,11 @@ function operationObject(op: Operation): Json {
     [String(op.successStatus)]: {
       description: "Success",
       content: op.responseType
-        ? { [op.responseType]: { schema: { type: "string" } } }
+        ? { [op.responseType]: { schema: inline(op.response, "output") } }
         : { "application/json": { schema: responseId ? { $ref: `#/components/schemas/${responseId}` } : inline(op.response, "output") } },
     },
-    "400": problem("Validation failed"),
-    "401": problem("Missing, invalid, expired or revoked token"),
-    "403": problem("The delegation does not cover this operation"),
-    "429": problem("Rate limited"),
+    ...problemResponses(problemCodesOf(op), op.path),
   };
-  if (op.params) responses["404"] = problem("Not found (or belongs to another organization)");
-  if (op.method !== "GET") {
-    responses["409"] = problem("Conflict or illegal state transition");
-    if (op.body) {
-      responses["413"] = problem("Body too large");
-      responses["415"] = problem("Body is not JSON");
-    }
-  }
-  if (op.method === "POST") responses["422"] = problem("Idempotency-Key reused with a different body");
   const params = parameters(op);
   if (op.method === "POST") params.push({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 }, description: "Repeat a POST safely: the same key and body return the first response." });
   return {
@@ -129,10 +130,36 @@ export function openApiDocument(): Json {
         summary: "Service health",
         tags: ["Meta"],
         security: [],
-        responses: { "200": { description: "Healthy", content: { "application/json": { schema: { type: "object", properties: { status: { type: "string" }, version: { type: "string" }, database: { type: "string" } } } } } }, "503": { description: "The database does not answer" } },
+        responses: {
+          "200": { description: "Healthy", content: { "application/json": { schema: healthSchema } } },
+          "503": { description: "The database does not answer", content: { "application/json": { schema: { ...healthSchema, example: { status: "unavailable", version: SERVICE_VERSION, database: "postgresql" } } } } },
+        },
       },
     },
-    "/v1/openapi.json": { get: { operationId: "getOpenApi", summary: "This document", tags: ["Meta"], security: [], responses: { "200": { description: "OpenAPI 3.0.3" } } } },
+    "/v1/openapi.json": {
+      get: {
+        operationId: "getOpenApi",
+        summary: "This document",
+        tags: ["Meta"],
+        security: [],
+        responses: {
+          "200": {
+            description: "OpenAPI 3.0.3",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["openapi", "info", "paths"],
+                  properties: { openapi: { type: "string" }, info: { type: "object", additionalProperties: true }, paths: { type: "object", additionalProperties: true } },
+                  additionalProperties: true,
+                  example: { openapi: "3.0.3", info: { title: "svc API", version: SERVICE_VERSION }, paths: {} },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
   };
   for (const op of operations) {
     paths[op.path] ??= {};

@@ -5,6 +5,7 @@ import { exportRecords } from "../ledger/exportRecords";
 import { ledgerIdentity } from "../ledger/origin";
 import { consistencyProof, inclusionProof, latestCheckpoint } from "../ledger/proofs";
 import { NoCheckpointYet } from "../errors";
+import { EXAMPLE } from "../openapi/examples";
 import { getProvenanceRecord, listProvenance } from "./records";
 import * as s from "./schemas";
 
@@ -34,9 +35,10 @@ export const checkpointOp = defineOperation({
   summary: "The latest signed checkpoint (C2SP tlog-checkpoint in a signed note)",
   capability,
   resourceType: "ledger_checkpoint",
-  response: z.string().describe("text/plain signed note"),
+  response: z.string().describe("text/plain signed note").meta({ example: EXAMPLE.checkpoint }),
   responseType: "text/plain",
   successStatus: 200,
+  problems: ["no_checkpoint_yet"],
   async handler(ctx) {
     const cp = await latestCheckpoint(ctx.database);
     if (!cp) throw NoCheckpointYet();
@@ -53,7 +55,7 @@ export const verifierKeyOp = defineOperation({
   summary: "The note verifier key of the checkpoints' signer (<name>+<key hash>+<base64 key>)",
   capability,
   resourceType: "ledger_key",
-  response: z.string().describe("text/plain verifier key"),
+  response: z.string().describe("text/plain verifier key").meta({ example: `${EXAMPLE.verifierKey}\n` }),
   responseType: "text/plain",
   successStatus: 200,
   async handler(ctx) {
@@ -72,6 +74,7 @@ export const consistencyOp = defineOperation({
   query: s.ConsistencyQuery,
   response: s.ConsistencyProof,
   successStatus: 200,
+  problems: ["no_checkpoint_yet"],
   handler: (ctx) => consistencyProof(ctx.database, ctx.query.from, ctx.query.to),
 });
 
@@ -85,7 +88,7 @@ export const exportOp = defineOperation({
   capability,
   resourceType: "provenance_record",
   query: s.ExportQuery,
-  response: z.string().describe("application/x-ndjson"),
+  response: z.string().describe("application/x-ndjson").meta({ example: `${JSON.stringify(s.ProvenanceRecordSchema.meta()?.example)}\n` }),
   responseType: "application/x-ndjson",
   successStatus: 200,
   handler: (ctx) => exportRecords(ctx.database, ctx.principal, ctx.query.from, ctx.query.to),
@@ -117,6 +120,7 @@ export const proofOp = defineOperation({
   query: s.ProofQuery,
   response: s.InclusionProof,
   successStatus: 200,
+  problems: ["no_checkpoint_yet", "not_yet_checkpointed"],
   handler: (ctx) => inclusionProof(ctx.database, ctx.principal, ctx.params.id, ctx.query.tree_size),
 });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PaginationInfo } from "../http/cursor";
+import { EXAMPLE } from "../openapi/examples";
 
 const Timestamp = z.string().describe("ISO 8601 date-time");
 
@@ -22,7 +23,7 @@ export const ProvenanceRecordSchema = z
     request_id: z.string(),
     leaf_hash: z.string().describe("base64 SHA-256(0x00 ‖ RFC 8785 canonical JSON of this record less leaf_hash)"),
   })
-  .meta({ id: "ProvenanceRecord" });
+  .meta({ id: "ProvenanceRecord", example: { id: EXAMPLE.recordId, seq: 1041, timestamp: EXAMPLE.createdAt, org_did: EXAMPLE.rootOrgDid, actor_did: EXAMPLE.agentDid, delegation_id: EXAMPLE.delegationId, grantor_did: EXAMPLE.rootOrgDid, capability: "svc_api:passports:read", operation: "GET /v1/passports/{did}", resource_type: "passport", resource_id: EXAMPLE.agentDid, decision: "allowed", status: 200, request_hash: EXAMPLE.requestHash, request_id: EXAMPLE.requestId, leaf_hash: EXAMPLE.leafHash } });
 
 export const ProvenanceListQuery = z.object({
   actor: z.string().max(512).optional().describe("actor_did"),
@@ -36,7 +37,7 @@ export const ProvenanceListQuery = z.object({
   to: z.iso.datetime({ offset: true }).optional().describe("Records before this time"),
 });
 
-export const ProvenanceList = z.object({ data: z.array(ProvenanceRecordSchema), pagination: PaginationInfo }).meta({ id: "ProvenanceList" });
+export const ProvenanceList = z.object({ data: z.array(ProvenanceRecordSchema), pagination: PaginationInfo }).meta({ id: "ProvenanceList", example: { data: [{ id: EXAMPLE.recordId, seq: 1041, timestamp: EXAMPLE.createdAt, org_did: EXAMPLE.rootOrgDid, actor_did: EXAMPLE.agentDid, delegation_id: EXAMPLE.delegationId, grantor_did: EXAMPLE.rootOrgDid, capability: "svc_api:passports:read", operation: "GET /v1/passports/{did}", resource_type: "passport", resource_id: EXAMPLE.agentDid, decision: "allowed", status: 200, request_hash: EXAMPLE.requestHash, request_id: EXAMPLE.requestId, leaf_hash: EXAMPLE.leafHash }], pagination: { has_more: true, next_cursor: EXAMPLE.nextCursor } } });
 
 export const ProofQuery = z.object({
   tree_size: z.coerce.number().int().min(1).optional().describe("Prove against the checkpoint of this size (default: the latest)"),
@@ -51,7 +52,7 @@ export const InclusionProof = z
     inclusion_path: z.array(z.string()).describe("base64 node hashes, RFC 9162 §2.1.3"),
     checkpoint: z.string().describe("The signed note of the checkpoint of tree_size"),
   })
-  .meta({ id: "InclusionProof" });
+  .meta({ id: "InclusionProof", example: { record_id: EXAMPLE.recordId, leaf_index: 1041, tree_size: 1042, leaf_hash: EXAMPLE.leafHash, inclusion_path: [...EXAMPLE.nodeHashes], checkpoint: EXAMPLE.checkpoint } });
 
 export const ConsistencyQuery = z.object({
   from: z.coerce.number().int().min(1).describe("The older tree size"),
@@ -64,7 +65,7 @@ export const ConsistencyProof = z
     to_size: z.number().int(),
     consistency_path: z.array(z.string()).describe("base64 node hashes, RFC 9162 §2.1.4"),
   })
-  .meta({ id: "ConsistencyProof" });
+  .meta({ id: "ConsistencyProof", example: { from_size: 1000, to_size: 1042, consistency_path: [...EXAMPLE.nodeHashes] } });
 
 export const ExportQuery = z.object({
   from: z.coerce.number().int().min(0).default(0).describe("First leaf index (inclusive)"),
