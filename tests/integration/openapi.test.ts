@@ -1,5 +1,7 @@
+import SwaggerParser from "@apidevtools/swagger-parser";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ERROR_CATALOGUE } from "@/server/errorCatalogue";
 import { operations } from "@/server/http/operations";
 import { apiKey, call, loadRoutes, startTestServer, type TestServer } from "./harness";
 
@@ -62,5 +64,59 @@ describe("OpenAPI document", () => {
   it("health reports the engine", async () => {
     const res = await call(server.url, "GET", "/v1/health");
     expect(res.body).toEqual({ status: "ok", version: "1.0.0", database: process.env.SVC_TEST_ENGINE === "postgres" ? "postgresql" : "sqlite" });
+  });
+});
+
+describe("OpenAPI document for every tool", () => {
+  const doc = async () => (await call(server.url, "GET", "/v1/openapi.json")).body;
+  const resolve = (d: any, schema: any) => (schema?.$ref ? d.components.schemas[schema.$ref.replace("#/components/schemas/", "")] : schema);
+
+  it("is accepted by a second, independent validator (swagger-parser), with only OpenAPI 3.0 schema keywords", async () => {
+    const d = await doc();
+    await expect(SwaggerParser.validate(structuredClone(d))).resolves.toBeDefined();
+    const text = JSON.stringify(d);
+    for (const keyword of ["$id", "$schema", "examples", "const", "propertyNames", "$defs"]) expect(text, keyword).not.toContain(`"${keyword}":`);
+  });
+
+  it("gives every request body and success response a realistic example that its own zod schema accepts", async () => {
+    const d = await doc();
+    for (const op of operations) {
+      const entry = d.paths[op.path][op.method.toLowerCase()];
+      const label = `${op.method} ${op.path}`;
+      if (op.body) {
+        const example = resolve(d, entry.requestBody.content["application/json"].schema).example;
+        expect(example, `${label} request`).toBeDefined();
+        expect(op.body.safeParse(example).error, `${label} request example`).toBeUndefined();
+      }
+      const media = Object.values(entry.responses[String(op.successStatus)].content)[0] as { schema: unknown };
+      const example = resolve(d, media.schema).example;
+      expect(example, `${label} response`).toBeDefined();
+      expect(op.response.safeParse(example).error, `${label} response example`).toBeUndefined();
+    }
+    for (const path of ["/v1/health", "/v1/openapi.json"]) expect(d.paths[path].get.responses["200"].content["application/json"].schema.example, path).toBeDefined();
+    const passport = d.components.schemas.Passport.example;
+    expect(passport.did).toMatch(/^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]{44}$/);
+    expect(passport.public_key_jwk).toMatchObject({ kty: "OKP", crv: "Ed25519", x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(d.components.schemas.Delegation.example.id).toMatch(/^dlg_[0-9a-hjkmnp-tv-z]{26}$/);
+    expect(d.components.schemas.Delegation.example.capabilities.length).toBeGreaterThan(0);
+  });
+
+  it("documents each operation's problems from the error catalogue, a GET's 409 included", async () => {
+    const d = await doc();
+    for (const op of operations) {
+      const entry = d.paths[op.path][op.method.toLowerCase()];
+      for (const [status, response] of Object.entries<any>(entry.responses)) {
+        if (Number(status) < 400) continue;
+        expect(response.content["application/problem+json"].schema, `${op.id} ${status}`).toEqual({ $ref: "#/components/schemas/ProblemDetails" });
+        const code = /#([a-z_]+)$/.exec(response.content["application/problem+json"].example.type)![1]!;
+        expect(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE]?.title, `${op.id} ${status}`).toBeDefined();
+      }
+    }
+    const checkpoint = d.paths["/v1/provenance/checkpoint"].get.responses["409"];
+    expect(checkpoint.description).toContain("no_checkpoint_yet");
+    const proof = d.paths["/v1/provenance/{id}/proof"].get.responses["409"];
+    expect(proof.description).toContain("no_checkpoint_yet");
+    expect(proof.description).toContain("not_yet_checkpointed");
+    expect(d.paths["/v1/sessions/exchange"].post.responses["403"].description).toContain("tier_too_low");
   });
 });
