@@ -1,0 +1,101 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import createClient from "openapi-fetch";
+import openapiTS, { astToString } from "openapi-typescript";
+import { describe, expect, it } from "vitest";
+import { database } from "@/server/db/client";
+import { operations } from "@/server/http/operations";
+import { catchUp } from "@/server/ledger/buildTree";
+import { call, ed25519Jwk, useTestServer } from "./harness";
+import type { paths } from "./openapi.generated";
+
+/**
+ * A client generated from /v1/openapi.json the way an integrator would (openapi-typescript types,
+ * openapi-fetch calls). The types are committed so that `tsc --noEmit` checks every call below
+ * against them; the first test fails when they no longer match the served document.
+ * `defaultNonNullable: false`: a field with a default is optional in a request (the generator's
+ * default makes it required, which is right only for responses).
+ */
+const t = useTestServer();
+
+const GENERATED = join(process.cwd(), "tests/integration/openapi.generated.ts");
+const HEADER = "// Generated from GET /v1/openapi.json by openapi-typescript: do not edit. Regenerate with `npm run openapi:types`.\n\n";
+
+describe("a typed client generated from the OpenAPI document", () => {
+  it("is generated from the document the service serves (committed types are up to date)", async () => {
+    const doc = (await call(t.server.url, "GET", "/v1/openapi.json")).body;
+    const fresh = HEADER + astToString(await openapiTS(structuredClone(doc), { defaultNonNullable: false }));
+    if (process.env.UPDATE_OPENAPI_TYPES) writeFileSync(GENERATED, fresh);
+    const committed = readFileSync(GENERATED, "utf8");
+    expect(committed === fresh, "tests/integration/openapi.generated.ts is stale: run `npm run openapi:types`").toBe(true);
+  });
+
+  it("calls every operation of the document and gets answers its schemas accept", async () => {
+    const called = new Set<string>();
+    const client = createClient<paths>({ baseUrl: t.server.url, headers: { Authorization: `Bearer ${t.root.token}` } });
+    client.use({
+      onRequest({ request, schemaPath }) {
+        called.add(`${request.method} ${schemaPath}`);
+      },
+    });
+    const schemaOf = (method: string, path: string) => operations.find((op) => op.method === method && op.path === path)!.response;
+    /** The answer was a success and its body is what the operation's response schema describes. */
+    function ok<T>(method: string, path: string, result: { data?: T; error?: unknown; response: Response }): T {
+      expect(result.response.ok, `${method} ${path}: ${result.response.status} ${JSON.stringify(result.error)}`).toBe(true);
+      const op = operations.find((o) => o.method === method && o.path === path);
+      if (op) expect(schemaOf(method, path).safeParse(result.data).error, `${method} ${path}`).toBeUndefined();
+      return result.data as T;
+    }
+
+    ok("GET", "/v1/health", await client.GET("/v1/health"));
+    expect(ok("GET", "/v1/openapi.json", await client.GET("/v1/openapi.json")).openapi).toBe("3.0.3");
+
+    const agent = ok("POST", "/v1/passports", await client.POST("/v1/passports", { body: { type: "agent", name: "typed client", public_key: ed25519Jwk() } }));
+    ok("GET", "/v1/passports", await client.GET("/v1/passports", { params: { query: { limit: 5, type: "agent" } } }));
+    ok("GET", "/v1/passports/{did}", await client.GET("/v1/passports/{did}", { params: { path: { did: agent.did } } }));
+    ok("PATCH", "/v1/passports/{did}", await client.PATCH("/v1/passports/{did}", { params: { path: { did: agent.did } }, body: { verification_tier: 1 } }));
+
+    ok("POST", "/v1/sessions/exchange", await client.POST("/v1/sessions/exchange", { body: { capabilities: ["svc_api:passports:read"], duration_seconds: 600 } }));
+    const token = ok(
+      "POST",
+      "/v1/delegation-tokens",
+      await client.POST("/v1/delegation-tokens", { body: { delegate_did: agent.did, capabilities: ["svc_api:passports:read"], duration_seconds: 600 } }),
+    );
+    ok("GET", "/v1/delegations", await client.GET("/v1/delegations", { params: { query: { status: "active", limit: 5 } } }));
+    ok("GET", "/v1/delegations/{id}", await client.GET("/v1/delegations/{id}", { params: { path: { id: token.delegation_id } } }));
+    ok("POST", "/v1/delegations/{id}/revoke", await client.POST("/v1/delegations/{id}/revoke", { params: { path: { id: token.delegation_id } }, body: { reason: "typed client test" } }));
+    ok("GET", "/v1/revocations", await client.GET("/v1/revocations", { params: { query: { limit: 5 } } }));
+    ok("POST", "/v1/capabilities/match", await client.POST("/v1/capabilities/match", { body: { requiredCapabilities: ["svc_api:passports:read"] } }));
+
+    const orgPassport = ok("POST", "/v1/passports", await client.POST("/v1/passports", { body: { type: "organization", name: "Typed Client Org", public_key: ed25519Jwk() } }));
+    ok("POST", "/v1/cp/orgs", await client.POST("/v1/cp/orgs", { body: { org_did: orgPassport.did, name: "Typed Client Org" } }));
+    ok("GET", "/v1/cp/orgs", await client.GET("/v1/cp/orgs", { params: { query: { limit: 5 } } }));
+    ok("GET", "/v1/cp/orgs/{org_did}", await client.GET("/v1/cp/orgs/{org_did}", { params: { path: { org_did: orgPassport.did } } }));
+    ok("PATCH", "/v1/cp/orgs/{org_did}", await client.PATCH("/v1/cp/orgs/{org_did}", { params: { path: { org_did: orgPassport.did } }, body: { name: "Typed Client Org 2" } }));
+
+    await catchUp(await database());
+    const records = ok("GET", "/v1/provenance", await client.GET("/v1/provenance", { params: { query: { limit: 5 } } }));
+    const record = records.data[records.data.length - 1]!;
+    const note = ok("GET", "/v1/provenance/checkpoint", await client.GET("/v1/provenance/checkpoint", { parseAs: "text" }));
+    const treeSize = Number(String(note).split("\n")[1]);
+    ok("GET", "/v1/provenance/verifier-key", await client.GET("/v1/provenance/verifier-key", { parseAs: "text" }));
+    ok("GET", "/v1/provenance/consistency", await client.GET("/v1/provenance/consistency", { params: { query: { from: 1, to: treeSize } } }));
+    ok("GET", "/v1/provenance/export", await client.GET("/v1/provenance/export", { params: { query: { from: 0, to: 2 } }, parseAs: "text" }));
+    ok("GET", "/v1/provenance/{id}", await client.GET("/v1/provenance/{id}", { params: { path: { id: record.id } } }));
+    ok("GET", "/v1/provenance/{id}/proof", await client.GET("/v1/provenance/{id}/proof", { params: { path: { id: record.id }, query: {} } }));
+
+    ok("GET", "/v1/compliance/deployment", await client.GET("/v1/compliance/deployment"));
+    ok("GET", "/v1/compliance/walled-garden", await client.GET("/v1/compliance/walled-garden"));
+
+    const doc = (await call(t.server.url, "GET", "/v1/openapi.json")).body;
+    const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    expect([...called].sort()).toEqual(documented.sort());
+  });
+
+  it("refusals come back typed as problem details", async () => {
+    const client = createClient<paths>({ baseUrl: t.server.url, headers: { Authorization: `Bearer ${t.root.token}` } });
+    const { error, response } = await client.GET("/v1/passports/{did}", { params: { path: { did: "did:key:z6MkNoSuchPassportHere" } } });
+    expect(response.status).toBe(404);
+    expect(error?.type).toMatch(/\/docs\/errors#not_found$/);
+  });
+});
