@@ -43,7 +43,7 @@ export const Unauthenticated = (detail: string) =>
       {
         step: 1,
         description:
-          "Include an Authorization header with a valid API token: `Authorization: Bearer <API_KEY>`. Create one with `npx svc keys create` or in the console under API keys.",
+          "Include an Authorization header with a valid API token: `Authorization: Bearer <API_KEY>`. Create one in the console under API keys, or with the `npx svc keys create` command the server printed at start (it names the server's DATA_DIR / DATABASE_URL when they are not the defaults; the CLI says which database it uses).",
       },
     ],
   });
