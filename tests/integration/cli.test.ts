@@ -9,7 +9,7 @@ import { createTestDatabase, dropTestDatabase } from "./postgres";
 /** `npx svc …` as an operator runs it: a separate process, with only the environment it is given. */
 function svc(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(process.cwd(), "bin/svc.mjs"), ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [join(process.cwd(), "bin/svc.mjs"), ...args], { env: { NODE_ENV: "test", PATH: process.env.PATH, HOME: process.env.HOME, ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
     });
   });
