@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cliCommand } from "./cliCommand";
+import { apiClientHint, cliCommand } from "./cliCommand";
 
 describe("the printed CLI command", () => {
   it("is bare for the default database", () => {
@@ -17,5 +17,9 @@ describe("the printed CLI command", () => {
 
   it("says which keys from the environment the CLI needs too", () => {
     expect(cliCommand("keys create", { SVC_SIGNING_KEYS: "[]", SVC_SECRET: "x" }, "/")).toMatch(/# with this server's SVC_SIGNING_KEYS, SVC_SECRET/);
+  });
+
+  it("is what the first start prints for a server started as DATA_DIR=./elsewhere npm start", () => {
+    expect(apiClientHint("http://localhost:3000", { DATA_DIR: "./elsewhere" }, "/srv/svc")).toContain("    DATA_DIR=/srv/svc/elsewhere npx svc keys create");
   });
 });

@@ -31,3 +31,12 @@ export function cliCommand(args: string, env: Record<string, string | undefined>
   const note = shared.length ? `   # with this server's ${shared.join(", ")} in the environment` : "";
   return `${[...prefix, "npx svc", args].join(" ")}${note}`;
 }
+
+/** What the first start prints for API clients: the command for this server, then a first call. */
+export function apiClientHint(publicUrl: string, env: Record<string, string | undefined> = process.env, cwd = process.cwd()): string[] {
+  return [
+    "API clients: mint the first API key with (from this directory; the command names this server's database)",
+    `    ${cliCommand("keys create", env, cwd)}`,
+    `and call the API with it, e.g. curl -H "Authorization: Bearer <token>" ${publicUrl}/v1/passports`,
+  ];
+}
