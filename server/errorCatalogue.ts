@@ -34,7 +34,7 @@ export const ERROR_CATALOGUE = {
     description: "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
     fix: "Send `Authorization: Bearer <token>` with a valid API key or delegation token.",
     remediation: [
-      "Include an Authorization header with a valid API token: `Authorization: Bearer <API_KEY>`. Create one with `npx svc keys create` or in the console under API keys.",
+      "Include an Authorization header with a valid API token: `Authorization: Bearer <API_KEY>`. Create one in the console under API keys, or with the `npx svc keys create` command the server printed at start (it names the server's DATA_DIR / DATABASE_URL when they are not the defaults; the CLI says which database it uses).",
     ],
   },
   forbidden: {

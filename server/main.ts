@@ -7,6 +7,7 @@ import { handleV1, servesPath } from "./http/router";
 import { createHmac } from "node:crypto";
 import { keyRing } from "./keys/signingKeys";
 import { bootstrap, setupLinkIfPending } from "./setup/bootstrap";
+import { apiClientHint } from "./setup/cliCommand";
 import { startWorker } from "./worker/worker";
 
 /**
@@ -52,11 +53,7 @@ async function main(): Promise<void> {
     log(`${created ? "first start" : "set-up pending"}: open this one-time link (valid 24 h) to register the first administrator's passkey:`);
     log(`    ${setupLink}`);
   }
-  if (created) {
-    log("API clients: mint the first API key with");
-    log("    npx svc keys create");
-    log(`and call the API with it, e.g. curl -H "Authorization: Bearer <token>" ${cfg.publicUrl}/v1/passports`);
-  }
+  if (created) apiClientHint(cfg.publicUrl).forEach(log);
   log(`API reference: ${cfg.publicUrl}/docs/api  ·  OpenAPI: ${cfg.publicUrl}/v1/openapi.json`);
 
   let stopping = false;

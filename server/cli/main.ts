@@ -6,25 +6,34 @@ import { migrate } from "../db/migrate";
 import { CAPABILITY_PATTERN } from "../identity/capabilities";
 import { createApiKeyAsOperator } from "../identity/createApiKey";
 import { rotateSigningKey } from "../keys/signingKeys";
+import { complianceKey } from "../compliance/deploymentCompliance";
+import { rotateLedgerKey } from "../ledger/origin";
 import { bootstrap, setupLinkIfPending } from "../setup/bootstrap";
-import { parseVerifierKey } from "../verifier/note";
+import { DATABASE_STATE_EXPLAINED, databaseState, describeDatabase } from "../setup/databaseState";
+import { parseVerifierKey, type VerifierKey } from "../verifier/note";
+import { expandRepeatedFlags } from "./args";
 import { VerificationFailure, verifyExport, verifyRecordInclusion } from "../verifier/verifyExport";
 
 const readText = (path: string) => readFileSync(path, "utf8");
 
+/** Each --key is a verifier key or a file holding one or more, one per line. */
+function verifierKeys(values: string[]): VerifierKey[] {
+  return values.flatMap((v) => (existsSync(v) ? readText(v).split("\n").filter((l) => l.trim() !== "") : [v])).map(parseVerifierKey);
+}
+
 /** The offline verifier: needs only files and the public verifier key, never the database. */
 async function verify(args: string[]): Promise<number> {
   const { values } = parseArgs({
-    args,
-    options: { export: { type: "string" }, checkpoint: { type: "string", multiple: true }, key: { type: "string" }, consistency: { type: "string", multiple: true }, record: { type: "string" }, proof: { type: "string" } },
+    args: expandRepeatedFlags(args),
+    options: { export: { type: "string" }, checkpoint: { type: "string", multiple: true }, key: { type: "string", multiple: true }, consistency: { type: "string", multiple: true }, record: { type: "string" }, proof: { type: "string" } },
     strict: true,
   });
-  if (!values.key) {
-    console.error("verify needs --key <verifier key> (GET /v1/provenance/verifier-key), or a file holding it");
+  if (!values.key?.length) {
+    console.error("verify needs --key <verifier key> (GET /v1/provenance/verifier-key), or a file holding it; repeat it for every key the ledger signed with");
     return 2;
   }
   try {
-    const key = parseVerifierKey(existsSync(values.key) ? readText(values.key) : values.key);
+    const key = verifierKeys(values.key);
     if (values.record || values.proof) {
       if (!values.record || !values.proof) {
         console.error("verify --record needs --proof too");
@@ -58,26 +67,59 @@ async function verify(args: string[]): Promise<number> {
 
 const USAGE = `svc: the operator's command line
 
-  npx svc migrate
+  npx svc migrate [--init]
       Apply the database migrations (also done at every start).
-  npx svc keys create [--org <org_did>] [--capabilities <a,b,...>] [--name <n>] [--days <n>] [--json]
+  npx svc keys create [--org <org_did>] [--capabilities <a,b,...>] [--name <n>] [--days <n>] [--json | --token-only] [--init]
       Mint an API key: a delegation of the organization (default: the root organization) to itself,
       with the given capabilities (default: svc_api:*), valid --days days (default 365).
-  npx svc setup-link
+  npx svc setup-link [--init]
       Print a new one-time console set-up link while the root organization has no administrator.
   npx svc signing-keys rotate
-      Add a new service signing key; it signs from the next start on, older keys still verify.
-  npx svc verify --export <file.ndjson> --checkpoint <note file>... --key <verifier key | file> [--consistency <proof.json>...]
+      Add a new token-signing key; it signs tokens from the next start on, older keys still verify.
+      The ledger's checkpoint key is separate and does not change.
+  npx svc ledger-key rotate
+      Add a new ledger (checkpoint) key, recorded in the ledger; it signs checkpoints from the next
+      start on. Verify older checkpoints with the older key: pass every --key.
+  npx svc compliance-key
+      Print the compliance report's HMAC key (hex), for an auditor checking a saved report.
+  npx svc verify --export <file.ndjson> --checkpoint <note file>... --key <verifier key | file>... [--consistency <proof.json>...]
       Offline: recompute every record's leaf hash, rebuild the tree, check each checkpoint's signature
-      and root (and any consistency proofs). Exits non-zero naming the first failing record or checkpoint.
-  npx svc verify --record <record.json> --proof <proof.json> --key <verifier key | file>
+      (by any of the keys) and root, and any consistency proofs. Exits non-zero naming the first
+      failing record or checkpoint. A flag may be repeated or followed by several values.
+  npx svc verify --record <record.json> --proof <proof.json> --key <verifier key | file>...
       Offline: check one record's inclusion proof (GET /v1/provenance/{id}/proof) on its own.
 
-Reads the same DATA_DIR / DATABASE_URL as the server.`;
+Reads the same DATA_DIR / DATABASE_URL as the server (the server prints the exact command at
+start) and says which database it uses. It never creates a database, nor a root organization,
+unless given --init.`;
+
+const REFUSED = 3;
+
+/**
+ * Says which database the command uses, and refuses one that no server set up, unless --init:
+ * a CLI run with another DATA_DIR than the server's would otherwise create a second deployment
+ * whose keys the server rejects.
+ */
+async function useDatabase(init: boolean | undefined, { needsRoot = true } = {}): Promise<number | undefined> {
+  const where = describeDatabase();
+  console.error(`svc: using ${where}`);
+  const state = await databaseState();
+  if (state === "ready" || init || (state === "no_root_organization" && !needsRoot)) return undefined;
+  console.error(
+    `svc: refusing to go on: the database ${where} ${DATABASE_STATE_EXPLAINED[state]}.\n` +
+      `     If your server uses another database, run this command with the server's DATA_DIR / DATABASE_URL\n` +
+      `     (the server prints the exact command when it starts). To set up a new deployment here, add --init.`,
+  );
+  return REFUSED;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub] = argv;
+  if (command === "verify") return verify(argv.slice(1));
   if (command === "migrate") {
+    const { values } = parseArgs({ args: argv.slice(1), options: { init: { type: "boolean" } }, strict: true });
+    const refused = await useDatabase(values.init, { needsRoot: false });
+    if (refused) return refused;
     const applied = await migrate((l) => console.log(l));
     console.log(applied.length ? `${applied.length} migration(s) applied (${config().engine}).` : `The database is up to date (${config().engine}).`);
     return 0;
@@ -85,7 +127,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === "keys" && sub === "create") {
     const { values } = parseArgs({
       args: argv.slice(2),
-      options: { org: { type: "string" }, capabilities: { type: "string" }, name: { type: "string" }, days: { type: "string" }, json: { type: "boolean" } },
+      options: { org: { type: "string" }, capabilities: { type: "string" }, name: { type: "string" }, days: { type: "string" }, json: { type: "boolean" }, "token-only": { type: "boolean" }, init: { type: "boolean" } },
       strict: true,
     });
     const capabilities = (values.capabilities ?? "svc_api:*").split(",").map((c) => c.trim()).filter(Boolean);
@@ -99,9 +141,12 @@ async function main(argv: string[]): Promise<number> {
       console.error("--days must be a whole number from 1 to 3650");
       return 2;
     }
+    const refused = await useDatabase(values.init);
+    if (refused) return refused;
     const { rootOrgDid } = await bootstrap();
     const key = await createApiKeyAsOperator(await database(), { orgDid: values.org ?? rootOrgDid, capabilities, name: values.name ?? null, durationSeconds: days * 86_400 });
     if (values.json) console.log(JSON.stringify(key));
+    else if (values["token-only"]) console.log(key.token);
     else {
       console.log(`API key ${key.delegation_id} for ${key.org_did}`);
       console.log(`capabilities: ${key.capabilities.join(", ")}`);
@@ -110,16 +155,34 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
-  if (command === "verify") return verify(argv.slice(1));
   if (command === "setup-link") {
+    const { values } = parseArgs({ args: argv.slice(1), options: { init: { type: "boolean" } }, strict: true });
+    const refused = await useDatabase(values.init);
+    if (refused) return refused;
     const { rootOrgDid } = await bootstrap();
     const link = await setupLinkIfPending(rootOrgDid);
     console.log(link ? `Open this one-time link (valid 24 h) to register the first administrator's passkey:\n${link}` : "Set-up is done: the root organization has an administrator. Invite people from the console.");
     return 0;
   }
   if (command === "signing-keys" && sub === "rotate") {
+    const refused = await useDatabase(false);
+    if (refused) return refused;
     const kid = await rotateSigningKey();
-    console.log(`New signing key ${kid}. Restart the service to sign with it; tokens signed by older keys stay valid.`);
+    console.log(`New token-signing key ${kid}. Restart the service to sign tokens with it; tokens signed by older keys stay valid. The ledger's checkpoint key is unchanged.`);
+    return 0;
+  }
+  if (command === "ledger-key" && sub === "rotate") {
+    const refused = await useDatabase(false);
+    if (refused) return refused;
+    await bootstrap();
+    const { previous, current } = await rotateLedgerKey(await database());
+    console.log(`New ledger key, recorded in the ledger (operation "CLI ledger-key rotate"):\n${current}\nIt signs checkpoints once the service restarts. Checkpoints signed before verify with the previous key:\n${previous}\nPublish the new key beside the old one; verify across the rotation with both (--key old --key new).`);
+    return 0;
+  }
+  if (command === "compliance-key") {
+    const refused = await useDatabase(false);
+    if (refused) return refused;
+    console.log((await complianceKey()).toString("hex"));
     return 0;
   }
   console.error(USAGE);

@@ -3,19 +3,24 @@ import { database, type Database } from "../db/client";
 import { migrate } from "../db/migrate";
 import { newId } from "../ids";
 import { keyRing } from "../keys/signingKeys";
+import { ledgerIdentity } from "../ledger/origin";
 import { createInvite, setupPending } from "../members/sessions";
 
 const ROOT_KEY = "root_org_did";
 
 /**
- * First start, and every start after it: apply migrations, make sure the signing keys exist, and
- * create the root organization once. Safe to run from several processes at the same time.
+ * First start, and every start after it: apply migrations, make sure the signing keys exist,
+ * create the root organization once, and check the ledger's key (a process holding a key the
+ * ledger never signed with stops here rather than fork the checkpoints). Safe to run from
+ * several processes at the same time.
  */
 export async function bootstrap(log: (line: string) => void = () => undefined): Promise<{ rootOrgDid: string; created: boolean }> {
   await migrate(log);
   await keyRing();
   const db = await database();
-  return ensureRootOrganization(db, log);
+  const root = await ensureRootOrganization(db, log);
+  await ledgerIdentity(db);
+  return root;
 }
 
 /**

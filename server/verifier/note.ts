@@ -58,13 +58,27 @@ export function parseCheckpoint(note: string): ParsedCheckpoint {
   return { origin: lines[0]!, treeSize: Number(lines[1]), rootHash, text, signatures };
 }
 
-/** Parses a checkpoint and checks the signature of `key` on it; throws saying what failed. */
-export function verifyCheckpoint(note: string, key: VerifierKey): ParsedCheckpoint {
+/**
+ * Parses a checkpoint and checks that it carries a valid signature by one of `keys` (a ledger
+ * whose key was rotated is verified with the old and the new key together); throws saying what
+ * failed.
+ */
+export function verifyCheckpoint(note: string, keys: VerifierKey | VerifierKey[]): ParsedCheckpoint {
   const cp = parseCheckpoint(note);
-  if (key.type !== 0x01) throw new Error("the verifier key is not an Ed25519 note key");
-  if (cp.origin !== key.name) throw new Error(`the checkpoint's origin ${JSON.stringify(cp.origin)} is not the key's name ${JSON.stringify(key.name)}`);
-  const sig = cp.signatures.find((s) => s.name === key.name && s.keyHash.equals(key.keyHash));
-  if (!sig) throw new Error("the checkpoint carries no signature by this key");
-  if (sig.signature.length !== 64 || !ed25519Verify(key.publicKey, Buffer.from(cp.text, "utf8"), sig.signature)) throw new Error("the checkpoint's signature is not valid");
-  return cp;
+  const given = Array.isArray(keys) ? keys : [keys];
+  if (given.some((k) => k.type !== 0x01)) throw new Error("a verifier key is not an Ed25519 note key");
+  const named = given.filter((k) => k.name === cp.origin);
+  if (named.length === 0) {
+    const names = [...new Set(given.map((k) => JSON.stringify(k.name)))].join(", ");
+    throw new Error(`the checkpoint's origin ${JSON.stringify(cp.origin)} is not the key's name ${names}`);
+  }
+  let signed = false;
+  for (const key of named) {
+    for (const sig of cp.signatures.filter((s) => s.name === key.name && s.keyHash.equals(key.keyHash))) {
+      signed = true;
+      if (sig.signature.length === 64 && ed25519Verify(key.publicKey, Buffer.from(cp.text, "utf8"), sig.signature)) return cp;
+    }
+  }
+  if (!signed) throw new Error(`the checkpoint carries no signature by ${given.length === 1 ? "this key" : `any of the ${given.length} given keys`} (key hashes ${named.map((k) => k.keyHash.toString("hex")).join(", ")}; the note is signed by ${cp.signatures.map((s) => s.keyHash.toString("hex")).join(", ") || "nobody"})`);
+  throw new Error("the checkpoint's signature is not valid");
 }

@@ -7,7 +7,7 @@ import { verifyCheckpoint, type ParsedCheckpoint, type VerifierKey } from "./not
 
 /**
  * `npx svc verify`: checks an NDJSON export against signed checkpoints with nothing but the
- * service's public verifier key. Every record's leaf hash is recomputed from its content (RFC 8785
+ * service's public verifier key (or keys, across a rotation of the ledger's key). Every record's leaf hash is recomputed from its content (RFC 8785
  * canonical JSON less leaf_hash), the tree is rebuilt leaf by leaf, and each checkpoint's root is
  * compared at its size. The first failure is reported with the record or checkpoint it concerns.
  */
@@ -44,7 +44,7 @@ class RootBuilder {
   }
 }
 
-export async function verifyExport(exportFile: string, notes: { file: string; text: string }[], key: VerifierKey, consistency: { from_size: number; to_size: number; consistency_path: string[] }[] = []): Promise<ExportReport> {
+export async function verifyExport(exportFile: string, notes: { file: string; text: string }[], key: VerifierKey | VerifierKey[], consistency: { from_size: number; to_size: number; consistency_path: string[] }[] = []): Promise<ExportReport> {
   const checkpoints: (ParsedCheckpoint & { file: string })[] = [];
   for (const n of notes) {
     try {
@@ -113,7 +113,7 @@ export async function verifyExport(exportFile: string, notes: { file: string; te
 }
 
 /** One record's inclusion, on its own: the record, its proof (GET /v1/provenance/{id}/proof) and the key. */
-export function verifyRecordInclusion(record: Record<string, unknown>, proof: { leaf_index: number; tree_size: number; leaf_hash: string; inclusion_path: string[]; checkpoint: string }, key: VerifierKey): { treeSize: number } {
+export function verifyRecordInclusion(record: Record<string, unknown>, proof: { leaf_index: number; tree_size: number; leaf_hash: string; inclusion_path: string[]; checkpoint: string }, key: VerifierKey | VerifierKey[]): { treeSize: number } {
   let cp: ParsedCheckpoint;
   try {
     cp = verifyCheckpoint(proof.checkpoint, key);

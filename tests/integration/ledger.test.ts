@@ -1,11 +1,16 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
+import { decodeProtectedHeader } from "jose";
+import { resetLedgerKeyRing } from "@/server/keys/ledgerKeys";
+import { keyRing, resetKeyRing, rotateSigningKey } from "@/server/keys/signingKeys";
 import { catchUp } from "@/server/ledger/buildTree";
+import { verifierKey } from "@/server/ledger/note";
+import { LEDGER_KEY_ROTATE_OPERATION, ledgerIdentity, rotateLedgerKey } from "@/server/ledger/origin";
 import { hashLeaf, leafBytes } from "@/server/provenance/record";
 import { ConsistencyProof, InclusionProof, ProvenanceRecordSchema } from "@/server/provenance/schemas";
 import { parseVerifierKey, verifyCheckpoint } from "@/server/verifier/note";
@@ -233,5 +238,125 @@ describe("export and the offline verifier", () => {
     expect((await api("/v1/provenance/export?from=5&to=5")).status).toBe(400);
     expect((await api("/v1/provenance/export?to=99999999")).status).toBe(400);
     expect((await api("/v1/provenance/export?from=-1")).status).toBe(400);
+  });
+});
+
+describe("key rotation and the audit", () => {
+  const restart = () => {
+    resetKeyRing();
+    resetLedgerKeyRing();
+  };
+
+  it("rotating the token-signing keys leaves the ledger's key alone: one key verifies checkpoints from before and after", async () => {
+    const db = await database();
+    await catchUp(db);
+    const key = join(dir, "rot-key1.txt");
+    writeFileSync(key, (await api("/v1/provenance/verifier-key")).body);
+    const before = join(dir, "rot-cp1.txt");
+    writeFileSync(before, (await api("/v1/provenance/checkpoint")).body);
+    const oldKid = (await keyRing()).current.kid;
+
+    await rotateSigningKey();
+    restart();
+    const newKid = (await keyRing()).current.kid;
+    expect(newKid).not.toBe(oldKid);
+    // Tokens signed before the rotation still verify; new ones are signed by the new key.
+    expect(decodeProtectedHeader(root.token).kid).toBe(oldKid);
+    expect((await api("/v1/passports")).status).toBe(200);
+    const fresh = await apiKey();
+    expect(decodeProtectedHeader(fresh.token).kid).toBe(newKid);
+    expect((await api("/v1/passports", fresh.token)).status).toBe(200);
+    expect((await call(server.url, "GET", "/.well-known/jwks.json")).body.keys.map((k: { kid: string }) => k.kid)).toEqual(expect.arrayContaining([oldKid, newKid]));
+
+    await catchUp(db);
+    const after = join(dir, "rot-cp2.txt");
+    writeFileSync(after, (await api("/v1/provenance/checkpoint")).body);
+    expect(readFileSync(after, "utf8")).not.toBe(readFileSync(before, "utf8"));
+    expect((await api("/v1/provenance/verifier-key")).body).toBe(readFileSync(key, "utf8"));
+    const file = join(dir, "rot-export.ndjson");
+    writeFileSync(file, (await api(`/v1/provenance/export?to=${readFileSync(after, "utf8").split("\n")[1]}`)).body);
+    // Several checkpoints after one flag, as the README writes it.
+    const ok = await cli(["--export", file, "--checkpoint", before, after, "--key", key]);
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toMatch(/2 checkpoint\(s\)/);
+  });
+
+  it("a deliberate ledger-key rotation is recorded in the ledger, and verifies with both keys", async () => {
+    const db = await database();
+    const oldKey = (await api("/v1/provenance/verifier-key")).body.trim();
+    const { previous, current } = await rotateLedgerKey(db);
+    expect(previous).toBe(oldKey);
+    expect(current).not.toBe(oldKey);
+    expect(current.split("+")[0]).toBe(oldKey.split("+")[0]); // same origin, new key
+    restart();
+    expect((await api("/v1/provenance/verifier-key")).body.trim()).toBe(current);
+    expect((await ledgerIdentity(db)).verifierKeys.slice(-2)).toEqual([oldKey, current]);
+    await api("/v1/passports");
+    await catchUp(db);
+    const cp3 = join(dir, "rot-cp3.txt");
+    writeFileSync(cp3, (await api("/v1/provenance/checkpoint")).body);
+    const file = join(dir, "rot-export2.ndjson");
+    writeFileSync(file, (await api(`/v1/provenance/export?to=${readFileSync(cp3, "utf8").split("\n")[1]}`)).body);
+    // The rotation is itself a record of the log, naming the new key.
+    const rotation = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l)).find((r) => r.operation === LEDGER_KEY_ROTATE_OPERATION);
+    expect(rotation).toMatchObject({ resource_type: "ledger_key", resource_id: current, decision: "allowed" });
+
+    const newKeyFile = join(dir, "rot-key2.txt");
+    writeFileSync(newKeyFile, `${current}\n`);
+    const cps = [join(dir, "rot-cp1.txt"), join(dir, "rot-cp2.txt"), cp3];
+    const oldOnly = await cli(["--export", file, "--checkpoint", ...cps, "--key", join(dir, "rot-key1.txt")]);
+    expect(oldOnly.code).not.toBe(0);
+    expect(oldOnly.out).toMatch(/rot-cp3\.txt: the checkpoint carries no signature by this key/);
+    const both = await cli(["--export", file, "--checkpoint", ...cps, "--key", join(dir, "rot-key1.txt"), "--key", newKeyFile]);
+    expect(both.code, both.out).toBe(0);
+    expect(both.out).toMatch(/3 checkpoint\(s\)/);
+    const bothFile = join(dir, "rot-keys.txt");
+    writeFileSync(bothFile, `${oldKey}\n${current}\n`);
+    expect((await cli(["--export", file, "--checkpoint", ...cps, "--key", bothFile])).code).toBe(0);
+  });
+
+  it("a process holding a ledger key the ledger never signed with refuses to sign rather than fork the key", async () => {
+    const db = await database();
+    const { generateKeyPairSync } = await import("node:crypto");
+    process.env.SVC_LEDGER_KEYS = JSON.stringify([generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" })]);
+    try {
+      resetLedgerKeyRing();
+      await expect(ledgerIdentity(db)).rejects.toThrow(/SVC_LEDGER_KEYS/);
+    } finally {
+      delete process.env.SVC_LEDGER_KEYS;
+      resetLedgerKeyRing();
+    }
+    expect((await ledgerIdentity(db)).verifierKey).toBe((await api("/v1/provenance/verifier-key")).body.trim());
+  });
+
+  it("a deployment upgraded from checkpoints signed by a token-signing key keeps that key as its ledger key", async () => {
+    const db = await database();
+    const signing = (await keyRing()).current;
+    const identity = await ledgerIdentity(db);
+    const publicKey = Buffer.from(signing.publicJwk.x as string, "base64url");
+    const forgetLedgerKeys = () => db.writeTx((tx) => tx.serviceState.deleteMany({ where: { key: "ledger_verifier_keys" } }));
+    // The state an older version left: its newest checkpoint signed by the token-signing key, no ledger key of its own.
+    await forgetLedgerKeys();
+    process.env.SVC_LEDGER_KEYS = JSON.stringify([signing.privateJwk]);
+    try {
+      resetLedgerKeyRing();
+      await api("/v1/passports");
+      await catchUp(db);
+    } finally {
+      delete process.env.SVC_LEDGER_KEYS;
+    }
+    const note = (await api("/v1/provenance/checkpoint")).body;
+    const latest = verifyCheckpoint(note, parseVerifierKey(verifierKey(identity.origin, publicKey)));
+    await forgetLedgerKeys();
+    rmSync(join(process.env.DATA_DIR!, "keys", "ledger-keys.json"));
+    resetLedgerKeyRing();
+    expect((await api("/v1/provenance/verifier-key")).body.trim()).toBe(verifierKey(identity.origin, publicKey));
+    await rotateSigningKey();
+    resetKeyRing();
+    resetLedgerKeyRing();
+    await api("/v1/passports");
+    await catchUp(db);
+    const after = (await api("/v1/provenance/checkpoint")).body;
+    expect(verifyCheckpoint(after, parseVerifierKey(verifierKey(identity.origin, publicKey))).treeSize).toBeGreaterThan(latest.treeSize);
   });
 });

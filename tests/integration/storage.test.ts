@@ -43,12 +43,12 @@ describe("migrations", () => {
       env = { DATA_DIR: mkdtempSync(join(tmpdir(), "svc-mig-")), DATABASE_URL: "" };
     }
     try {
-      const results = await Promise.all([1, 2, 3].map(() => runCli(["migrate"], env)));
+      const results = await Promise.all([1, 2, 3].map(() => runCli(["migrate", "--init"], env)));
       for (const r of results) expect(r.code, r.out).toBe(0);
       expect(results.filter((r) => /migration\(s\) applied/.test(r.out))).toHaveLength(1);
-      const key = await runCli(["keys", "create", "--json", "--capabilities", "svc_api:passports:read"], env);
+      const key = await runCli(["keys", "create", "--init", "--json", "--capabilities", "svc_api:passports:read"], env);
       expect(key.code, key.out).toBe(0);
-      expect(JSON.parse(key.out)).toMatchObject({ capabilities: ["svc_api:passports:read"], delegation_id: expect.stringMatching(/^dlg_/), token: expect.any(String) });
+      expect(JSON.parse(key.out.trim().split("\n").pop()!)).toMatchObject({ capabilities: ["svc_api:passports:read"], delegation_id: expect.stringMatching(/^dlg_/), token: expect.any(String) });
     } finally {
       await drop();
     }

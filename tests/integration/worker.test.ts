@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
 import { newId } from "@/server/ids";
 import { latestCheckpoint } from "@/server/ledger/proofs";
+import { tasks } from "@/server/worker/registry";
 import { startWorker } from "@/server/worker/worker";
 import { apiKey } from "./harness";
 
@@ -21,5 +24,23 @@ describe("the background worker", () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it("only schedules: each area's own tasks.ts does the writing, the worker holds no queries", async () => {
+    const workerDir = join(process.cwd(), "server/worker");
+    for (const file of readdirSync(workerDir).filter((f) => f.endsWith(".ts"))) {
+      const source = readFileSync(join(workerDir, file), "utf8");
+      expect(source, file).not.toMatch(/\btx\.|\.read\.|\.raw\.|\$queryRaw|\$executeRaw|deleteMany|catchUp\(|witness[A-Z]\w*\(/);
+    }
+    expect(new Set(tasks.map((t) => t.name)).size).toBe(tasks.length);
+    expect(tasks.map((t) => t.name)).toEqual(expect.arrayContaining(["extend the ledger and sign a checkpoint", "send checkpoints to witnesses", "purge spent and expired passkey challenges", "expire idempotency keys"]));
+    // A registered task gets the process's database and its count is logged.
+    const db = await database();
+    const lines: string[] = [];
+    let given: unknown;
+    const worker = startWorker({ log: (l) => lines.push(l), tasks: [{ name: "count to three", everyMs: 60_000, run: async (d) => ((given = d), 3) }] });
+    await expect.poll(() => lines).toContain("worker: count to three: 3");
+    await worker.stop();
+    expect(given).toBe(db);
   });
 });

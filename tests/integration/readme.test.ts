@@ -1,0 +1,117 @@
+import { execFile } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWorker, type Worker } from "@/server/worker/worker";
+import { useTestServer } from "./harness";
+
+/**
+ * Every fenced block of README.md is preceded by a marker saying what the test does with it:
+ *
+ *   <!-- test: run -->                    run with bash (`set -euo pipefail`), must exit 0
+ *   <!-- test: run; output: <regex> -->   and its stdout must match the regular expression
+ *   <!-- test: skip (<reason>) -->        not run, for the reason given
+ *
+ * A block without a marker fails the test. Runnable blocks run in order, in one scratch directory
+ * (files one writes, the next reads), against a test server on this file's own DATA_DIR /
+ * DATABASE_URL with the worker running. The README is written for a newcomer, so the test adapts
+ * it rather than the other way round: `http://localhost:3000` and `localhost:3000` become the test
+ * server's address; `npx svc` runs bin/svc.mjs directly (npx's own start-up costs seconds);
+ * `$T` starts as a root API key unless a block sets it.
+ */
+interface Block {
+  line: number;
+  lang: string;
+  code: string;
+  marker: { run: true; output?: RegExp } | { run: false; reason: string } | undefined;
+}
+
+export function readmeBlocks(markdown: string): Block[] {
+  const lines = markdown.split("\n");
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\S*)\s*$/.exec(lines[i]!);
+    if (!open) continue;
+    const start = i;
+    const body: string[] = [];
+    while (++i < lines.length && !/^```\s*$/.test(lines[i]!)) body.push(lines[i]!);
+    let j = start - 1;
+    while (j >= 0 && lines[j]!.trim() === "") j--;
+    const m = /^<!-- test: (run|skip)(.*)-->$/.exec(lines[j]?.trim() ?? "");
+    let marker: Block["marker"];
+    if (m?.[1] === "run") {
+      const output = /^; output: (.*?)\s*$/.exec(m[2]!)?.[1];
+      marker = { run: true, output: output ? new RegExp(output, "m") : undefined };
+    } else if (m?.[1] === "skip") marker = { run: false, reason: /^ \((.+)\)\s*$/.exec(m[2]!)?.[1] ?? "" };
+    blocks.push({ line: start + 1, lang: open[1]!, code: body.join("\n"), marker });
+  }
+  return blocks;
+}
+
+const readme = readFileSync(join(process.cwd(), "README.md"), "utf8");
+const blocks = readmeBlocks(readme);
+const ctx = useTestServer();
+const scratch = mkdtempSync(join(tmpdir(), "svc-readme-"));
+let worker: Worker;
+
+beforeAll(() => {
+  // The snippets import what the README tells the reader to install (canonicalize).
+  symlinkSync(join(process.cwd(), "node_modules"), join(scratch, "node_modules"));
+  const bin = join(scratch, ".bin");
+  rmSync(bin, { recursive: true, force: true });
+  mkdirSync(bin);
+  writeFileSync(join(bin, "npx"), `#!/bin/sh\nif [ "$1" = "svc" ]; then shift; exec "${process.execPath}" "${join(process.cwd(), "bin/svc.mjs")}" "$@"; fi\necho "the README test runs only npx svc, not npx $1" >&2; exit 127\n`);
+  chmodSync(join(bin, "npx"), 0o755);
+  worker = startWorker({ log: () => undefined });
+});
+afterAll(async () => {
+  await worker?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function bash(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const url = new URL(ctx.server.url);
+  const adapted = script.replaceAll("http://localhost:3000", url.origin).replaceAll("localhost:3000", url.host);
+  const env = {
+    NODE_ENV: "test" as const,
+    PATH: `${join(scratch, ".bin")}:${process.env.PATH}`,
+    HOME: process.env.HOME,
+    DATA_DIR: process.env.DATA_DIR,
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    T: ctx.root.token,
+  };
+  return new Promise((resolve) => {
+    execFile("bash", ["-c", `set -euo pipefail\n${adapted}`], { cwd: scratch, env, timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe("README.md", () => {
+  it("marks every fenced block as run or skip (with a reason)", () => {
+    expect(blocks.length).toBeGreaterThan(3);
+    for (const b of blocks) {
+      expect(b.marker, `README.md line ${b.line}: a fenced block without <!-- test: run --> or <!-- test: skip (reason) -->`).toBeDefined();
+      if (b.marker && !b.marker.run) expect(b.marker.reason, `README.md line ${b.line}: skip needs a reason`).not.toBe("");
+    }
+    expect(blocks.filter((b) => b.marker?.run).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("runs every runnable snippet against a real server, in order", async () => {
+    for (const b of blocks.filter((x) => x.marker?.run)) {
+      const r = await bash(b.code);
+      const where = `README.md line ${b.line}:\n${b.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+      expect(r.code, where).toBe(0);
+      const marker = b.marker as { run: true; output?: RegExp };
+      if (marker.output) expect(r.stdout, where).toMatch(marker.output);
+    }
+  });
+});
+
+describe("the marker reader", () => {
+  it("reads run, output and skip markers, and notices a missing one", () => {
+    const parsed = readmeBlocks("<!-- test: run; output: ^ok$ -->\n```sh\necho ok\n```\n\n<!-- test: skip (why) -->\n\n```text\nx\n```\n```js\n1\n```\n");
+    expect(parsed.map((b) => b.marker)).toEqual([{ run: true, output: /^ok$/m }, { run: false, reason: "why" }, undefined]);
+  });
+});
