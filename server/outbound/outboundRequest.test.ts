@@ -1,5 +1,10 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../config";
 import { parseOutboundAllow } from "./allowList";
@@ -31,6 +36,15 @@ async function receiver(handle: (req: http.IncomingMessage, res: http.ServerResp
   await new Promise<void>((done) => r.server.listen(0, "127.0.0.1", done));
   r.port = (r.server.address() as AddressInfo).port;
   return r;
+}
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync("openssl", ["version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 let main: Receiver;
@@ -106,7 +120,10 @@ describe("outboundRequest", () => {
       `http://127.0.0.1:${other.port}/`,
       "http://127.0.0.1/",
       "http://10.0.0.1/",
+      "https://10.0.0.1/",
       "http://169.254.169.254/latest/meta-data/",
+      "https://169.254.169.254/",
+      "https://[::ffff:a9fe:a9fe]/",
       "http://[::ffff:a9fe:a9fe]/",
       "http://017700000001/",
       "http://0x7f000001/",
@@ -136,10 +153,10 @@ describe("outboundRequest", () => {
 
   it("has the agent itself refuse, after DNS for names, when the URL checks are bypassed", async () => {
     allow(`127.0.0.1:${main.port}`);
-    for (const target of ["http://10.0.0.1/", "http://169.254.169.254/", "http://[::ffff:a9fe:a9fe]/", `http://127.0.0.1:${other.port}/`, `http://localhost:${other.port}/`]) {
+    for (const target of ["http://10.0.0.1/", "https://10.0.0.1/", "http://169.254.169.254/", "https://[fd00::1]/", "http://[::ffff:a9fe:a9fe]/", `http://127.0.0.1:${other.port}/`, `http://localhost:${other.port}/`]) {
       const url = new URL(target);
       const outcome = await new Promise<string>((resolve) => {
-        const req = http.request(url, { agent: agentFor(url), timeout: 300 }, () => resolve("connected"));
+        const req = (url.protocol === "https:" ? https : http).request(url, { agent: agentFor(url), timeout: 300 }, () => resolve("connected"));
         req.on("timeout", () => req.destroy(new Error("timeout")));
         req.on("error", (e) => resolve(e.message));
         req.end();
@@ -230,6 +247,24 @@ describe("outboundRequest", () => {
     allow(`localhost:${main.port}`);
     expect((await outboundRequest(`http://localhost:${main.port}/echo`)).status).toBe(200);
     expect((await failure(outboundRequest(`http://127.0.0.1:${main.port}/echo`, { timeoutMs: 300 }))).code).toBe("outbound_refused");
+  });
+
+  it.skipIf(!hasOpenssl())("checks TLS certificates: a self-signed receiver fails even when allow-listed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-tls-"));
+    try {
+      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "k.pem"), "-out", join(dir, "c.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+      const server = https.createServer({ key: readFileSync(join(dir, "k.pem")), cert: readFileSync(join(dir, "c.pem")) }, (_req, res) => res.end("tls"));
+      await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+      const port = (server.address() as AddressInfo).port;
+      allow(`127.0.0.1:${port}`);
+      const f = await failure(outboundRequest(`https://127.0.0.1:${port}/`, { requireHttps: true, timeoutMs: 2000 }));
+      expect(f.code).toBe("outbound_failed");
+      expect(f.message).toMatch(/certificate/i);
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("passes an abort signal through", async () => {
