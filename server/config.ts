@@ -20,6 +20,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Run the background worker inside the web process. */
   inProcessWorker: boolean;
+  /** SVC_OUTBOUND_ALLOW, raw: non-public destinations outbound calls may reach (server/outbound/allowList.ts parses it). */
+  outboundAllow: string;
 }
 
 function int(name: string, fallback: number, min: number, max: number): number {
@@ -54,6 +56,7 @@ export function loadConfig(): Config {
     rateLimitAnonymousPerMinute: int("SVC_RATE_LIMIT_ANONYMOUS_PER_MINUTE", 120, 1, 100_000_000),
     maxBodyBytes: int("SVC_MAX_BODY_BYTES", 1_048_576, 1024, 100 * 1_048_576),
     inProcessWorker: process.env.SVC_IN_PROCESS_WORKER !== "0",
+    outboundAllow: process.env.SVC_OUTBOUND_ALLOW ?? "",
   };
 }
 

@@ -63,6 +63,24 @@ export const ERROR_CATALOGUE = {
     description: "The route exists but does not answer this HTTP method. The `Allow` header lists the methods it does answer.",
     fix: "Use one of the methods in the `Allow` header.",
   },
+  outbound_refused: {
+    status: 400,
+    title: "Outbound request refused",
+    description: "An outbound URL (callback, webhook, OAuth, connector or model provider) is not http/https, carries credentials, needs https, or is or resolves to a non-public address not listed in SVC_OUTBOUND_ALLOW, possibly through a redirect. Checked after DNS and on every redirect.",
+    fix: "Use a public https URL, or ask the operator to list the host:port or CIDR in SVC_OUTBOUND_ALLOW.",
+  },
+  outbound_timeout: {
+    status: 504,
+    title: "Outbound request timed out",
+    description: "The remote endpoint did not answer (headers and body) within the outbound time limit.",
+    fix: "Make the endpoint answer faster; deliveries are retried on their schedule.",
+  },
+  outbound_failed: {
+    status: 502,
+    title: "Outbound request failed",
+    description: "The outbound call failed: DNS, connection refused or reset, TLS verification, or an answer too large.",
+    fix: "Check that the endpoint is reachable with a valid certificate and answers within the size limit.",
+  },
   conflict: {
     status: 409,
     title: "Conflict",
