@@ -20,7 +20,14 @@ export const MAX_BATCH_SIZE = 10;
  * What is refused before any procedure runs (cross-site, a body over the limit, a batch too large)
  * is answered as problem+json and leaves a denied record, like every other call.
  */
-export async function trpcHandler(original: Request): Promise<Response> {
+export const trpcHandler = handlerWithSession(sessionUser);
+
+/** The endpoint with its way of reading the session cookie (Next.js's; tests have none). */
+export function handlerWithSession(session: () => Promise<{ delegationId: string } | null>) {
+  return (request: Request) => handle(request, session);
+}
+
+async function handle(original: Request, session: () => Promise<{ delegationId: string } | null>): Promise<Response> {
   const url = new URL(original.url);
   // The console only calls its own origin: refuse what a browser marks as cross-site (CSRF defence
   // beside the SameSite=Lax session cookie).
@@ -42,7 +49,7 @@ export async function trpcHandler(original: Request): Promise<Response> {
       return refuse(url, "TRPC (body refused)", e);
     }
   }
-  const delegationId = (await sessionUser())?.delegationId;
+  const delegationId = (await session())?.delegationId;
   return fetchRequestHandler({
     endpoint: "/api/trpc",
     req,
