@@ -24,7 +24,7 @@ export interface ApiKeyRequest {
 export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
   const unknown = req.capabilities.filter((c) => !isKnownCapability(c));
   if (unknown.length > 0) {
-    throw ValidationFailed(unknown.map((c) => ({ field: "capabilities", code: "UNKNOWN_CAPABILITY", message: `Unknown capability ${JSON.stringify(c)}: not in the capability catalogue of this service.` })));
+    throw ValidationFailed(unknown.map((c) => ({ field: "capabilities", code: "UNKNOWN_CAPABILITY", message: `Unknown capability ${JSON.stringify(c)}: not in the capability catalogue of this service.` })), `Unknown capability: ${unknown.join(", ")}.`);
   }
   const org = await db.read.organization.findUnique({ where: { orgDid: req.orgDid } });
   if (!org) throw NotFound("organization", req.orgDid);
