@@ -12,7 +12,7 @@ import { MEMBER_GRANT_RENEW_BELOW_SECONDS, MEMBER_GRANT_SECONDS, ROLE_CAPABILITI
 
 /**
  * A signed-in person's session is a delegation (kind `session`) from their organization to their
- * human passport, with their role's capabilities: every console call is authorized and recorded
+ * human passport, derived from their standing grant, with their role's capabilities: every console call is authorized and recorded
  * through it exactly like an API call, and signing out or revoking the person revokes it, which
  * every process sees on the next call.
  */
