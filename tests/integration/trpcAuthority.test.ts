@@ -99,6 +99,13 @@ describe("an API key created in the console", () => {
     await expect(bearer(key.token).identity.passports.list({ limit: 1 })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 
+  it("a misspelt capability is refused, named in the problem's errors", async () => {
+    const admin = await person("admin");
+    const err = await admin.caller.identity.apiKeys.create({ name: "typo", capabilities: ["svc_api:pasports:read"], days: 1 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "BAD_REQUEST", cause: { status: 400, extra: { errors: [expect.objectContaining({ field: "capabilities.0", code: "UNKNOWN_CAPABILITY", message: expect.stringContaining('"svc_api:pasports:read"') })] } } });
+    expect(await lastProvenance()).toMatchObject({ operation: "TRPC identity.apiKeys.create", decision: "denied", status: 400 });
+  });
+
   it("viewers and approvers cannot create keys", async () => {
     for (const role of ["viewer", "approver"] as const) {
       const p = await person(role);
