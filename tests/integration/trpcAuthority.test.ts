@@ -201,3 +201,19 @@ describe("refusals before any procedure leave a record", () => {
     expect(await lastProvenance()).toMatchObject({ operation: "TRPC (body refused)", decision: "denied", status: 413 });
   });
 });
+
+describe("the console's own calls through the endpoint", () => {
+  it("a signed-in administrator's batched reads and a key creation work over HTTP", async () => {
+    const admin = await person("admin");
+    const asConsole = handlerWithSession(async () => ({ delegationId: admin.delegationId }));
+    const reads = await asConsole(new Request(`http://127.0.0.1/api/trpc/members.me,provenance.status,identity.passports.list?batch=1&input=${encodeURIComponent(JSON.stringify({ 2: { limit: 5 } }))}`));
+    expect(reads.status).toBe(200);
+    const [me, status, passports] = (await reads.json()) as { result: { data: Record<string, unknown> } }[];
+    expect(me!.result.data).toMatchObject({ did: admin.did, role: "admin" });
+    expect(status!.result.data).toHaveProperty("passport_count");
+    expect(passports!.result.data).toHaveProperty("data");
+    const created = await asConsole(new Request("http://127.0.0.1/api/trpc/identity.apiKeys.create", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name: "over http", capabilities: ["svc_api:passports:read"], days: 30 }) }));
+    expect(created.status).toBe(200);
+    expect(((await created.json()) as { result: { data: { name: string } } }).result.data.name).toBe("over http");
+  });
+});
