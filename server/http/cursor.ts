@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { ValidationFailed } from "../errors";
+import { ListQuery, PaginationInfo } from "./listSchemas";
 
 /**
  * Opaque, tamper-evident pagination cursors: base64url(JSON position) + "." + HMAC-SHA256 over it
@@ -37,7 +38,6 @@ export function decodeCursor(secret: Buffer, list: string, cursor: string): Curs
 }
 
 // The list schemas live in a pure module (area schemas import them); re-exported for the services.
-import { ListQuery, PaginationInfo } from "./listSchemas";
 export { ListQuery, PaginationInfo };
 
 /** A page of `limit` items from `rows` fetched with `limit + 1`. */
