@@ -81,7 +81,10 @@ export async function revokeMember(tx: Db, principal: Principal, passportDid: st
     // Links they handed out die with their access.
     await tx.invite.updateMany({ where: { createdBy: passportDid, usedAt: null, expiresAt: { gt: now } }, data: { expiresAt: now } });
     await tx.member.update({ where: { passportDid }, data: { status: "revoked" } });
-    const live = await tx.delegation.findMany({ where: { delegateDid: passportDid, orgDid: principal.orgDid, revokedAt: null }, select: { id: true } });
+    const held = await tx.delegation.findMany({ where: { delegateDid: passportDid, orgDid: principal.orgDid, revokedAt: null }, select: { id: true } });
+    // What derives from their grants (the API keys they created) is refused with them; marked so too.
+    const derived = held.length === 0 ? [] : await tx.delegation.findMany({ where: { orgDid: principal.orgDid, revokedAt: null, OR: held.map((d) => ({ ancestry: { contains: d.id } })) }, select: { id: true } });
+    const live = [...held, ...derived.filter((d) => !held.some((h) => h.id === d.id))];
     await tx.delegation.updateMany({ where: { id: { in: live.map((d) => d.id) } }, data: { revokedAt: now } });
     for (const d of live) await tx.revocation.create({ data: { id: newId("rev"), delegationId: d.id, orgDid: principal.orgDid, revokedBy: principal.actorDid, revokedAt: now, reason: "member revoked" } });
     return { ...member, status: "revoked" };

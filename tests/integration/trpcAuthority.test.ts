@@ -97,6 +97,7 @@ describe("an API key created in the console", () => {
     const other = await person("admin");
     await other.caller.members.revoke({ did: admin.did });
     await expect(bearer(key.token).identity.passports.list({ limit: 1 })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    expect((await db.read.delegation.findUnique({ where: { id: key.delegation_id } }))!.revokedAt).not.toBeNull();
   });
 
   it("a misspelt capability is refused, named in the problem's errors", async () => {
