@@ -106,3 +106,17 @@ export const PasskeyRefused = (
   status?: number,
   code: Extract<ErrorCode, "passkey_refused" | "challenge_reused" | "challenge_expired" | "counter_replayed" | "member_revoked" | "invite_invalid" | "invite_used" | "invite_expired"> = "passkey_refused",
 ) => domainError(code, detail, {}, status);
+
+/**
+ * The one mapping from anything thrown to a DomainError, used by the gate (the recorded status),
+ * the /v1 adapter (problem+json) and the tRPC middleware, so the three can never disagree.
+ * Database errors a caller can cause (a unique key taken by a concurrent request, a serialization
+ * failure) are conflicts, not failures; anything else unexpected is a 500 `internal_error`.
+ */
+export function toDomainError(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "P2002") return domainError("conflict", "A resource with the same unique key already exists (possibly created by a concurrent request).");
+  if (code === "P2034") return domainError("conflict", "The request conflicted with a concurrent change; retry it.");
+  return domainError("internal_error", "The service failed to complete this request. Quote the incident id when you report it.");
+}

@@ -12,6 +12,7 @@ import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Confirm, Dialog } from "@/components/ui/dialog";
 import { Badge, FieldError, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
+import { capabilityGroups } from "@/server/identity/capabilityCatalogue";
 import type { AppRouter } from "@/server/trpc/root";
 import type { inferRouterOutputs } from "@trpc/server";
 import { PageHeader } from "./ConsoleShell";
@@ -20,17 +21,8 @@ import { applyProblem, problemOf, useTRPC } from "./Providers";
 
 type Delegation = inferRouterOutputs<AppRouter>["identity"]["delegations"]["list"]["data"][number];
 
-/** Capabilities offered by the picker, grouped by area (families first). */
-const CAPABILITY_GROUPS: [string, string[]][] = [
-  ["Everything", ["svc_api:*"]],
-  ["Passports", ["svc_api:passports:read", "svc_api:passports:write"]],
-  ["Delegations", ["svc_api:delegations:read", "svc_api:delegations:write"]],
-  ["Provenance", ["svc_api:provenance:read"]],
-  ["Agents", ["svc_api:agents:read", "svc_api:agents:invoke", "svc_api:agents:deploy"]],
-  ["Events", ["svc_api:events:read", "svc_api:events:write"]],
-  ["Compliance", ["svc_api:compliance:read"]],
-  ["Reasoning", ["svc_api:reasoning:think", "svc_api:models:read"]],
-];
+/** Capabilities offered by the picker, grouped by area (families first): the service's own catalogue. */
+const CAPABILITY_GROUPS: [string, string[]][] = capabilityGroups().map((g) => [g.title, g.capabilities.map((c) => c.capability)]);
 
 const CreateKeyForm = z.object({
   name: z.string().trim().min(1, "Name the key so you can recognise it later").max(200),

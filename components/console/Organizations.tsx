@@ -13,6 +13,7 @@ import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
 import { Badge, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
+import { AutonomyProfile, DeploymentMode } from "@/server/controlPlane/schemas";
 import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "./ConsoleShell";
 import { ago, Did } from "./format";
@@ -23,8 +24,8 @@ type Org = inferRouterOutputs<AppRouter>["controlPlane"]["orgs"]["list"]["data"]
 const CreateOrgForm = z.object({
   org_did: z.string().min(8, "Pick the organization's passport"),
   name: z.string().trim().min(1, "Name the organization").max(200),
-  deployment_mode: z.enum(["cloud", "self_hosted", "hybrid"]),
-  autonomy_profile: z.enum(["", "paranoid", "balanced", "aggressive"]),
+  deployment_mode: DeploymentMode,
+  autonomy_profile: z.enum(["", ...AutonomyProfile.options]),
 });
 
 /** Organizations: this one and the tenants it created (POST /v1/cp/orgs). */

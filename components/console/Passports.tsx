@@ -13,6 +13,7 @@ import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
 import { Badge, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
+import { RegisterablePassportType } from "@/server/identity/schemas";
 import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "./ConsoleShell";
 import { ago, Did } from "./format";
@@ -21,7 +22,7 @@ import { applyProblem, problemOf, useTRPC } from "./Providers";
 type Passport = inferRouterOutputs<AppRouter>["identity"]["passports"]["list"]["data"][number];
 
 const RegisterForm = z.object({
-  type: z.enum(["agent", "organization"]),
+  type: RegisterablePassportType,
   name: z.string().trim().min(1, "Name the passport").max(200),
   public_key: z.string().trim().min(10, "Paste a did:key or a public JWK"),
   description: z.string().max(2000).optional(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PaginationInfo } from "../http/cursor";
+import { PaginationInfo } from "../http/listSchemas";
 import { EXAMPLE } from "../openapi/examples";
 
 export const DeploymentMode = z.enum(["cloud", "self_hosted", "hybrid"]);

@@ -1,6 +1,6 @@
 import { config } from "../config";
 import { database, type Database, type Db } from "../db/client";
-import { DomainError, Forbidden } from "../errors";
+import { DomainError, Forbidden, toDomainError } from "../errors";
 import { takeToken, type RateLimitState } from "../http/rateLimit";
 import { assertChainLive, authenticate, type Principal } from "../identity/authenticate";
 import { coveredBy } from "../identity/capabilities";
@@ -24,7 +24,11 @@ export interface CallSpec {
   resourceType: string | null;
   write: boolean;
   successStatus: number;
-  /** Console roles allowed (procedure tiers); bearer tokens carry no role and are bound by capabilities alone. */
+  /**
+   * Set only on the console's own procedures: the console roles allowed. A caller without a
+   * console role (any bearer token) is refused, since these procedures can do what no /v1
+   * operation offers a token (create API keys, invite people).
+   */
   roles?: readonly string[];
 }
 
@@ -77,9 +81,7 @@ export const EMPTY_SHA256 = requestHash(undefined);
 
 /** The HTTP status an error will be answered with (see server/http/problem.ts). */
 export function statusOf(error: unknown): number {
-  if (error instanceof DomainError) return error.status;
-  const code = (error as { code?: unknown })?.code;
-  return code === "P2002" || code === "P2034" ? 409 : 500;
+  return toDomainError(error).status;
 }
 
 export const tooManyRequests = (rl: RateLimitState) => {
@@ -135,7 +137,10 @@ export async function governCall<T>(
     if (spec.capability && !coveredBy(principal.capabilities, spec.capability)) {
       throw Forbidden(`This operation needs the capability ${spec.capability}, which your delegation does not hold.`, { missing_capability: spec.capability });
     }
-    if (spec.roles && principal.role !== undefined && !spec.roles.includes(principal.role)) {
+    if (spec.roles && principal.role === undefined) {
+      throw Forbidden("This is one of the console's own procedures: it takes a signed-in person's session, not a bearer token.", { required_roles: spec.roles });
+    }
+    if (spec.roles && !spec.roles.includes(principal.role!)) {
       throw Forbidden(`This needs the ${spec.roles.join(" or ")} role; you are ${principal.role}.`, { required_roles: spec.roles });
     }
     authorized = true;

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { ValidationFailed } from "../errors";
+import { ListQuery, PaginationInfo } from "./listSchemas";
 
 /**
  * Opaque, tamper-evident pagination cursors: base64url(JSON position) + "." + HMAC-SHA256 over it
@@ -36,19 +37,8 @@ export function decodeCursor(secret: Buffer, list: string, cursor: string): Curs
   throw invalidCursor();
 }
 
-/** `?limit=&cursor=` of every list. */
-export const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe("Page size, 1 to 100."),
-  cursor: z.string().min(1).max(512).optional().describe("Opaque cursor from the previous page's `pagination.next_cursor`."),
-});
-
-export const PaginationInfo = z
-  .object({
-    has_more: z.boolean(),
-    next_cursor: z.string().nullable().describe("Opaque; null when has_more is false."),
-    total_count: z.number().int().optional(),
-  })
-  .meta({ id: "PaginationInfo", example: { has_more: true, next_cursor: "WyIyMDI2LTExLTIxVDA5OjMwOjAwLjAwMFoiLCJkbGdfMDFtODA2bXA2c3d4ejY3c2t2MTRkYTB5NDgiXQ.Qm9Kd3J2c2dWbGxQZ0pHWk1D" } });
+// The list schemas live in a pure module (area schemas import them); re-exported for the services.
+export { ListQuery, PaginationInfo };
 
 /** A page of `limit` items from `rows` fetched with `limit + 1`. */
 export function page<T>(rows: T[], limit: number, next: (last: T) => string): { items: T[]; pagination: z.infer<typeof PaginationInfo> } {

@@ -103,6 +103,28 @@ async function principalFromDelegation(db: Database, id: string): Promise<Princi
 }
 
 /**
+ * The principal of a delegation the caller's chain holds (a console session's standing grant), to
+ * derive from it: the same fields as a token's, read in the caller's transaction.
+ */
+export async function delegationPrincipal(tx: Db, id: string): Promise<Principal> {
+  const row = await tx.delegation.findUnique({ where: { id } });
+  if (!row || row.revokedAt) throw Unauthenticated("The delegation this session derives from has been revoked.");
+  if (row.expiresAt.getTime() <= Date.now()) throw Unauthenticated("The delegation this session derives from has expired.");
+  return {
+    delegationId: row.id,
+    orgDid: row.orgDid,
+    actorDid: row.delegateDid,
+    grantorDid: row.grantorDid,
+    capabilities: row.capabilities as string[],
+    environment: row.environment,
+    riskLevel: row.riskLevel,
+    kind: row.kind,
+    expiresAt: row.expiresAt,
+    chain: [...(row.ancestry ? row.ancestry.split(" ") : []), row.id],
+  };
+}
+
+/**
  * The revocation check again, inside a write transaction: on PostgreSQL the chain's rows are
  * share-locked, so a revocation waits for this write to commit (or this write sees it).
  */

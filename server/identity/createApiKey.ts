@@ -1,10 +1,14 @@
-import type { Database } from "../db/client";
-import { NotFound } from "../errors";
+import type { z } from "zod";
+import type { Database, Db } from "../db/client";
+import { Forbidden, NotFound, ValidationFailed } from "../errors";
 import { appendInTransaction } from "../provenance/appendProvenance";
 import { requestHash } from "../provenance/record";
 import { newId } from "../ids";
-import type { Principal } from "./authenticate";
-import { issueDelegation } from "./issueDelegation";
+import { delegationPrincipal, type Principal } from "./authenticate";
+import { missingCapabilities } from "./capabilities";
+import { isKnownCapability } from "./capabilityCatalogue";
+import { issueDelegation, sessionResponse } from "./issueDelegation";
+import type { CreateApiKeyRequest } from "./schemas";
 
 export interface ApiKeyRequest {
   orgDid: string;
@@ -18,6 +22,10 @@ export interface ApiKeyRequest {
  * minted from the command line, where no token exists yet. Recorded in the ledger like a call.
  */
 export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
+  const unknown = req.capabilities.filter((c) => !isKnownCapability(c));
+  if (unknown.length > 0) {
+    throw ValidationFailed(unknown.map((c) => ({ field: "capabilities", code: "UNKNOWN_CAPABILITY", message: `Unknown capability ${JSON.stringify(c)}: not in the capability catalogue of this service.` })), `Unknown capability: ${unknown.join(", ")}.`);
+  }
   const org = await db.read.organization.findUnique({ where: { orgDid: req.orgDid } });
   if (!org) throw NotFound("organization", req.orgDid);
   const operator: Principal = {
@@ -56,4 +64,24 @@ export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
     });
     return { token: issued.token, delegation_id: issued.row.id, org_did: org.orgDid, capabilities: req.capabilities, expires_at: issued.row.expiresAt.toISOString() };
   });
+}
+
+/**
+ * An API key created by a signed-in person in the console: a key of the organization, derived
+ * from the person's standing grant (the session's parent), never a root grant of its own.
+ *
+ * Why the parent and not the session: a session lasts hours and ends at sign-out, so a key derived
+ * from it would die with it. The standing grant is the person's authority in the organization,
+ * and an ancestor of the caller's session: a key derived from it is bounded by its lifetime,
+ * holds at most its (and the session's) capabilities, and is revoked with it when the person is.
+ * A session with no parent (one started before standing grants existed) derives the key from itself.
+ */
+export async function createConsoleApiKey(db: Db, session: Principal, req: z.output<typeof CreateApiKeyRequest>) {
+  const capabilities = [...new Set(req.capabilities)];
+  const missing = missingCapabilities(session.capabilities, capabilities);
+  if (missing.length > 0) throw Forbidden(`A key can only hold capabilities you hold; yours do not cover ${missing.join(", ")}.`, { missing_capabilities: missing });
+  const parentId = session.chain.length >= 2 ? session.chain[session.chain.length - 2]! : session.delegationId;
+  const grantor = parentId === session.delegationId ? session : await delegationPrincipal(db, parentId);
+  const issued = await issueDelegation(db, grantor, { delegateDid: session.orgDid, capabilities, durationSeconds: req.days * 86_400, kind: "api_key", name: req.name });
+  return { ...sessionResponse(issued), name: req.name };
 }

@@ -17,12 +17,6 @@ export interface DelegationRequest {
   riskLevel?: string;
   kind: "api_key" | "delegation_token" | "session";
   name?: string | null;
-  /**
-   * An organization API key minted by an administrator in the console: a root grant of the
-   * organization (no parent), so it outlives the administrator's session. Its lifetime is bounded
-   * by `durationSeconds` alone; its capabilities still by the administrator's.
-   */
-  detached?: boolean;
 }
 
 /**
@@ -39,7 +33,7 @@ export async function issueDelegation(db: Db, grantor: Principal, req: Delegatio
   const left = Math.floor((grantor.expiresAt.getTime() - now) / 1000);
   let seconds: number;
   if (req.durationSeconds !== undefined) {
-    if (req.durationSeconds > left && !req.detached) {
+    if (req.durationSeconds > left) {
       throw Forbidden(`A delegation cannot outlive its grantor's: yours expires in ${left} seconds, ${req.durationSeconds} were requested.`, { max_duration_seconds: left });
     }
     seconds = req.durationSeconds;
@@ -68,8 +62,9 @@ export async function issueDelegation(db: Db, grantor: Principal, req: Delegatio
   const createdAt = new Date(now);
   const expiresAt = new Date(now + seconds * 1000);
   const environment = req.environment ?? grantor.environment ?? null;
-  // API keys minted by the operator (the CLI) start a chain; everything else derives from the caller's delegation.
-  const rootGrant = grantor.delegationId === "" || req.detached === true;
+  // Only API keys minted by the operator (the CLI, no delegation) start a chain; every other
+  // credential derives from the caller's delegation: bounded by its lifetime, revoked with it.
+  const rootGrant = grantor.delegationId === "";
   const row = await db.delegation.create({
     data: {
       id,

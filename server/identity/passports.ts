@@ -53,3 +53,8 @@ export async function updatePassport(db: Db, principal: Principal, did: string, 
   });
   return passportView(row);
 }
+
+/** How many passports the caller's organization has (the console's overview). */
+export function countPassports(db: Db, principal: Principal): Promise<number> {
+  return db.passport.count({ where: { orgDid: principal.orgDid } });
+}

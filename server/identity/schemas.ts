@@ -1,10 +1,21 @@
 import { z } from "zod";
-import { PaginationInfo } from "../http/cursor";
+import { PaginationInfo } from "../http/listSchemas";
 import { CAPABILITY_PATTERN } from "./capabilities";
 import { EXAMPLE } from "../openapi/examples";
+import { isKnownCapability } from "./capabilityCatalogue";
 
 const Did = z.string().min(8).max(512).regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%\-]+$/, "must be a DID (did:<method>:<id>)");
-const Capability = z.string().min(3).max(200).regex(CAPABILITY_PATTERN, "must be a capability such as svc_api:agents:read or svc_api:agents:*");
+// A capability the catalogue does not list would be issued and silently grant nothing: refused, named.
+export const Capability = z
+  .string()
+  .min(3)
+  .max(200)
+  .regex(CAPABILITY_PATTERN, "must be a capability such as svc_api:agents:read or svc_api:agents:*")
+  .superRefine((value, ctx) => {
+    if (CAPABILITY_PATTERN.test(value) && !isKnownCapability(value)) {
+      ctx.addIssue({ code: "custom", message: `Unknown capability ${JSON.stringify(value)}: not in the capability catalogue of this service.`, params: { code: "UNKNOWN_CAPABILITY" } });
+    }
+  });
 const Tier = z.number().int().min(0).max(3);
 const Timestamp = z.string().describe("ISO 8601 date-time");
 
@@ -14,6 +25,9 @@ export const PublicJwk = z
   .describe("A public JWK: Ed25519 (kty OKP) or P-256 (kty EC). A JWK with a private part (d) is refused.");
 
 export const PassportType = z.enum(["agent", "organization", "human"]).describe("human passports come only from the console's WebAuthn registration");
+
+/** Passport types a caller may register (human passports come from the console's WebAuthn registration). */
+export const RegisterablePassportType = z.enum(["agent", "organization"]);
 
 export const Passport = z
   .object({
@@ -31,7 +45,7 @@ export const Passport = z
 
 export const CreatePassportRequest = z
   .object({
-    type: z.enum(["agent", "organization"]).describe("agent or organization; human passports are created by WebAuthn registration in the console"),
+    type: RegisterablePassportType.describe("agent or organization; human passports are created by WebAuthn registration in the console"),
     name: z.string().trim().min(1).max(200),
     public_key: z.union([PublicJwk, z.string().min(10).max(512)]).describe("A public JWK, or a did:key / its multibase key string"),
     description: z.string().max(2000).nullable().optional(),
@@ -97,7 +111,7 @@ export const DelegationTokenRequest = z
   .strict()
   .meta({ id: "DelegationTokenRequest", example: { delegate_did: EXAMPLE.agentDid, capabilities: [...EXAMPLE.capabilities], duration_seconds: 86400, environment: "production" } });
 
-export const DelegationKind = z.enum(["api_key", "delegation_token", "session"]);
+export const DelegationKind = z.enum(["api_key", "delegation_token", "session", "member"]).describe("member: a console member's standing grant, from which their sessions and the API keys they create derive");
 export const DelegationStatus = z.enum(["active", "expired", "revoked"]);
 
 export const Delegation = z
@@ -193,3 +207,14 @@ export const CapabilityMatchResponse = z
     }),
   })
   .meta({ id: "CapabilityMatchResponse", example: { data: { required_capabilities: [...EXAMPLE.capabilities], matches: [{ passport_id: EXAMPLE.agentDid, type: "agent", name: "invoice-triage", covered: true, missing_capabilities: [] }], partial: [] } } });
+
+// The console's API key form (no /v1 route, so no OpenAPI component).
+export const CreateApiKeyRequest = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    capabilities: z.array(Capability).min(1).max(100),
+    days: z.number().int().min(1).max(3650).default(90).describe("Lifetime in days; it cannot outlive the delegation it derives from"),
+  })
+  .strict();
+
+export const ApiKeyCreated = SessionExchangeResponse.extend({ name: z.string() });

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Delegation as DelegationRow, Passport as PassportRow, Revocation as RevocationRow } from "../db/generated/sqlite/client";
-import type { Delegation, Passport, RevocationRecord } from "./schemas";
+import type { Delegation, DelegationKind, Passport, RevocationRecord } from "./schemas";
 
 /** API shapes of identity rows: the one place that maps columns to the contract's field names. */
 export function passportView(p: PassportRow): z.input<typeof Passport> {
@@ -26,7 +26,7 @@ export function delegationView(d: DelegationRow): z.input<typeof Delegation> {
   return {
     id: d.id,
     org_did: d.orgDid,
-    kind: d.kind as "api_key" | "delegation_token" | "session",
+    kind: d.kind as z.infer<typeof DelegationKind>,
     name: d.name,
     grantor_did: d.grantorDid,
     delegate_did: d.delegateDid,

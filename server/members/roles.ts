@@ -1,3 +1,5 @@
+import { READ_CAPABILITIES } from "../identity/capabilityCatalogue";
+
 /**
  * Console roles and what a person's session delegation may do. Procedure tiers check the role;
  * the gate checks the capabilities, so a role can never reach past them.
@@ -5,7 +7,9 @@
 export const ROLES = ["admin", "approver", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
-const READ = ["members", "passports", "delegations", "provenance", "cp", "agents", "approvals", "executions", "workflows", "events", "marketplace", "compliance", "models", "prompts", "learning"].map((a) => `svc_api:${a}:read`);
+// Every read of the catalogue (server/identity/capabilityCatalogue.ts): a new area's reads reach
+// viewers without an edit here.
+const READ = [...READ_CAPABILITIES];
 
 export const ROLE_CAPABILITIES: Record<Role, string[]> = {
   admin: ["svc_api:*"],
@@ -15,3 +19,11 @@ export const ROLE_CAPABILITIES: Record<Role, string[]> = {
 
 /** How long a console session lasts. */
 export const SESSION_SECONDS = 8 * 60 * 60;
+
+/**
+ * How long a member's standing grant lasts: the delegation their sessions, and the API keys they
+ * create, derive from. A sign-in renews it once less than `MEMBER_GRANT_RENEW_BELOW_SECONDS` is left,
+ * so a person who signs in keeps room for a key of 90 days.
+ */
+export const MEMBER_GRANT_SECONDS = 366 * 86_400;
+export const MEMBER_GRANT_RENEW_BELOW_SECONDS = 90 * 86_400;

@@ -8,11 +8,11 @@ import { newId } from "../ids";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
 import { EMPTY_SHA256 } from "../governance/governCall";
 import { tokenHash } from "./passkeys";
-import { ROLE_CAPABILITIES, SESSION_SECONDS, type Role } from "./roles";
+import { MEMBER_GRANT_RENEW_BELOW_SECONDS, MEMBER_GRANT_SECONDS, ROLE_CAPABILITIES, SESSION_SECONDS, type Role } from "./roles";
 
 /**
  * A signed-in person's session is a delegation (kind `session`) from their organization to their
- * human passport, with their role's capabilities: every console call is authorized and recorded
+ * human passport, derived from their standing grant, with their role's capabilities: every console call is authorized and recorded
  * through it exactly like an API call, and signing out or revoking the person revokes it, which
  * every process sees on the next call.
  */
@@ -21,12 +21,30 @@ export async function startConsoleSession(db: Database, member: Member): Promise
   const now = new Date();
   const expiresAt = new Date(now.getTime() + SESSION_SECONDS * 1000);
   await db.writeTx(async (tx) => {
+    const grant = await standingGrant(tx, member, now);
     await tx.delegation.create({
-      data: { id, orgDid: member.orgDid, kind: "session", name: "console session", grantorDid: member.orgDid, delegateDid: member.passportDid, capabilities: ROLE_CAPABILITIES[member.role as Role], createdAt: now, expiresAt },
+      data: { id, orgDid: member.orgDid, kind: "session", name: "console session", grantorDid: member.orgDid, delegateDid: member.passportDid, parentId: grant.id, ancestry: grant.id, capabilities: ROLE_CAPABILITIES[member.role as Role], createdAt: now, expiresAt },
     });
     await appendInTransaction(tx, db.engine, consoleEntry("CONSOLE session.start", member.orgDid, member.passportDid, id, 200, "allowed", "delegation", id));
   });
   return { delegationId: id, expiresAt };
+}
+
+/**
+ * The member's standing grant (kind `member`): the organization's delegation to the person, with
+ * their role's capabilities, from which each session (hours) and each API key they create (days)
+ * derives. Revoking the person revokes it, and with it everything derived from it.
+ */
+async function standingGrant(tx: Db, member: Member, now: Date) {
+  const capabilities = ROLE_CAPABILITIES[member.role as Role];
+  const live = await tx.delegation.findFirst({
+    where: { kind: "member", orgDid: member.orgDid, delegateDid: member.passportDid, revokedAt: null, expiresAt: { gt: new Date(now.getTime() + MEMBER_GRANT_RENEW_BELOW_SECONDS * 1000) } },
+    orderBy: { expiresAt: "desc" },
+  });
+  if (live && JSON.stringify(live.capabilities) === JSON.stringify(capabilities)) return live;
+  return tx.delegation.create({
+    data: { id: newId("dlg"), orgDid: member.orgDid, kind: "member", name: `console membership of ${member.displayName}`, grantorDid: member.orgDid, delegateDid: member.passportDid, capabilities, createdAt: now, expiresAt: new Date(now.getTime() + MEMBER_GRANT_SECONDS * 1000) },
+  });
 }
 
 /** Signing out: the session's delegation is revoked at once. */
@@ -63,7 +81,10 @@ export async function revokeMember(tx: Db, principal: Principal, passportDid: st
     // Links they handed out die with their access.
     await tx.invite.updateMany({ where: { createdBy: passportDid, usedAt: null, expiresAt: { gt: now } }, data: { expiresAt: now } });
     await tx.member.update({ where: { passportDid }, data: { status: "revoked" } });
-    const live = await tx.delegation.findMany({ where: { delegateDid: passportDid, orgDid: principal.orgDid, revokedAt: null }, select: { id: true } });
+    const held = await tx.delegation.findMany({ where: { delegateDid: passportDid, orgDid: principal.orgDid, revokedAt: null }, select: { id: true } });
+    // What derives from their grants (the API keys they created) is refused with them; marked so too.
+    const derived = held.length === 0 ? [] : await tx.delegation.findMany({ where: { orgDid: principal.orgDid, revokedAt: null, OR: held.map((d) => ({ ancestry: { contains: d.id } })) }, select: { id: true } });
+    const live = [...held, ...derived.filter((d) => !held.some((h) => h.id === d.id))];
     await tx.delegation.updateMany({ where: { id: { in: live.map((d) => d.id) } }, data: { revokedAt: now } });
     for (const d of live) await tx.revocation.create({ data: { id: newId("rev"), delegationId: d.id, orgDid: principal.orgDid, revokedBy: principal.actorDid, revokedAt: now, reason: "member revoked" } });
     return { ...member, status: "revoked" };

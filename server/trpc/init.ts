@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { ZodError } from "zod";
-import { DomainError, ValidationFailed } from "../errors";
+import { DomainError, toDomainError, ValidationFailed } from "../errors";
 import { GateError, governCall, type CallScope } from "../governance/governCall";
 import { fieldErrors, refuseHostileInput } from "../http/validation";
 import type { Principal } from "../identity/authenticate";
@@ -11,12 +11,10 @@ import { requestHash } from "../provenance/record";
 /**
  * tRPC for the console. Every procedure passes through the same governance gate as /v1
  * (server/governance/governCall.ts): the caller is authenticated, the procedure's capability is
- * checked, and the call leaves one provenance record. Procedures declare their capability in
- * `meta`; tiers below add nothing that bypasses the gate.
+ * checked, and the call leaves one provenance record. Procedures are built from declarations
+ * (server/trpc/procedures.ts): an area's operations, or the console's own procedures.
  */
 export interface TrpcContext {
-  /** Console roles the procedure's tier admits (set by the tier, not by the caller). */
-  roles?: readonly string[];
   authorization: string | null;
   clientAddress: string;
   requestId: string;
@@ -27,7 +25,7 @@ export interface TrpcContext {
 export interface ProcedureMeta {
   capability: string | null;
   resourceType: string | null;
-  /** Set by the procedure tiers below. */
+  /** The console's own procedures only: the console roles admitted (bearer tokens are refused). */
   roles?: readonly string[];
 }
 
@@ -37,6 +35,7 @@ const STATUS_TO_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
   403: "FORBIDDEN",
   404: "NOT_FOUND",
   409: "CONFLICT",
+  410: "NOT_FOUND",
   413: "PAYLOAD_TOO_LARGE",
   415: "UNSUPPORTED_MEDIA_TYPE",
   422: "UNPROCESSABLE_CONTENT",
@@ -55,37 +54,43 @@ const t = initTRPC
     },
   });
 
-/** A tRPC failure as the gate's domain error, so it is recorded with the right status. */
-function toDomainError(error: unknown): unknown {
-  if (error instanceof DomainError) return error;
+/**
+ * What tRPC itself raised, as the domain error the gate records: an input that failed its schema
+ * is a 400 with field errors; anything else goes through the one mapper (server/errors.ts), so a
+ * unique-key race is a 409 here exactly as on /v1. An output that fails its schema is a bug (500).
+ */
+function fromTrpc(error: unknown): DomainError {
   if (error instanceof TRPCError) {
-    if (error.cause instanceof ZodError) return ValidationFailed(fieldErrors(error.cause));
     if (error.cause instanceof DomainError) return error.cause;
-    if (error.code === "BAD_REQUEST" || error.code === "PARSE_ERROR") return ValidationFailed([{ field: "input", code: "INVALID_VALUE", message: error.message }]);
-    if (error.cause) return error.cause;
+    if (error.code === "BAD_REQUEST" || error.code === "PARSE_ERROR") {
+      if (error.cause instanceof ZodError) return ValidationFailed(fieldErrors(error.cause));
+      return ValidationFailed([{ field: "input", code: "INVALID_VALUE", message: error.message }]);
+    }
+    return toDomainError(error.cause ?? error);
   }
-  return error;
+  return toDomainError(error);
 }
 
-function toTrpcError(error: unknown): TRPCError {
-  if (error instanceof DomainError) {
-    return new TRPCError({ code: STATUS_TO_CODE[error.status] ?? "INTERNAL_SERVER_ERROR", message: error.message, cause: error });
+function toTrpcError(error: unknown, original: unknown): TRPCError {
+  const domain = fromTrpc(error);
+  if (domain.status >= 500) {
+    console.error("[svc] tRPC procedure failed:", original);
+    return new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "The service failed to complete this request." });
   }
-  console.error("[svc] tRPC procedure failed:", error);
-  return new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "The service failed to complete this request." });
+  return new TRPCError({ code: STATUS_TO_CODE[domain.status] ?? "BAD_REQUEST", message: domain.message, cause: domain });
 }
 
 const governed = t.middleware(async ({ ctx, meta, path, type, next, getRawInput }) => {
   try {
     const outcome = await governCall(
-      { id: `trpc:${path}`, label: `TRPC ${path}`, capability: meta?.capability ?? null, resourceType: meta?.resourceType ?? null, write: type === "mutation", successStatus: 200, roles: ctx.roles },
+      { id: `trpc:${path}`, label: `TRPC ${path}`, capability: meta?.capability ?? null, resourceType: meta?.resourceType ?? null, write: type === "mutation", successStatus: 200, roles: meta?.roles },
       { authorization: ctx.authorization, clientAddress: ctx.clientAddress, requestId: ctx.requestId, authenticate: ctx.authenticate },
       async () => {
         let raw: unknown;
         try {
           raw = await getRawInput();
         } catch (e) {
-          throw toDomainError(e);
+          throw fromTrpc(e);
         }
         refuseHostileInput(raw, "input");
         return { requestHash: requestHash(raw ?? undefined) };
@@ -93,27 +98,22 @@ const governed = t.middleware(async ({ ctx, meta, path, type, next, getRawInput 
       async (scope: CallScope) => {
         const result = await next({ ctx: { scope } });
         // Throwing rolls a mutation's writes back and records the failure's status.
-        if (!result.ok) throw toDomainError(result.error);
+        if (!result.ok) throw fromTrpc(result.error);
         return result;
       },
     );
     return outcome.value!;
   } catch (e) {
-    throw toTrpcError(e instanceof GateError ? toDomainError(e.error) : toDomainError(e));
+    const error = e instanceof GateError ? e.error : e;
+    throw toTrpcError(error, error instanceof TRPCError ? (error.cause ?? error) : error);
   }
 });
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-const tier = (roles: readonly string[]) => t.middleware(({ ctx, next }) => next({ ctx: { ...ctx, roles } }));
-
-/** Any authenticated caller of an organization (every console role); the capability in `meta` decides the rest. */
-export const orgProcedure = t.procedure.use(governed);
-/** Approvers and administrators. */
-export const approverProcedure = t.procedure.use(tier(["admin", "approver"])).use(governed);
-/** Administrators only. */
-export const adminProcedure = t.procedure.use(tier(["admin"])).use(governed);
+/** Every procedure: governed; what it needs (capability, console roles) is in its `meta`. */
+export const governedProcedure = t.procedure.use(governed);
 
 /** A context for a request carrying a bearer token (the fetch adapter and tests). */
 export function contextFromHeaders(headers: Headers, clientAddress = "unknown"): TrpcContext {

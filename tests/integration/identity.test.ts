@@ -270,3 +270,32 @@ describe("organizations and tenancy", () => {
     expect((await api("GET", "/v1/revocations?limit=100", tenant.token)).body.data).toEqual([]);
   });
 });
+
+describe("capabilities are checked against the catalogue", () => {
+  const unknownNamed = (body: { errors?: { code: string; message: string }[] }) => body.errors?.some((e) => e.code === "UNKNOWN_CAPABILITY" && e.message.includes('"svc_api:pasports:read"'));
+
+  it("a misspelt capability is a 400 naming it, wherever capabilities are given", async () => {
+    const agent = await newAgent("catalogue");
+    const token = await api("POST", "/v1/delegation-tokens", t.root.token, { delegate_did: agent.did, capabilities: ["svc_api:passports:read", "svc_api:pasports:read"], duration_seconds: 60 });
+    expect(token.status).toBe(400);
+    expect(unknownNamed(token.body)).toBe(true);
+    const session = await api("POST", "/v1/sessions/exchange", t.root.token, { capabilities: ["svc_api:pasports:read"] });
+    expect(session.status).toBe(400);
+    expect(unknownNamed(session.body)).toBe(true);
+    const match = await api("POST", "/v1/capabilities/match", t.root.token, { requiredCapabilities: ["svc_api:pasports:read"] });
+    expect(match.status).toBe(400);
+    await expect(apiKey(["svc_api:pasports:read"])).rejects.toMatchObject({ status: 400 });
+    const { createCaller } = await import("@/server/trpc/root");
+    const { newId } = await import("@/server/ids");
+    const trpc = createCaller({ authorization: `Bearer ${t.root.token}`, clientAddress: "127.0.0.1", requestId: newId("req") });
+    await expect(trpc.identity.delegations.issue({ delegate_did: agent.did, capabilities: ["svc_api:pasports:read"], duration_seconds: 60 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("families of known areas are accepted; families of unknown areas are not", async () => {
+    const agent = await newAgent("families");
+    for (const capabilities of [["svc_api:*"], ["svc_api:agents:*"], ["svc_api:learning:decide", "svc_api:members:read"]]) {
+      expect((await api("POST", "/v1/delegation-tokens", t.root.token, { delegate_did: agent.did, capabilities, duration_seconds: 60 })).status, capabilities.join()).toBe(201);
+    }
+    expect((await api("POST", "/v1/delegation-tokens", t.root.token, { delegate_did: agent.did, capabilities: ["svc_api:agentz:*"], duration_seconds: 60 })).status).toBe(400);
+  });
+});

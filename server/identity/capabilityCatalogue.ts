@@ -1,0 +1,101 @@
+/**
+ * Every capability the service knows, with what it allows: the one list that the role
+ * definitions (server/members/roles.ts), the console's key picker, the OpenAPI document and the
+ * docs read, and that every capability in a request is checked against. Pure data (no node-only
+ * import): console forms import it too. Areas not built yet are listed already, as the API
+ * contract names them, so a key minted today can carry them.
+ */
+export const CAPABILITY_AREAS = {
+  passports: "Passports",
+  delegations: "Delegations",
+  provenance: "Provenance",
+  agents: "Agents",
+  approvals: "Approvals",
+  executions: "Executions",
+  workflows: "Workflows",
+  events: "Events and webhooks",
+  marketplace: "Marketplace",
+  compliance: "Compliance",
+  models: "Models",
+  reasoning: "Reasoning",
+  benchmarks: "Benchmarks",
+  prompts: "Prompts",
+  cp: "Control plane",
+  learning: "Learning",
+  members: "Console members",
+} as const;
+
+export type CapabilityArea = keyof typeof CAPABILITY_AREAS;
+
+export interface CapabilityEntry {
+  capability: `svc_api:${CapabilityArea}:${string}`;
+  area: CapabilityArea;
+  description: string;
+}
+
+const entry = <A extends CapabilityArea>(area: A, action: string, description: string): CapabilityEntry => ({ capability: `svc_api:${area}:${action}`, area, description });
+
+export const CAPABILITY_CATALOGUE: readonly CapabilityEntry[] = [
+  entry("passports", "read", "List and read the organization's passports."),
+  entry("passports", "write", "Register passports and change their name or description."),
+  entry("passports", "admin", "Set passports' verification and identity tiers, and delegate to passports of higher tiers."),
+  entry("delegations", "read", "List and read delegations and revocation records."),
+  entry("delegations", "write", "Issue delegation tokens and revoke the caller's own delegations and those derived from them."),
+  entry("delegations", "admin", "Revoke any delegation of the organization."),
+  entry("provenance", "read", "Read provenance records, checkpoints, proofs and exports."),
+  entry("agents", "read", "List agents, read their status, and match capabilities."),
+  entry("agents", "deploy", "Deploy agents and new versions of them."),
+  entry("agents", "invoke", "Invoke agents."),
+  entry("agents", "manage", "Activate and deactivate agents."),
+  entry("approvals", "read", "List and read approval requests."),
+  entry("approvals", "write", "Create and cancel approval requests."),
+  entry("approvals", "respond", "Approve, reject or delegate approval requests."),
+  entry("approvals", "admin", "Override approval decisions."),
+  entry("executions", "read", "List and read executions."),
+  entry("executions", "write", "Cancel executions."),
+  entry("workflows", "read", "List and read workflows."),
+  entry("workflows", "write", "Start workflows."),
+  entry("events", "read", "List events, webhooks and deliveries."),
+  entry("events", "write", "Ingest and emit events; create and delete webhooks."),
+  entry("marketplace", "read", "Browse connectors, installations and ratings."),
+  entry("marketplace", "install", "Install, update and uninstall connectors."),
+  entry("marketplace", "rate", "Rate connectors."),
+  entry("marketplace", "invoke", "Invoke installed connectors."),
+  entry("compliance", "read", "Read the deployment's compliance report and walled-garden status."),
+  entry("models", "read", "List models and their performance; list benchmarks."),
+  entry("reasoning", "think", "Run reasoning requests."),
+  entry("benchmarks", "write", "Submit benchmarks."),
+  entry("prompts", "read", "List, read, render and score prompts."),
+  entry("prompts", "publish", "Publish prompt versions."),
+  entry("cp", "read", "Read the caller's organization and the organizations it created."),
+  entry("cp", "write", "Create organizations and update those the caller created."),
+  entry("learning", "read", "List and read learning proposals."),
+  entry("learning", "propose", "Propose learning changes."),
+  entry("learning", "decide", "Approve, reject, apply and roll back learning proposals."),
+  entry("members", "read", "List the console's members (people)."),
+  entry("members", "write", "Invite people to the console and revoke their access."),
+];
+
+/** Families a capability list may name: everything, or one area. */
+export const CAPABILITY_FAMILIES: readonly { capability: string; description: string }[] = [
+  { capability: "svc_api:*", description: "Every capability, of every area (an administrator)." },
+  ...Object.entries(CAPABILITY_AREAS).map(([area, title]) => ({ capability: `svc_api:${area}:*`, description: `Every ${title.toLowerCase()} capability.` })),
+];
+
+const KNOWN = new Set<string>([...CAPABILITY_CATALOGUE.map((c) => c.capability), ...CAPABILITY_FAMILIES.map((f) => f.capability)]);
+
+/** Whether a capability (or family) is one the catalogue lists. */
+export function isKnownCapability(capability: string): boolean {
+  return KNOWN.has(capability);
+}
+
+/** Every read capability (`svc_api:<area>:read`) of the catalogue. */
+export const READ_CAPABILITIES: readonly string[] = CAPABILITY_CATALOGUE.filter((c) => c.capability.endsWith(":read")).map((c) => c.capability);
+
+/** The catalogue grouped by area, for pickers and docs (families first). */
+export function capabilityGroups(): { area: string; title: string; capabilities: { capability: string; description: string }[] }[] {
+  return [
+    { area: "all", title: "Everything", capabilities: [CAPABILITY_FAMILIES[0]!] },
+    ...Object.entries(CAPABILITY_AREAS).map(([area, title]) => ({ area, title, capabilities: CAPABILITY_CATALOGUE.filter((c) => c.area === area) })),
+  ];
+}

@@ -1,0 +1,71 @@
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { config } from "../config";
+import { database } from "../db/client";
+import { DomainError, ValidationFailed } from "../errors";
+import { CLIENT_ADDRESS_HEADER, readLimited } from "../http/gate";
+import { problemResponse, toProblem } from "../http/problem";
+import { authenticateSession } from "../identity/authenticate";
+import { newId } from "../ids";
+import { sessionUser } from "../members/consoleSession";
+import { recordConsoleEvent } from "../members/sessions";
+import { rootOrgDidOf } from "../setup/rootOrg";
+import { contextFromHeaders } from "./init";
+import { appRouter } from "./root";
+
+/** Every batched call is a governed call with its own record: batches stay small. */
+export const MAX_BATCH_SIZE = 10;
+
+/**
+ * The console's tRPC endpoint: a signed-in person's session, or a bearer token, is the caller.
+ * What is refused before any procedure runs (cross-site, a body over the limit, a batch too large)
+ * is answered as problem+json and leaves a denied record, like every other call.
+ */
+export const trpcHandler = handlerWithSession(sessionUser);
+
+/** The endpoint with its way of reading the session cookie (Next.js's; tests have none). */
+export function handlerWithSession(session: () => Promise<{ delegationId: string } | null>) {
+  return (request: Request) => handle(request, session);
+}
+
+async function handle(original: Request, session: () => Promise<{ delegationId: string } | null>): Promise<Response> {
+  const url = new URL(original.url);
+  // The console only calls its own origin: refuse what a browser marks as cross-site (CSRF defence
+  // beside the SameSite=Lax session cookie).
+  if (original.headers.get("sec-fetch-site") === "cross-site") {
+    return refuse(url, "TRPC (cross-site refused)", new DomainError(403, "forbidden", "Forbidden", "Cross-site requests to the console API are refused."));
+  }
+  // tRPC would answer an oversized batch itself, before any procedure (and so any record).
+  const procedures = url.pathname.replace(/^\/api\/trpc\/?/, "").split(/,|%2C/i).length;
+  if (procedures > MAX_BATCH_SIZE) {
+    return refuse(url, "TRPC (batch refused)", ValidationFailed([{ field: "batch", code: "OUT_OF_RANGE", message: `A batch holds at most ${MAX_BATCH_SIZE} calls; this one has ${procedures}.` }], "The batch is too large."));
+  }
+  // The same body limit as /v1, enforced before tRPC reads (and batches) anything.
+  let req = original;
+  if (original.method === "POST") {
+    try {
+      const body = await readLimited(original, config().maxBodyBytes);
+      req = new Request(original.url, { method: "POST", headers: original.headers, body: Uint8Array.from(body) });
+    } catch (e) {
+      return refuse(url, "TRPC (body refused)", e);
+    }
+  }
+  const delegationId = (await session())?.delegationId;
+  return fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req,
+    router: appRouter,
+    maxBatchSize: MAX_BATCH_SIZE,
+    createContext: () => {
+      const ctx = contextFromHeaders(req.headers, req.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown");
+      return delegationId ? { ...ctx, authenticate: async () => authenticateSession(await database(), delegationId) } : ctx;
+    },
+  });
+}
+
+async function refuse(url: URL, operation: string, error: unknown): Promise<Response> {
+  const requestId = newId("req");
+  const { problem, headers } = toProblem(error, url.pathname, requestId);
+  const db = await database();
+  await recordConsoleEvent(db, operation, (await rootOrgDidOf(db)) ?? "unknown", null, null, problem.status, "denied");
+  return problemResponse(problem, { "X-Request-Id": requestId, ...headers });
+}
