@@ -193,6 +193,30 @@ export async function governCall<T>(
   }
 }
 
+/**
+ * Records a request refused before it reached any operation (an unknown /v1 path, a method the
+ * path does not serve, a public document over its rate limit): denied, for the root organization,
+ * like every refusal before authentication.
+ */
+export async function recordRefusal(label: string, requestId: string, status: number): Promise<void> {
+  const db = await database();
+  await loadRootOrgDid(db);
+  await appendProvenance(db, {
+    org_did: rootOrgDidCache ?? "unknown",
+    actor_did: null,
+    delegation_id: null,
+    grantor_did: null,
+    capability: null,
+    operation: label,
+    resource_type: null,
+    resource_id: null,
+    decision: "denied",
+    status,
+    request_hash: EMPTY_SHA256,
+    request_id: requestId,
+  });
+}
+
 // Calls refused before authentication belong to the root organization: its administrators see them.
 let rootOrgDidCache: string | undefined;
 async function loadRootOrgDid(db: Database): Promise<void> {

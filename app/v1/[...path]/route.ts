@@ -1,11 +1,9 @@
-import { newId } from "@/server/ids";
-import { problemResponse } from "@/server/http/problem";
+import { dispatchV1 } from "@/server/http/router";
 
-/** Any /v1 path no operation serves: a problem+json 404, never Next.js's HTML page. */
-function notFound(request: Request): Response {
-  const requestId = newId("req");
-  const instance = new URL(request.url).pathname;
-  return problemResponse({ type: "about:blank", title: "Not found", status: 404, detail: `No API route ${instance}. See /v1/openapi.json.`, instance, request_id: requestId }, { "X-Request-Id": requestId });
-}
+/**
+ * Every /v1 path, through the one routing table (server/http/router.ts) that svc's own server
+ * also uses: operations, 404s and 405s answer identically on both transports.
+ */
+const handler = (request: Request) => dispatchV1(request);
 
-export { notFound as GET, notFound as POST, notFound as PATCH, notFound as PUT, notFound as DELETE };
+export { handler as GET, handler as POST, handler as PATCH, handler as PUT, handler as DELETE, handler as HEAD, handler as OPTIONS };
