@@ -66,7 +66,10 @@ export function resolveV1(method: string, pathname: string): Resolution {
   if (!first) return { kind: "not_found" };
   const same = routes.filter((r) => r.template === first.template);
   const route = same.find((r) => r.method === method || (method === "HEAD" && r.method === "GET"));
-  if (!route) return { kind: "method_not_allowed", template: first.template, allow: same.map((r) => r.method) };
+  if (!route) {
+    const methods = same.map((r) => r.method);
+    return { kind: "method_not_allowed", template: first.template, allow: (methods.includes("GET") ? [...methods, "HEAD"] : methods).sort() };
+  }
   const match = route.pattern.exec(pathname)!;
   const params = Object.fromEntries(route.names.map((n, i) => [n, decodeParam(match[i + 1]!)]));
   return { kind: "route", route, params };
