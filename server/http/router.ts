@@ -94,6 +94,11 @@ export function servesPath(pathname: string): boolean {
  * Never throws: an unexpected failure is a problem+json 500 with an incident id.
  */
 export async function dispatchV1(request: Request): Promise<Response> {
+  const response = await answer(request);
+  return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
+}
+
+async function answer(request: Request): Promise<Response> {
   const requestId = requestIdFor(request);
   let pathname = "/";
   let rl: RateLimitState | undefined;
