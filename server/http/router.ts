@@ -16,7 +16,7 @@ import { rateLimitHeaders, takeToken, type RateLimitState } from "./rateLimit";
  * The one routing table of the public API: every declared operation (server/http/operations.ts),
  * the public documents (health, OpenAPI, JWKS), and problem+json 404s and 405s for the rest.
  * Both transports use it: svc's node:http fast path (`handleV1`, also what the integration tests
- * mount) and Next.js's catch-all `app/v1/[...path]/route.ts` (`dispatchV1`). A new operation needs
+ * mount) and Next.js's catch-all `app/v1/[[...path]]/route.ts` (`dispatchV1`). A new operation needs
  * no route file: declaring it in its area's operations.ts is enough.
  */
 interface Route {

@@ -38,7 +38,7 @@ describe("OpenAPI document", () => {
 
   it("one routing table serves exactly the operations the document describes, with no per-path route file", async () => {
     const files = (readdirSync(join(process.cwd(), "app/v1"), { recursive: true }) as string[]).filter((f) => f.endsWith("route.ts"));
-    expect(files).toEqual([join("[...path]", "route.ts")]);
+    expect(files).toEqual([join("[[...path]]", "route.ts")]);
     for (const op of operations) {
       const path = op.path.replace(/\{[^}]+\}/g, "x");
       const found = resolveV1(op.method, path);
