@@ -104,31 +104,30 @@ async function answer(request: Request): Promise<Response> {
   let rl: RateLimitState | undefined;
   try {
     pathname = new URL(request.url).pathname;
-    const clientAddress = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
     const found = resolveV1(request.method, pathname);
     if (found.kind === "route" && "op" in found.route.target) return await serveOperation(found.route.target.op, request, found.params);
 
-    // Everything below answers before authentication: the caller's address is its rate-limit key.
-    const bucket = found.kind === "route" && "document" in found.route.target ? `doc:${found.route.target.document.id}` : "unrouted";
-    rl = takeToken(`addr:${clientAddress}:${bucket}`, config().rateLimitAnonymousPerMinute);
-    const label = `${request.method} ${found.kind === "not_found" ? pathname.slice(0, 200) : found.kind === "route" ? found.route.template : found.template}`;
-    let refusal: DomainError | undefined = rl.allowed ? undefined : tooManyRequests(rl);
-    if (!refusal && found.kind === "route" && "document" in found.route.target) {
-      const response = await found.route.target.document.serve();
-      return withHeaders(response, { "X-Request-Id": requestId, ...rateLimitHeaders(rl) });
-    }
-    const allow = found.kind === "method_not_allowed" ? found.allow.join(", ") : undefined;
-    refusal ??=
-      found.kind === "method_not_allowed"
-        ? new DomainError(405, "method_not_allowed", "Method not allowed", `${request.method} is not allowed on ${pathname}; it answers ${allow}.`, { headers: { Allow: allow! } })
-        : new DomainError(404, "not_found", "Not found", `No API route ${pathname}. See /v1/openapi.json.`);
-    await recordRefusal(label, requestId, refusal.status);
+    // Public documents, 404s and 405s answer before authentication: the caller's address is its rate-limit key.
+    const document = found.kind === "route" && "document" in found.route.target ? found.route.target.document : undefined;
+    const clientAddress = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
+    rl = takeToken(`addr:${clientAddress}:${document ? `doc:${document.id}` : "unrouted"}`, config().rateLimitAnonymousPerMinute);
+    if (rl.allowed && document) return withHeaders(await document.serve(), { "X-Request-Id": requestId, ...rateLimitHeaders(rl) });
+    const refusal = !rl.allowed ? tooManyRequests(rl) : found.kind === "method_not_allowed" ? methodNotAllowed(request.method, pathname, found.allow) : notFound(pathname);
+    const template = found.kind === "route" ? found.route.template : found.kind === "method_not_allowed" ? found.template : pathname.slice(0, 200);
+    await recordRefusal(`${request.method} ${template}`, requestId, refusal.status);
     throw new GateError(refusal, rl);
   } catch (e) {
     const gateError = e instanceof GateError ? e : new GateError(e, rl);
     const { problem, headers } = toProblem(gateError.error, pathname, requestId);
     return problemResponse(problem, { "X-Request-Id": requestId, ...(gateError.rateLimit ? rateLimitHeaders(gateError.rateLimit) : {}), ...headers });
   }
+}
+
+const notFound = (pathname: string) => new DomainError(404, "not_found", "Not found", `No API route ${pathname}. See /v1/openapi.json.`);
+
+function methodNotAllowed(method: string, pathname: string, allow: string[]): DomainError {
+  const list = allow.join(", ");
+  return new DomainError(405, "method_not_allowed", "Method not allowed", `${method} is not allowed on ${pathname}; it answers ${list}.`, { headers: { Allow: list } });
 }
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {
