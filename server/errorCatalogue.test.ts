@@ -49,12 +49,8 @@ describe("error catalogue", () => {
   });
 
   it("leaves no inline about:blank problem in the code base", () => {
-    // Still built by hand in files other work in progress owns (the /v1 catch-all, the fast path's
-    // 405, the tRPC cross-site refusal); each has its catalogue code (not_found, method_not_allowed,
-    // forbidden) ready. Remove a file from this list when it uses the factories.
-    const pending = new Set(["server/http/router.ts", "app/v1/[...path]/route.ts", "app/api/trpc/[trpc]/route.ts"]);
     const inline = files.filter(({ text }) => /type:\s*"about:blank"/.test(text)).map(({ path }) => relative(".", path));
-    expect(inline.filter((path) => !pending.has(path))).toEqual([]);
+    expect(inline).toEqual([]);
   });
 
   it("builds problems whose status and title come from the catalogue", () => {

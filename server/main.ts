@@ -31,12 +31,8 @@ async function main(): Promise<void> {
   const fastV1 = process.env.SVC_V1_VIA_NEXT !== "1";
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0]!;
-    if (fastV1 && (path.startsWith("/v1/") || path === "/.well-known/jwks.json") && servesPath(path)) {
-      handleV1(req, res).catch((e: unknown) => {
-        console.error("svc: /v1 fast path failed:", e);
-        if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/problem+json" });
-        res.end();
-      });
+    if (fastV1 && servesPath(path)) {
+      void handleV1(req, res);
       return;
     }
     // The client's address comes from the socket, never from a header the client could set.

@@ -1,6 +1,6 @@
 import { config } from "../config";
 import { database, type Database, type Db } from "../db/client";
-import { DomainError, Forbidden, toDomainError } from "../errors";
+import { DomainError, Forbidden, RateLimited, toDomainError } from "../errors";
 import { takeToken, type RateLimitState } from "../http/rateLimit";
 import { assertChainLive, authenticate, type Principal } from "../identity/authenticate";
 import { coveredBy } from "../identity/capabilities";
@@ -86,10 +86,7 @@ export function statusOf(error: unknown): number {
 
 export const tooManyRequests = (rl: RateLimitState) => {
   const retryAfter = Math.max(1, rl.reset - Math.floor(Date.now() / 1000));
-  return new DomainError(429, "rate_limited", "Too many requests", `The rate limit of ${rl.limit} requests per minute for this route has been reached.`, {
-    remediation: [{ step: 1, description: `Wait ${retryAfter} seconds (Retry-After) before retrying, and spread requests over time.` }],
-    headers: { "Retry-After": String(retryAfter) },
-  });
+  return RateLimited(`The rate limit of ${rl.limit} requests per minute for this route has been reached.`, retryAfter);
 };
 
 export async function governCall<T>(
@@ -196,6 +193,30 @@ export async function governCall<T>(
     }
     throw new GateError(error, rl);
   }
+}
+
+/**
+ * Records a request refused before it reached any operation (an unknown /v1 path, a method the
+ * path does not serve, a public document over its rate limit): denied, for the root organization,
+ * like every refusal before authentication.
+ */
+export async function recordRefusal(label: string, requestId: string, status: number): Promise<void> {
+  const db = await database();
+  await loadRootOrgDid(db);
+  await appendProvenance(db, {
+    org_did: rootOrgDidCache ?? "unknown",
+    actor_did: null,
+    delegation_id: null,
+    grantor_did: null,
+    capability: null,
+    operation: label,
+    resource_type: null,
+    resource_id: null,
+    decision: "denied",
+    status,
+    request_hash: EMPTY_SHA256,
+    request_id: requestId,
+  });
 }
 
 // Calls refused before authentication belong to the root organization: its administrators see them.

@@ -1,36 +1,42 @@
 import { createHash } from "node:crypto";
 import { config } from "../config";
-import { DomainError, ValidationFailed } from "../errors";
+import { ValidationFailed } from "../errors";
 import { EMPTY_SHA256, GateError, governCall, type Prepared } from "../governance/governCall";
 import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
 import { operationLabel, type Operation } from "./operation";
 import { problemResponse, toProblem } from "./problem";
 import { rateLimitHeaders } from "./rateLimit";
+import { readJson } from "./body";
 import { idempotency } from "./idempotency";
 import { parseOrThrow, refuseHostileInput } from "./validation";
 import type { Principal } from "../identity/authenticate";
+
+// The tRPC endpoint imports the bounded reader from here.
+export { readLimited } from "./body";
 
 /**
  * The /v1 adapter of the governance gate: turns a Web-standard Request into a governed call
  * (server/governance/governCall.ts) and its outcome into JSON or problem+json. Parsing (415, 413,
  * 400) and idempotency happen inside the gate, after authorization, so they are recorded too.
- * No Next.js-only API is used: the same handler can be mounted on any server.
+ * No Next.js-only API is used: server/http/router.ts routes both transports to it.
  */
-export function serve(op: Operation) {
-  const handler = (request: Request, context?: { params?: Promise<Record<string, string | string[]>> }) => handle(op, request, context?.params);
-  // Lets the route tests check that each route file serves the operation the OpenAPI document describes.
-  return Object.assign(handler, { operation: op });
+export function serveOperation(op: Operation, request: Request, params: Record<string, string>): Promise<Response> {
+  return handle(op, request, params);
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
-const JSON_TYPE = /^application\/(?:[a-z0-9.\-]+\+)?json\s*(?:;|$)/i;
+/** The caller's X-Request-Id when it is a sane token, else a new one. */
+export function requestIdFor(request: Request): string {
+  const sent = request.headers.get("x-request-id") ?? "";
+  return REQUEST_ID.test(sent) ? sent : newId("req");
+}
 /** Set by svc's HTTP server from the socket; never taken from the client. */
 export const CLIENT_ADDRESS_HEADER = "x-svc-client-address";
 
-async function handle(op: Operation, request: Request, paramsPromise?: Promise<Record<string, string | string[]>>): Promise<Response> {
+async function handle(op: Operation, request: Request, rawParams: Record<string, string>): Promise<Response> {
   const url = new URL(request.url);
-  const requestId = REQUEST_ID.test(request.headers.get("x-request-id") ?? "") ? request.headers.get("x-request-id")! : newId("req");
+  const requestId = requestIdFor(request);
   const label = operationLabel(op);
   let params: unknown = {};
   let query: unknown = {};
@@ -40,7 +46,6 @@ async function handle(op: Operation, request: Request, paramsPromise?: Promise<R
   const idempotencyKey = op.method === "POST" ? request.headers.get("idempotency-key") : null;
 
   const prepare = async (principal: Principal): Promise<Prepared> => {
-    const rawParams = paramsPromise ? await paramsPromise : {};
     refuseHostileInput(rawParams, "path");
     const rawQuery = Object.fromEntries(url.searchParams);
     refuseHostileInput(rawQuery, "query");
@@ -94,42 +99,3 @@ function checkResponse(op: Operation, out: unknown): unknown {
   if (!parsed.success) throw new Error(`${op.id} returned a body that does not match its response schema: ${parsed.error.message}`);
   return out;
 }
-
-/** Reads a body of at most `limit` bytes (413 beyond, declared or streamed). */
-export async function readLimited(request: Request, limit: number): Promise<Buffer> {
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (!request.body) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
-/** Reads a JSON body: 413 over the limit, 415 unless JSON, 400 if malformed; undefined when empty. */
-async function readJson(request: Request, limit: number): Promise<unknown> {
-  const bytes = await readLimited(request, limit);
-  if (bytes.length === 0) return undefined;
-  const type = request.headers.get("content-type") ?? "";
-  if (!JSON_TYPE.test(type)) {
-    throw new DomainError(415, "unsupported_media_type", "Unsupported media type", `Send the body as application/json (got ${type ? JSON.stringify(type) : "no Content-Type"}).`);
-  }
-  const text = bytes.toString("utf8");
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw ValidationFailed([{ field: "body", code: "MALFORMED_JSON", message: `The body is not valid JSON: ${(e as Error).message}` }], "The body is not valid JSON.");
-  }
-}
-
-const tooLarge = (limit: number) => new DomainError(413, "payload_too_large", "Payload too large", `The body exceeds the limit of ${limit} bytes.`);

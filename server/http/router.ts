@@ -1,99 +1,179 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { config } from "../config";
+import { DomainError, MethodNotAllowed, RouteNotFound } from "../errors";
+import { GateError, recordRefusal, tooManyRequests } from "../governance/governCall";
 import { health } from "../meta/health";
 import { jwksResponse } from "../meta/jwks";
 import { openApiResponse } from "../openapi/document";
-import { CLIENT_ADDRESS_HEADER, serve } from "./gate";
+import { CLIENT_ADDRESS_HEADER, requestIdFor, serveOperation } from "./gate";
 import type { Operation } from "./operation";
 import { operations } from "./operations";
-import { newId } from "../ids";
+import { problemResponse, toProblem } from "./problem";
+import { rateLimitHeaders, takeToken, type RateLimitState } from "./rateLimit";
 
 /**
- * The fast path for /v1: serves the same handlers as the app/v1 route files (the same `serve(op)`
- * gate) straight from node:http, without Next.js's page pipeline, which costs about 1 ms of CPU a
- * request on these machines. The console and everything else still go through Next.js.
+ * The one routing table of the public API: every declared operation (server/http/operations.ts),
+ * the public documents (health, OpenAPI, JWKS), and problem+json 404s and 405s for the rest.
+ * Both transports use it: svc's node:http fast path (`handleV1`, also what the integration tests
+ * mount) and Next.js's catch-all `app/v1/[[...path]]/route.ts` (`dispatchV1`). A new operation needs
+ * no route file: declaring it in its area's operations.ts is enough.
  */
-type WebHandler = (req: Request, ctx?: { params?: Promise<Record<string, string>> }) => Promise<Response> | Response;
 interface Route {
   method: string;
+  /** The path template, e.g. `/v1/passports/{did}`. */
+  template: string;
   pattern: RegExp;
   names: string[];
-  handler: WebHandler;
-  static: boolean;
+  target: { op: Operation } | { document: PublicDocument };
 }
 
-function compile(method: string, template: string, handler: WebHandler): Route {
+/** A document anyone may read: unauthenticated, unrecorded when served, rate limited per address. */
+interface PublicDocument {
+  id: string;
+  serve(): Promise<Response>;
+}
+
+function compile(method: string, template: string, target: Route["target"]): Route {
   const names: string[] = [];
   const source = template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{([^}]+)\}/g, (_m, name: string) => {
     names.push(name);
     return "([^/]+)";
   });
-  return { method, pattern: new RegExp(`^${source}$`), names, handler, static: names.length === 0 };
+  return { method, template, pattern: new RegExp(`^${source}$`), names, target };
 }
 
 const routes: Route[] = [
-  ...operations.map((op: Operation) => compile(op.method, op.path, serve(op))),
-  compile("GET", "/v1/health", health),
-  compile("GET", "/v1/openapi.json", openApiResponse),
-  compile("GET", "/.well-known/jwks.json", jwksResponse),
-].sort((a, b) => Number(b.static) - Number(a.static)); // static segments win, as in Next.js
+  ...operations.map((op) => compile(op.method, op.path, { op })),
+  compile("GET", "/v1/health", { document: { id: "health", serve: health } }),
+  compile("GET", "/v1/openapi.json", { document: { id: "openapi", serve: openApiResponse } }),
+  compile("GET", "/.well-known/jwks.json", { document: { id: "jwks", serve: jwksResponse } }),
+  // Static segments win over parameters, as in Next.js.
+].sort((a, b) => a.names.length - b.names.length);
 
-/** Whether the fast path serves this path (any method: a wrong method still gets its 405 here). */
-export function servesPath(pathname: string): boolean {
-  return routes.some((r) => r.pattern.test(pathname));
-}
+export type Resolution =
+  | { kind: "route"; route: Route; params: Record<string, string> }
+  | { kind: "method_not_allowed"; template: string; allow: string[] }
+  | { kind: "not_found" };
 
-/** Serves one /v1 request; answers 405 for a known path with another method. */
-export async function handleV1(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://localhost");
-  let pathname: string;
-  try {
-    pathname = url.pathname;
-  } catch {
-    pathname = "/";
-  }
-  const candidates = routes.filter((r) => r.pattern.test(pathname));
-  const route = candidates.find((r) => r.method === req.method || (req.method === "HEAD" && r.method === "GET"));
+/**
+ * Finds what serves `method pathname` (an already normalized URL path, so `%2e%2e` and trailing
+ * slashes get no special meaning). The most specific matching path decides, as in Next.js: a
+ * method it does not serve is a 405 naming those it does. HEAD is served by GET.
+ */
+export function resolveV1(method: string, pathname: string): Resolution {
+  const first = routes.find((r) => r.pattern.test(pathname));
+  if (!first) return { kind: "not_found" };
+  const same = routes.filter((r) => r.template === first.template);
+  const route = same.find((r) => r.method === method || (method === "HEAD" && r.method === "GET"));
   if (!route) {
-    const requestId = newId("req");
-    res.writeHead(405, { Allow: [...new Set(candidates.map((r) => r.method))].join(", "), "Content-Type": "application/problem+json", "X-Request-Id": requestId });
-    res.end(JSON.stringify({ type: "about:blank", title: "Method not allowed", status: 405, detail: `${req.method} is not allowed on ${pathname}.`, instance: pathname, request_id: requestId }));
-    return;
+    const methods = same.map((r) => r.method);
+    return { kind: "method_not_allowed", template: first.template, allow: (methods.includes("GET") ? [...methods, "HEAD"] : methods).sort() };
   }
   const match = route.pattern.exec(pathname)!;
-  let params: Record<string, string>;
+  const params = Object.fromEntries(route.names.map((n, i) => [n, decodeParam(match[i + 1]!)]));
+  return { kind: "route", route, params };
+}
+
+function decodeParam(raw: string): string {
   try {
-    params = Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(match[i + 1]!)]));
+    return decodeURIComponent(raw);
   } catch {
-    params = Object.fromEntries(route.names.map((n, i) => [n, match[i + 1]!]));
+    return raw;
   }
+}
+
+/** Whether the table answers this path at all (everything under /v1, and the JWKS). */
+export function servesPath(pathname: string): boolean {
+  return pathname === "/v1" || pathname.startsWith("/v1/") || pathname === "/.well-known/jwks.json";
+}
+
+/**
+ * Answers one Web request from the table. The client's address is read from
+ * CLIENT_ADDRESS_HEADER, which svc's server sets from the socket (never the client's own value).
+ * Never throws: an unexpected failure is a problem+json 500 with an incident id.
+ */
+export async function dispatchV1(request: Request): Promise<Response> {
+  const response = await answer(request);
+  return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
+}
+
+async function answer(request: Request): Promise<Response> {
+  const requestId = requestIdFor(request);
+  let pathname = "/";
+  let rl: RateLimitState | undefined;
+  try {
+    pathname = new URL(request.url).pathname;
+    const found = resolveV1(request.method, pathname);
+    if (found.kind === "route" && "op" in found.route.target) return await serveOperation(found.route.target.op, request, found.params);
+
+    // Public documents, 404s and 405s answer before authentication: the caller's address is its rate-limit key.
+    const document = found.kind === "route" && "document" in found.route.target ? found.route.target.document : undefined;
+    const clientAddress = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
+    rl = takeToken(`addr:${clientAddress}:${document ? `doc:${document.id}` : "unrouted"}`, config().rateLimitAnonymousPerMinute);
+    if (rl.allowed && document) return withHeaders(await document.serve(), { "X-Request-Id": requestId, ...rateLimitHeaders(rl) });
+    const refusal = !rl.allowed ? tooManyRequests(rl) : found.kind === "method_not_allowed" ? methodNotAllowed(request.method, pathname, found.allow) : notFound(pathname);
+    const template = found.kind === "route" ? found.route.template : found.kind === "method_not_allowed" ? found.template : pathname.slice(0, 200);
+    await recordRefusal(`${request.method} ${template}`, requestId, refusal.status);
+    throw new GateError(refusal, rl);
+  } catch (e) {
+    const gateError = e instanceof GateError ? e : new GateError(e, rl);
+    const { problem, headers } = toProblem(gateError.error, pathname, requestId);
+    return problemResponse(problem, { "X-Request-Id": requestId, ...(gateError.rateLimit ? rateLimitHeaders(gateError.rateLimit) : {}), ...headers });
+  }
+}
+
+const notFound = RouteNotFound;
+const methodNotAllowed = MethodNotAllowed;
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  const out = new Response(response.body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  for (const [k, v] of Object.entries(headers)) if (!out.headers.has(k)) out.headers.set(k, v);
+  return out;
+}
+
+/**
+ * The node:http transport (svc's server, and the integration tests' server): the same table
+ * without Next.js's page pipeline, which costs about 1 ms of CPU a request on these machines.
+ */
+export async function handleV1(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     if (name.toLowerCase() !== CLIENT_ADDRESS_HEADER) headers.append(name, req.rawHeaders[i + 1]!);
   }
+  // The client's address comes from the socket, never from a header the client could set.
   headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress ?? "unknown");
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  // The Host header is the client's to send: never let it into the URL (a malformed one would throw).
-  const request = new Request(`http://localhost${req.url?.startsWith("/") ? req.url : "/"}`, {
-    method: req.method,
-    headers,
-    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
-  } as RequestInit);
-  const response = await route.handler(request, { params: Promise.resolve(params) });
-  // A body the handler stopped reading (413) leaves the connection unusable: close it.
-  if (hasBody && !req.complete) res.shouldKeepAlive = false;
-  res.statusCode = response.status;
-  response.headers.forEach((value, key) => res.setHeader(key, value));
-  if (!response.body || req.method === "HEAD") {
+  try {
+    // The Host header is the client's to send: never let it into the URL (a malformed one would throw).
+    const request = new Request(`http://localhost${req.url?.startsWith("/") ? req.url : "/"}`, {
+      method: req.method,
+      headers,
+      ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
+    } as RequestInit);
+    const response = await dispatchV1(request);
+    // A body the handler stopped reading (413) leaves the connection unusable: close it.
+    if (hasBody && !req.complete) res.shouldKeepAlive = false;
+    res.statusCode = response.status;
+    response.headers.forEach((value, key) => res.setHeader(key, value));
+    if (!response.body || req.method === "HEAD") {
+      res.end();
+      return;
+    }
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => res.once("drain", resolve));
+    }
     res.end();
-    return;
+  } catch (e) {
+    // Only the transport itself can fail here (dispatchV1 answers every error): a client gone mid-stream.
+    console.error("svc: /v1 transport failed:", e);
+    if (!res.headersSent) {
+      res.writeHead(500, { "Content-Type": "application/problem+json" });
+      res.end(JSON.stringify({ type: `${config().publicUrl}/docs/errors#internal_error`, title: "Internal error", status: 500, detail: "The response could not be sent.", instance: (req.url ?? "/").split("?")[0], request_id: headers.get("x-request-id") ?? "" }));
+    } else res.destroy();
   }
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (!res.write(value)) await new Promise<void>((resolve) => res.once("drain", resolve));
-  }
-  res.end();
 }

@@ -72,23 +72,41 @@ function describe(value: unknown): string {
 }
 
 const MAX_DEPTH = 64;
+/** A UTF-16 surrogate without its pair: not a character, and not representable in UTF-8. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string (a value or an object key) is refused, if it is. */
+function badString(s: string): string | undefined {
+  if (s.includes("\u0000")) return "NUL characters are not allowed.";
+  if (LONE_SURROGATE.test(s)) return "Lone UTF-16 surrogates (e.g. \\ud800 without its pair) are not allowed: send well-formed Unicode.";
+  return undefined;
+}
 
 /**
  * Input no schema should ever see: NUL characters (PostgreSQL text refuses them; they have no
- * legitimate use here) and nesting deeper than 64 levels (it would exhaust the stack of every
- * recursive walk after it). Checked iteratively, before anything recursive runs.
+ * legitimate use here), lone surrogates and non-finite numbers (`1e999` parses to Infinity; RFC 8785
+ * canonical JSON, which the request hash is computed from, has neither), and nesting deeper than
+ * 64 levels (it would exhaust the stack of every recursive walk after it). Checked iteratively,
+ * before anything recursive runs: whatever passes here can be hashed (requestHash never throws).
  */
 export function refuseHostileInput(value: unknown, where: string): void {
   const stack: [unknown, string, number][] = [[value, where, 0]];
+  const refuse = (field: string, message: string) => ValidationFailed([{ field, code: "INVALID_FORMAT", message }]);
   while (stack.length > 0) {
     const [v, path, depth] = stack.pop()!;
     if (depth > MAX_DEPTH) throw ValidationFailed([{ field: where, code: "OUT_OF_RANGE", message: `The input is nested more than ${MAX_DEPTH} levels deep.` }]);
     if (typeof v === "string") {
-      if (v.includes("\u0000")) throw ValidationFailed([{ field: path, code: "INVALID_FORMAT", message: "NUL characters are not allowed." }]);
+      const why = badString(v);
+      if (why) throw refuse(path, why);
+    } else if (typeof v === "number") {
+      if (!Number.isFinite(v)) throw ValidationFailed([{ field: path, code: "OUT_OF_RANGE", message: "Numbers must be finite." }]);
+    } else if (typeof v === "bigint" || typeof v === "function" || typeof v === "symbol") {
+      throw ValidationFailed([{ field: path, code: "INVALID_TYPE", message: "Only JSON values are accepted." }]);
     } else if (Array.isArray(v)) v.forEach((item, i) => stack.push([item, `${path}.${i}`, depth + 1]));
     else if (v && typeof v === "object") {
       for (const [k, item] of Object.entries(v)) {
-        if (k.includes("\u0000")) throw ValidationFailed([{ field: path, code: "INVALID_FORMAT", message: "NUL characters are not allowed." }]);
+        const why = badString(k);
+        if (why) throw refuse(path, `In a field name: ${why}`);
         stack.push([item, path === where ? k : `${path}.${k}`, depth + 1]);
       }
     }

@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { DomainError, Forbidden, ValidationFailed } from "../errors";
+import { DomainError, domainError, Forbidden, ValidationFailed } from "../errors";
 import { newId } from "../ids";
 import { signDelegationToken } from "../keys/tokens";
 import type { Principal } from "./authenticate";
@@ -103,7 +103,7 @@ export function sessionResponse(issued: Awaited<ReturnType<typeof issueDelegatio
 }
 
 export const tierTooLow = (tier: "verification" | "identity", actual: number, required: number) =>
-  new DomainError(403, "tier_too_low", "Tier too low", `The passport's ${tier} tier is ${actual}, below the required ${required}.`, {
+  domainError("tier_too_low", `The passport's ${tier} tier is ${actual}, below the required ${required}.`, {
     tier,
     actual_tier: actual,
     required_tier: required,

@@ -1,13 +1,15 @@
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { rootOrgDidOf } from "../setup/rootOrg";
+import { NextRequest } from "next/server";
 import { z } from "zod";
 import { config } from "../config";
 import { database } from "../db/client";
-import { DomainError } from "../errors";
+import { DomainError, RateLimited } from "../errors";
 import { CLIENT_ADDRESS_HEADER } from "../http/gate";
 import { problemResponse, toProblem } from "../http/problem";
 import { takeToken } from "../http/rateLimit";
-import { parseOrThrow } from "../http/validation";
+import { PRE_AUTH_BODY_LIMIT, parseJsonText, readLimited } from "../http/body";
+import { parseOrThrow, refuseHostileInput } from "../http/validation";
 import { newId } from "../ids";
 import { authenticationOptions, completeRegistration, redeemableInvite, registrationOptions, tokenHash } from "./passkeys";
 import { recordConsoleEvent } from "./sessions";
@@ -27,17 +29,11 @@ async function handle(request: Request, operation: string, run: (body: unknown) 
   const rootDid = await rootOrgDidOf(db);
   try {
     const rl = takeToken(`addr:${request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown"}:${operation}`, config().rateLimitAnonymousPerMinute);
-    if (!rl.allowed) throw new DomainError(429, "rate_limited", "Too many requests", "Too many attempts; wait a minute.");
-    let body: unknown = undefined;
-    const text = await request.text();
-    if (text.length > 64_000) throw new DomainError(413, "payload_too_large", "Payload too large", "The body is too large.");
-    if (text) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new DomainError(400, "validation_failed", "Validation failed", "The body is not valid JSON.");
-      }
-    }
+    if (!rl.allowed) throw RateLimited("Too many attempts; wait a minute.", 60);
+    // Anyone may call these: the body is bounded before a byte of it is kept.
+    const bytes = await readLimited(request, PRE_AUTH_BODY_LIMIT);
+    const body = bytes.length > 0 ? parseJsonText(bytes.toString("utf8")) : undefined;
+    refuseHostileInput(body, "body");
     return Response.json(await run(body), { headers: { "X-Request-Id": requestId } });
   } catch (e) {
     const { problem, headers } = toProblem(e, path, requestId);
@@ -70,3 +66,24 @@ export const inviteStatusRoute = (request: Request) =>
     const invite = await redeemableInvite(await database(), token);
     return { role: invite.role, kind: invite.kind, expires_at: invite.expiresAt.toISOString(), id: tokenHash(token).slice(0, 8) };
   });
+
+/**
+ * next-auth's route handler behind the same pre-auth body limit: next-auth 4 reads the whole body
+ * itself (`req.json()` / `req.text()`), so it is read here first, bounded, and handed on.
+ */
+export function withBoundedBody<C>(handler: (request: NextRequest, context: C) => Promise<Response>) {
+  return async (request: NextRequest, context: C): Promise<Response> => {
+    if (request.method !== "POST") return handler(request, context);
+    let bytes: Buffer;
+    try {
+      bytes = await readLimited(request, PRE_AUTH_BODY_LIMIT);
+    } catch (e) {
+      const requestId = newId("req");
+      const { problem, headers } = toProblem(e, new URL(request.url).pathname, requestId);
+      const db = await database();
+      await recordConsoleEvent(db, "CONSOLE auth (body refused)", (await rootOrgDidOf(db)) ?? "unknown", null, null, problem.status, "denied");
+      return problemResponse(problem, { ...headers, "X-Request-Id": requestId });
+    }
+    return handler(new NextRequest(request.url, { method: "POST", headers: request.headers, body: new Uint8Array(bytes) }), context);
+  };
+}

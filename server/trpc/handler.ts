@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { config } from "../config";
 import { database } from "../db/client";
-import { DomainError, ValidationFailed } from "../errors";
+import { DomainError, Forbidden, ValidationFailed } from "../errors";
 import { CLIENT_ADDRESS_HEADER, readLimited } from "../http/gate";
 import { problemResponse, toProblem } from "../http/problem";
 import { authenticateSession } from "../identity/authenticate";
@@ -32,7 +32,7 @@ async function handle(original: Request, session: () => Promise<{ delegationId: 
   // The console only calls its own origin: refuse what a browser marks as cross-site (CSRF defence
   // beside the SameSite=Lax session cookie).
   if (original.headers.get("sec-fetch-site") === "cross-site") {
-    return refuse(url, "TRPC (cross-site refused)", new DomainError(403, "forbidden", "Forbidden", "Cross-site requests to the console API are refused."));
+    return refuse(url, "TRPC (cross-site refused)", Forbidden("Cross-site requests to the console API are refused."));
   }
   // tRPC would answer an oversized batch itself, before any procedure (and so any record).
   const procedures = url.pathname.replace(/^\/api\/trpc\/?/, "").split(/,|%2C/i).length;

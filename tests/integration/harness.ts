@@ -1,57 +1,18 @@
-import { readdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join, relative, sep } from "node:path";
-import { Readable } from "node:stream";
+import { join } from "node:path";
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
 import { database } from "@/server/db/client";
-import { CLIENT_ADDRESS_HEADER } from "@/server/http/gate";
+import { handleV1, servesPath } from "@/server/http/router";
 import { createApiKeyAsOperator } from "@/server/identity/createApiKey";
 import { rootOrgDid } from "@/server/setup/bootstrap";
 
 /**
- * Serves the app's own /v1 route files (app/v1/**\/route.ts, /.well-known, /livez) over real
- * HTTP on loopback, routed the way Next.js routes them: `[param]` folders are path parameters.
- * Tests make real HTTP calls against it.
+ * The test server: svc's own node:http transport for the public API (server/http/router.ts's
+ * `handleV1`, the handler server/main.ts mounts), on loopback. Tests make real HTTP calls against
+ * it; tests/integration/transports.test.ts checks that Next.js's catch-all answers the same.
  */
-type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
-interface Route {
-  pattern: RegExp;
-  names: string[];
-  file: string;
-  module: Record<string, Handler>;
-}
-
-const appDir = join(process.cwd(), "app");
-
-function routeFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? routeFiles(join(dir, e.name)) : e.name === "route.ts" ? [join(dir, e.name)] : []));
-}
-
-export async function loadRoutes(): Promise<Route[]> {
-  const routes: Route[] = [];
-  // The public API's route files (the console's own routes need Next.js and a session).
-  for (const file of routeFiles(appDir).filter((f) => !relative(appDir, f).startsWith("api" + sep))) {
-    const segments = relative(appDir, file).split(sep).slice(0, -1).filter((s) => !/^\(.*\)$/.test(s));
-    const names: string[] = [];
-    const pattern = new RegExp(
-      "^/" +
-        segments
-          .map((s) => {
-            const m = /^\[(.+)\]$/.exec(s);
-            if (!m) return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-            names.push(m[1]!);
-            return "([^/]+)";
-          })
-          .join("/") +
-        "$",
-    );
-    routes.push({ pattern, names, file, module: (await import(file)) as Record<string, Handler> });
-  }
-  // Static segments win over parameters, as in Next.js.
-  return routes.sort((a, b) => a.names.length - b.names.length);
-}
 
 /** Starts a test server and a root API key for the file's tests (closed after them). */
 export function useTestServer(): { server: TestServer; root: Awaited<ReturnType<typeof apiKey>> } {
@@ -70,32 +31,10 @@ export interface TestServer {
 }
 
 export async function startTestServer(): Promise<TestServer> {
-  const routes = await loadRoutes();
-  const server: Server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const route = routes.find((r) => r.pattern.test(url.pathname));
-    const handler = route?.module[req.method ?? "GET"];
-    if (!route || !handler) {
-      res.writeHead(route ? 405 : 404).end();
-      return;
-    }
-    const m = route.pattern.exec(url.pathname)!;
-    const params = Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)]));
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-    headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress ?? "unknown");
-    const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    const request = new Request(url, {
-      method: req.method,
-      headers,
-      body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
-      ...(hasBody ? { duplex: "half" } : {}),
-    } as RequestInit);
-    const response = await handler(request, { params: Promise.resolve(params) });
-    // A body the handler stopped reading (413) leaves the connection unusable: close it, as Next.js does.
-    if (!req.complete) res.shouldKeepAlive = false;
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
+  // Exactly what server/main.ts does for the API's paths.
+  const server: Server = createServer((req, res) => {
+    if (servesPath((req.url ?? "/").split("?")[0]!)) void handleV1(req, res);
+    else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

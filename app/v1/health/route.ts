@@ -1,3 +1,0 @@
-import { health } from "@/server/meta/health";
-
-export const GET = health;

@@ -1,3 +1,0 @@
-import { openApiResponse } from "@/server/openapi/document";
-
-export const GET = openApiResponse;
