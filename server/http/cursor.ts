@@ -50,8 +50,31 @@ export const PaginationInfo = z
   })
   .meta({ id: "PaginationInfo" });
 
+export type Page<T> = { items: T[]; pagination: z.infer<typeof PaginationInfo> };
+
+/**
+ * Keyset pagination, written once for every list:
+ *
+ *     const k = keyset(secret, "passports", query, (row) => [row.createdAt.toISOString(), row.did]);
+ *     const rows = await db.passport.findMany({ where: { ...(k.after ? rowsAfter(k.after) : {}) }, orderBy, take: k.take });
+ *     const { items, pagination } = k.page(rows);
+ *
+ * `after` is the decoded position of the last row the caller saw (undefined on the first page);
+ * the list's query returns rows strictly after it in the list's order, `take` of them (one more
+ * than the page, so `has_more` costs no COUNT(*)); `page` cuts the extra row off and encodes the
+ * position `key` gives for the page's last row as the next cursor. The query stays in the service,
+ * beside its filters; only the cursor's mechanics live here.
+ */
+export function keyset<T>(secret: Buffer, list: string, query: { limit: number; cursor?: string }, key: (row: T) => CursorPosition): { after: CursorPosition | undefined; take: number; page(rows: T[]): Page<T> } {
+  return {
+    after: query.cursor ? decodeCursor(secret, list, query.cursor) : undefined,
+    take: query.limit + 1,
+    page: (rows) => page(rows, query.limit, (last) => encodeCursor(secret, list, key(last))),
+  };
+}
+
 /** A page of `limit` items from `rows` fetched with `limit + 1`. */
-export function page<T>(rows: T[], limit: number, next: (last: T) => string): { items: T[]; pagination: z.infer<typeof PaginationInfo> } {
+function page<T>(rows: T[], limit: number, next: (last: T) => string): Page<T> {
   const has_more = rows.length > limit;
   const items = has_more ? rows.slice(0, limit) : rows;
   return { items, pagination: { has_more, next_cursor: has_more ? next(items[items.length - 1]!) : null } };
