@@ -1,9 +1,8 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { config } from "../config";
 import type { PrismaClient, Prisma } from "./generated/sqlite/client";
 import { Mutex } from "./mutex";
 import { pgRaw, sqliteRaw, type RawDriver } from "./raw";
+import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
 
 /**
  * A Prisma client or an open transaction. Both engines' generated clients have the same shape
@@ -78,14 +77,14 @@ async function open(): Promise<Database> {
     import("@prisma/adapter-better-sqlite3"),
     import("better-sqlite3"),
   ]);
-  const file = cfg.databaseUrl.replace(/^file:/, "");
-  mkdirSync(dirname(file), { recursive: true });
+  const file = prepareSqliteFile(cfg.databaseUrl);
   const adapter = () => new PrismaBetterSqlite3({ url: cfg.databaseUrl, timeout: 5000 });
   const reader = new SqliteClient({ adapter: adapter() });
   const writer = new SqliteClient({ adapter: adapter() });
   const rawDb = new BetterSqlite3(file, { timeout: 5000 });
   rawDb.pragma("journal_mode = WAL");
   rawDb.pragma("synchronous = NORMAL");
+  tightenSqliteFiles(file);
   const mutex = new Mutex();
   return {
     engine: "sqlite",

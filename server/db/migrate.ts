@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { config } from "../config";
+import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
 
 /**
  * Applies the committed migrations in prisma/migrations/<provider>/ in name order, recording each
@@ -42,11 +43,11 @@ function migrationsRoot(): string {
 
 async function migrateSqlite(url: string, migrations: Migration[], log: (l: string) => void): Promise<string[]> {
   const { default: Database } = await import("better-sqlite3");
-  const file = url.replace(/^file:/, "");
-  mkdirSync(dirname(file), { recursive: true });
+  const file = prepareSqliteFile(url);
   const db = new Database(file, { timeout: 30_000 });
   try {
     db.pragma("journal_mode = WAL");
+    tightenSqliteFiles(file);
     db.exec(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
       "id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
       "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,

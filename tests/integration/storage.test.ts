@@ -55,6 +55,23 @@ describe("migrations", () => {
   });
 });
 
+describe("the database's files", () => {
+  it.skipIf(isPg)("a fresh DATA_DIR is created 0700 and the SQLite database, -wal and -shm 0600, whatever the umask", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const dataDir = join(mkdtempSync(join(tmpdir(), "svc-modes-")), "data");
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration/freshDataDir.ts")], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" } });
+      let text = "";
+      child.stdout.on("data", (d) => (text += d));
+      child.stderr.on("data", (d) => (text += d));
+      child.on("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(text))));
+    });
+    const modes = JSON.parse(out.trim().split("\n").pop()!);
+    expect(modes).toEqual({ ".": "700", "svc.db": "600", "svc.db-wal": "600", "svc.db-shm": "600" });
+  });
+});
+
 describe("the provenance ledger's storage", () => {
   it("refuses UPDATE and DELETE at the database level", async () => {
     await apiKey();
