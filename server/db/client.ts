@@ -21,9 +21,9 @@ export interface Database {
    * process's write lock and a connection of their own; reads use another connection.
    */
   writeTx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
-  /** The driver without Prisma; on SQLite its writes must run under `writeLock`. */
+  /** The driver without Prisma, for the gate's hot path and the ledger only; on SQLite its writes take `writeLock` themselves. */
   raw: RawDriver;
-  /** Serializes this process's SQLite writes (a no-op pass-through on PostgreSQL). */
+  /** Serializes this process's SQLite writes (a no-op pass-through on PostgreSQL); re-entrant. */
   writeLock<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -90,7 +90,7 @@ async function open(): Promise<Database> {
     engine: "sqlite",
     read: reader,
     writeTx: (fn) => mutex.run(() => writer.$transaction(fn, TX_OPTIONS)),
-    raw: sqliteRaw(rawDb),
+    raw: sqliteRaw(rawDb, mutex),
     writeLock: (fn) => mutex.run(fn),
     async close() {
       await Promise.all([reader.$disconnect(), writer.$disconnect()]);

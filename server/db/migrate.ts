@@ -53,6 +53,10 @@ async function migrateSqlite(url: string, migrations: Migration[], log: (l: stri
       "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,
       "started_at" DATETIME NOT NULL DEFAULT current_timestamp, "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`);
     const applied: string[] = [];
+    // A migration that rebuilds a table (SQLite cannot add a constraint to one) must not have the
+    // drop of the old table checked against foreign keys: they are off while migrating (the pragma
+    // only takes effect outside a transaction), and every key is checked before the commit instead.
+    db.pragma("foreign_keys = OFF");
     db.exec("BEGIN EXCLUSIVE");
     try {
       const done = new Set(
@@ -67,10 +71,16 @@ async function migrateSqlite(url: string, migrations: Migration[], log: (l: stri
         applied.push(m.name);
         log(`applied migration ${m.name}`);
       }
+      const broken = db.pragma("foreign_key_check") as { table: string; rowid: number; parent: string }[];
+      if (broken.length > 0) {
+        throw new Error(`migration stopped: ${broken.length} row(s) reference rows that do not exist (first: ${broken[0]!.table} rowid ${broken[0]!.rowid} -> ${broken[0]!.parent}); nothing was changed`);
+      }
       db.exec("COMMIT");
     } catch (e) {
       db.exec("ROLLBACK");
       throw e;
+    } finally {
+      db.pragma("foreign_keys = ON");
     }
     return applied;
   } finally {

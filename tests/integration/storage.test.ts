@@ -55,6 +55,26 @@ describe("migrations", () => {
   });
 });
 
+describe("raw SQL and the single writer", () => {
+  it("a raw write waits for an open write transaction instead of failing with SQLITE_BUSY", async () => {
+    const db = await database();
+    const order: string[] = [];
+    const tx = db.writeTx(async (t) => {
+      await t.serviceState.upsert({ where: { key: "lock_probe" }, create: { key: "lock_probe", value: "tx" }, update: { value: "tx" } });
+      await new Promise((r) => setTimeout(r, 200));
+      order.push("transaction committed");
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const raw = db.raw.execute(`UPDATE "service_state" SET "value" = $1 WHERE "key" = $2`, ["raw", "lock_probe"]).then((n) => {
+      order.push("raw write");
+      return n;
+    });
+    await Promise.all([tx, raw]);
+    expect(order).toEqual(["transaction committed", "raw write"]);
+    expect((await db.read.serviceState.findUnique({ where: { key: "lock_probe" } }))?.value).toBe("raw");
+  });
+});
+
 describe("the database's files", () => {
   it.skipIf(isPg)("a fresh DATA_DIR is created 0700 and the SQLite database, -wal and -shm 0600, whatever the umask", async () => {
     const { mkdtempSync } = await import("node:fs");
