@@ -32,7 +32,7 @@ describe("the write lock", () => {
     const order: string[] = [];
     let late!: Promise<void>;
     await lock.run(async () => {
-      late = new Promise<void>((resolve) => setTimeout(() => void lock.run(async () => order.push("late")).then(resolve), 10));
+      late = new Promise<void>((resolve) => setTimeout(() => void lock.run(async () => void order.push("late")).then(resolve), 10));
     });
     const other = lock.run(async () => {
       await new Promise((r) => setTimeout(r, 30));
