@@ -56,12 +56,13 @@ describe("migrations", () => {
 });
 
 describe("raw SQL and the single writer", () => {
-  // SQLite has one writer per database; PostgreSQL locks rows and needs no process-wide lock.
-  it.skipIf(isPg)("a raw write waits for an open write transaction instead of failing with SQLITE_BUSY", async () => {
+  // On SQLite by the process's one write lock; on PostgreSQL by the row's lock.
+  it("a raw write waits for an open write transaction instead of failing (SQLITE_BUSY)", async () => {
     const db = await database();
+    await db.writeTx((t) => t.serviceState.upsert({ where: { key: "lock_probe" }, create: { key: "lock_probe", value: "before" }, update: { value: "before" } }));
     const order: string[] = [];
     const tx = db.writeTx(async (t) => {
-      await t.serviceState.upsert({ where: { key: "lock_probe" }, create: { key: "lock_probe", value: "tx" }, update: { value: "tx" } });
+      await t.serviceState.update({ where: { key: "lock_probe" }, data: { value: "tx" } });
       await new Promise((r) => setTimeout(r, 200));
       order.push("transaction committed");
     });
@@ -77,7 +78,8 @@ describe("raw SQL and the single writer", () => {
 });
 
 describe("the database's files", () => {
-  it.skipIf(isPg)("a fresh DATA_DIR is created 0700 and the SQLite database, -wal and -shm 0600, whatever the umask", async () => {
+  // The child process always opens SQLite (DATABASE_URL is emptied), whichever suite runs this.
+  it("a fresh DATA_DIR is created 0700 and the SQLite database, -wal and -shm 0600, whatever the umask", async () => {
     const { mkdtempSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const dataDir = join(mkdtempSync(join(tmpdir(), "svc-modes-")), "data");
