@@ -55,9 +55,9 @@ export type Page<T> = { items: T[]; pagination: z.infer<typeof PaginationInfo> }
 /**
  * Keyset pagination, written once for every list:
  *
- *     const k = keyset(secret, "passports", query, (row) => [row.createdAt.toISOString(), row.did]);
- *     const rows = await db.passport.findMany({ where: { ...(k.after ? rowsAfter(k.after) : {}) }, orderBy, take: k.take });
- *     const { items, pagination } = k.page(rows);
+ *     const { after, take, page } = keyset<Revocation>(secret, "revocations", query, (last) => [last.id]);
+ *     const rows = await db.revocation.findMany({ where: { orgDid, ...(after ? { id: { lt: after[0] as string } } : {}) }, orderBy: { id: "desc" }, take });
+ *     const { items, pagination } = page(rows);
  *
  * `after` is the decoded position of the last row the caller saw (undefined on the first page);
  * the list's query returns rows strictly after it in the list's order, `take` of them (one more
