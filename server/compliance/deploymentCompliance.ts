@@ -31,19 +31,20 @@ export function signCompliance(report: Record<string, unknown>, key: Buffer): st
  * against stored state where state can contradict them.
  */
 export async function deploymentCompliance(db: Database, orgDid: string): Promise<z.input<typeof DeploymentComplianceResponse>> {
-  const one = async (sql: string, params: unknown[] = []) => Number(Object.values((await db.raw.query<Record<string, unknown>>(sql, params))[0] ?? { n: 0 })[0] ?? 0);
   const rootDid = await rootOrgDidOf(db);
   // The operator (root organization) sees the deployment's counts; a tenant sees its own.
-  const scope = rootDid === orgDid ? "" : ` AND "org_did" = $1`;
-  const params = scope ? [orgDid] : [];
-  const passportCount = await one(`SELECT COUNT(*) AS "n" FROM "passport" WHERE 1 = 1${scope}`, params);
-  const verificationCount = await one(`SELECT COUNT(*) AS "n" FROM "passport" WHERE "verification_tier" >= 1${scope}`, params);
-  // A stored public key with a private part would contradict "no private key access".
-  const privateParts = await one(
-    db.engine === "postgresql" ? `SELECT COUNT(*) AS "n" FROM "passport" WHERE "public_key_jwk" ? 'd'` : `SELECT COUNT(*) AS "n" FROM "passport" WHERE json_extract("public_key_jwk", '$.d') IS NOT NULL`,
-  );
+  const scope = rootDid === orgDid ? {} : { orgDid };
+  const passportCount = await db.read.passport.count({ where: scope });
+  const verificationCount = await db.read.passport.count({ where: { ...scope, verificationTier: { gte: 1 } } });
+  // A stored public key with a private part would contradict "no private key access". Prisma has
+  // no JSON-key filter on SQLite, so this one count is SQL, one statement per engine.
+  const [{ n: privateParts }] = (await db.read.$queryRawUnsafe<{ n: number | bigint }[]>(
+    db.engine === "postgresql"
+      ? `SELECT COUNT(*)::int AS "n" FROM "passport" WHERE "public_key_jwk" ? 'd'`
+      : `SELECT COUNT(*) AS "n" FROM "passport" WHERE json_extract("public_key_jwk", '$.d') IS NOT NULL`,
+  )) as [{ n: number | bigint }];
   // Every human passport must stand on a WebAuthn credential; one without would contradict the invariant.
-  const humansWithoutPasskey = await one(`SELECT COUNT(*) AS "n" FROM "passport" p WHERE p."type" = 'human' AND NOT EXISTS (SELECT 1 FROM "webauthn_credential" c WHERE c."passport_did" = p."did")`);
+  const humansWithoutPasskey = await db.read.passport.count({ where: { type: "human", passkeys: { none: {} } } });
   const { status, ...ledger } = await ledgerSync(db);
   const now = new Date();
   const report = {
@@ -61,7 +62,7 @@ export async function deploymentCompliance(db: Database, orgDid: string): Promis
     invariants: {
       // No code path generates a passport key: passports are registered from public keys only.
       server_side_key_generation: false,
-      private_key_access: privateParts > 0,
+      private_key_access: Number(privateParts) > 0,
       biometric_binding_hash_used: false,
       // No API creates a human passport: only the console's WebAuthn registration (user verification required) does.
       webauthn_required_for_humans: USER_VERIFICATION_REQUIRED && humansWithoutPasskey === 0,

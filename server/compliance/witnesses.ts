@@ -1,5 +1,4 @@
 import type { Database } from "../db/client";
-import { sqliteTimestamp } from "../db/raw";
 import { newId } from "../ids";
 import { consistencyProof, latestCheckpoint } from "../ledger/proofs";
 import { ed25519Verify, parseCheckpoint, parseVerifierKey, type VerifierKey } from "../verifier/note";
@@ -42,8 +41,8 @@ export function verifyCosignature(line: string, checkpointText: string, witness:
 }
 
 async function lastCosignedSize(db: Database, witness: string): Promise<number> {
-  const [row] = await db.raw.query<{ size: number | string | null }>(`SELECT MAX("tree_size") AS "size" FROM "ledger_cosignature" WHERE "witness" = $1`, [witness]);
-  return Number(row?.size ?? 0);
+  const { _max } = await db.read.ledgerCosignature.aggregate({ where: { witness }, _max: { treeSize: true } });
+  return Number(_max.treeSize ?? 0);
 }
 
 async function submit(db: Database, witness: Witness, note: string, oldSize: number, treeSize: number): Promise<Response> {
@@ -96,11 +95,13 @@ export async function witnessLatestCheckpoint(db: Database): Promise<number> {
       for (const line of lines) {
         const signedAt = verifyCosignature(line, text, witness);
         if (signedAt === undefined) continue;
-        await db.writeLock(() =>
-          db.raw.execute(
-            `INSERT INTO "ledger_cosignature" ("id","tree_size","witness","line","signed_at","created_at") VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING`,
-            [newId("cos"), latest.treeSize, witness.name, line, signedAt, db.engine === "sqlite" ? sqliteTimestamp(new Date()) : new Date()],
-          ),
+        // A cosignature already stored for this size (another process got there first) is kept.
+        await db.writeTx((tx) =>
+          tx.ledgerCosignature.upsert({
+            where: { treeSize_witness: { treeSize: BigInt(latest.treeSize), witness: witness.name } },
+            create: { id: newId("cos"), treeSize: BigInt(latest.treeSize), witness: witness.name, line, signedAt: BigInt(signedAt), createdAt: new Date() },
+            update: {},
+          }),
         );
         cosigned++;
         break;
@@ -116,11 +117,8 @@ export async function witnessLatestCheckpoint(db: Database): Promise<number> {
 export async function latestCosignatures(db: Database): Promise<{ witness: Witness; cosignature: { tree_size: number; signed_at: string; line: string } | null }[]> {
   const out = [];
   for (const witness of configuredWitnesses()) {
-    const [row] = await db.raw.query<{ tree_size: number | string; signed_at: number | string; line: string }>(
-      `SELECT "tree_size","signed_at","line" FROM "ledger_cosignature" WHERE "witness" = $1 ORDER BY "tree_size" DESC LIMIT 1`,
-      [witness.name],
-    );
-    out.push({ witness, cosignature: row ? { tree_size: Number(row.tree_size), signed_at: new Date(Number(row.signed_at) * 1000).toISOString(), line: row.line } : null });
+    const row = await db.read.ledgerCosignature.findFirst({ where: { witness: witness.name }, orderBy: { treeSize: "desc" }, select: { treeSize: true, signedAt: true, line: true } });
+    out.push({ witness, cosignature: row ? { tree_size: Number(row.treeSize), signed_at: new Date(Number(row.signedAt) * 1000).toISOString(), line: row.line } : null });
   }
   return out;
 }

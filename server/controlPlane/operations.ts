@@ -58,6 +58,8 @@ export const updateOrgOp = defineOperation({
   path: "/v1/cp/orgs/{org_did}",
   tag,
   summary: "Update an organization",
+  description:
+    "The caller's own organization or one it created. `deployment_mode`, `autonomy_profile` and `data_residency_tier` are decided by the organization that created it (the root organization decides its own): an organization changing its own gets 403 naming the fields. Its `name` it may change itself.",
   capability: "svc_api:cp:write",
   resourceType: "organization",
   params: s.OrgDidParams,

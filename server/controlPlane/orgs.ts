@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import type { Db } from "../db/client";
 import type { Organization } from "../db/generated/sqlite/client";
-import { Conflict, NotFound, ValidationFailed } from "../errors";
-import { decodeCursor, encodeCursor, page, type ListQuery } from "../http/cursor";
+import { Conflict, Forbidden, NotFound, ValidationFailed } from "../errors";
+import { keyset, type ListQuery } from "../http/cursor";
 import type { Principal } from "../identity/authenticate";
 import type { CpOrg, CreateCpOrgRequest, UpdateCpOrgRequest } from "./schemas";
 
@@ -72,8 +72,7 @@ export async function getOrg(db: Db, principal: Principal, orgDid: string) {
 }
 
 export async function listOrgs(db: Db, principal: Principal, query: z.output<typeof ListQuery>, secret: Buffer) {
-  const list = "cp-orgs";
-  const after = query.cursor ? decodeCursor(secret, list, query.cursor) : undefined;
+  const { after, take, page } = keyset<Organization>(secret, "cp-orgs", query, (last) => [last.createdAt.toISOString(), last.orgDid]);
   const rows = await db.organization.findMany({
     where: {
       AND: [
@@ -82,15 +81,36 @@ export async function listOrgs(db: Db, principal: Principal, query: z.output<typ
       ],
     },
     orderBy: [{ createdAt: "desc" }, { orgDid: "desc" }],
-    take: query.limit + 1,
+    take,
   });
-  const { items, pagination } = page(rows, query.limit, (last) => encodeCursor(secret, list, [last.createdAt.toISOString(), last.orgDid]));
+  const { items, pagination } = page(rows);
   return { data: items.map(orgView), pagination };
 }
 
+/**
+ * What an organization's creator decided for it: where its data may live, how much autonomy its
+ * agents get, how it is deployed. A tenant that could rewrite these would undo its operator's
+ * decisions, so only the organization that created it (its parent) changes them; an organization
+ * with no parent (the root, the operator itself) changes its own. Its `name` is its own to change.
+ */
+const GOVERNED_FIELDS = ["deployment_mode", "autonomy_profile", "data_residency_tier"] as const;
+
+/** Updates an organization the caller sees: the caller's own, or one it created (see GOVERNED_FIELDS for who may change what). */
 export async function updateOrg(db: Db, principal: Principal, orgDid: string, input: z.output<typeof UpdateCpOrgRequest>) {
-  const found = await db.organization.findFirst({ where: { orgDid, ...visibleTo(principal) }, select: { orgDid: true } });
+  const found = await db.organization.findFirst({ where: { orgDid, ...visibleTo(principal) } });
   if (!found) throw NotFound("organization", orgDid);
+  const decidesFor = found.parentOrgDid === null ? found.orgDid : found.parentOrgDid;
+  if (decidesFor !== principal.orgDid) {
+    const current = orgView(found);
+    const changed = GOVERNED_FIELDS.filter((f) => input[f] !== undefined && input[f] !== (current[f] ?? null));
+    if (changed.length > 0) {
+      throw Forbidden(`${changed.join(", ")} of an organization ${changed.length === 1 ? "is" : "are"} set by the organization that created it (${found.parentOrgDid}); an organization may change only its own name.`, {
+        fields: changed,
+        decided_by: found.parentOrgDid,
+        remediation: [{ step: 1, description: `Ask the parent organization (${found.parentOrgDid}) to make this change with PATCH /v1/cp/orgs/${orgDid} and its own key.` }],
+      });
+    }
+  }
   const row = await db.organization.update({
     where: { orgDid },
     data: {

@@ -1,9 +1,8 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { config } from "../config";
 import type { PrismaClient, Prisma } from "./generated/sqlite/client";
 import { Mutex } from "./mutex";
 import { pgRaw, sqliteRaw, type RawDriver } from "./raw";
+import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
 
 /**
  * A Prisma client or an open transaction. Both engines' generated clients have the same shape
@@ -22,9 +21,9 @@ export interface Database {
    * process's write lock and a connection of their own; reads use another connection.
    */
   writeTx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
-  /** The driver without Prisma; on SQLite its writes must run under `writeLock`. */
+  /** The driver without Prisma, for the gate's hot path and the ledger only; on SQLite its writes take `writeLock` themselves. */
   raw: RawDriver;
-  /** Serializes this process's SQLite writes (a no-op pass-through on PostgreSQL). */
+  /** Serializes this process's SQLite writes (a no-op pass-through on PostgreSQL); re-entrant. */
   writeLock<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -78,20 +77,20 @@ async function open(): Promise<Database> {
     import("@prisma/adapter-better-sqlite3"),
     import("better-sqlite3"),
   ]);
-  const file = cfg.databaseUrl.replace(/^file:/, "");
-  mkdirSync(dirname(file), { recursive: true });
+  const file = prepareSqliteFile(cfg.databaseUrl);
   const adapter = () => new PrismaBetterSqlite3({ url: cfg.databaseUrl, timeout: 5000 });
   const reader = new SqliteClient({ adapter: adapter() });
   const writer = new SqliteClient({ adapter: adapter() });
   const rawDb = new BetterSqlite3(file, { timeout: 5000 });
   rawDb.pragma("journal_mode = WAL");
   rawDb.pragma("synchronous = NORMAL");
+  tightenSqliteFiles(file);
   const mutex = new Mutex();
   return {
     engine: "sqlite",
     read: reader,
     writeTx: (fn) => mutex.run(() => writer.$transaction(fn, TX_OPTIONS)),
-    raw: sqliteRaw(rawDb),
+    raw: sqliteRaw(rawDb, mutex),
     writeLock: (fn) => mutex.run(fn),
     async close() {
       await Promise.all([reader.$disconnect(), writer.$disconnect()]);

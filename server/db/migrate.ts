@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { config } from "../config";
+import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
 
 /**
  * Applies the committed migrations in prisma/migrations/<provider>/ in name order, recording each
@@ -42,16 +43,20 @@ function migrationsRoot(): string {
 
 async function migrateSqlite(url: string, migrations: Migration[], log: (l: string) => void): Promise<string[]> {
   const { default: Database } = await import("better-sqlite3");
-  const file = url.replace(/^file:/, "");
-  mkdirSync(dirname(file), { recursive: true });
+  const file = prepareSqliteFile(url);
   const db = new Database(file, { timeout: 30_000 });
   try {
     db.pragma("journal_mode = WAL");
+    tightenSqliteFiles(file);
     db.exec(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
       "id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
       "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,
       "started_at" DATETIME NOT NULL DEFAULT current_timestamp, "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`);
     const applied: string[] = [];
+    // A migration that rebuilds a table (SQLite cannot add a constraint to one) must not have the
+    // drop of the old table checked against foreign keys: they are off while migrating (the pragma
+    // only takes effect outside a transaction), and every key is checked before the commit instead.
+    db.pragma("foreign_keys = OFF");
     db.exec("BEGIN EXCLUSIVE");
     try {
       const done = new Set(
@@ -66,10 +71,16 @@ async function migrateSqlite(url: string, migrations: Migration[], log: (l: stri
         applied.push(m.name);
         log(`applied migration ${m.name}`);
       }
+      const broken = db.pragma("foreign_key_check") as { table: string; rowid: number; parent: string }[];
+      if (broken.length > 0) {
+        throw new Error(`migration stopped: ${broken.length} row(s) reference rows that do not exist (first: ${broken[0]!.table} rowid ${broken[0]!.rowid} -> ${broken[0]!.parent}); nothing was changed`);
+      }
       db.exec("COMMIT");
     } catch (e) {
       db.exec("ROLLBACK");
       throw e;
+    } finally {
+      db.pragma("foreign_keys = ON");
     }
     return applied;
   } finally {

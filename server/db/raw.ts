@@ -1,10 +1,15 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Pool, PoolClient } from "pg";
+import type { Mutex } from "./mutex";
 
 /**
- * The database driver without Prisma, for the governance gate's hot path (revocation checks,
- * provenance appends) and for migrations. SQL is written once with `$1, $2, …` placeholders, each
- * used once and in order; on SQLite they become `?`.
+ * The database driver without Prisma. It is one to two orders of magnitude faster than Prisma
+ * Client, and is kept to where that pays: the governance gate's hot path (authentication and
+ * revocation checks) and the ledger (provenance appends, the Merkle tree, proofs, export).
+ * Everything else goes through Prisma.
+ *
+ * One placeholder style for all raw SQL, through this driver or Prisma's `$queryRawUnsafe`:
+ * PostgreSQL's `$1, $2, …` (in any order, repeated at will). `forEngine` translates for SQLite.
  */
 export interface RawQueryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -17,7 +22,33 @@ export interface RawDriver extends RawQueryable {
   close(): Promise<void>;
 }
 
-const toSqlite = (sql: string) => sql.replace(/\$\d+/g, "?");
+interface Translated {
+  sql: string;
+  /** For each `?` in order, the index of the parameter it stands for. */
+  order: number[];
+}
+const translations = new Map<string, Translated>();
+
+function toSqlite(sql: string): Translated {
+  let t = translations.get(sql);
+  if (!t) {
+    const order: number[] = [];
+    t = { sql: sql.replace(/\$(\d+)/g, (_, n: string) => (order.push(Number(n) - 1), "?")), order };
+    if (translations.size < 1000) translations.set(sql, t);
+  }
+  return t;
+}
+
+/**
+ * SQL written with `$n` placeholders and its parameters, as the engine takes them: unchanged on
+ * PostgreSQL; on SQLite (whose drivers bind `?` by position) each `$n` becomes `?` and the
+ * parameters follow the placeholders' order. The one place where placeholders are translated.
+ */
+export function forEngine(engine: "sqlite" | "postgresql", sql: string, params: unknown[] = []): [string, ...unknown[]] {
+  if (engine === "postgresql") return [sql, ...params];
+  const t = toSqlite(sql);
+  return [t.sql, ...t.order.map((i) => params[i])];
+}
 
 function sqliteParams(params: unknown[]): unknown[] {
   return params.map((p) => (p instanceof Date ? sqliteTimestamp(p) : typeof p === "boolean" ? (p ? 1 : 0) : p));
@@ -28,37 +59,59 @@ export function sqliteTimestamp(d: Date): string {
   return d.toISOString().replace("Z", "+00:00");
 }
 
-export function sqliteRaw(db: BetterSqlite3.Database): RawDriver {
-  const cache = new Map<string, BetterSqlite3.Statement>();
+/**
+ * SQLite has one writer: a raw write takes the process's write lock itself (the lock Prisma's
+ * write transactions take), so no caller has to remember to. A caller already holding the lock
+ * (`Database.writeLock`) is not made to wait for itself.
+ */
+export function sqliteRaw(db: BetterSqlite3.Database, writeLock: Mutex): RawDriver {
+  const cache = new Map<string, { stmt: BetterSqlite3.Statement; order: number[] }>();
   const prepare = (sql: string) => {
-    let stmt = cache.get(sql);
-    if (!stmt) {
-      stmt = db.prepare(toSqlite(sql));
-      cache.set(sql, stmt);
+    let prepared = cache.get(sql);
+    if (!prepared) {
+      const t = toSqlite(sql);
+      prepared = { stmt: db.prepare(t.sql), order: t.order };
+      if (cache.size < 1000) cache.set(sql, prepared);
     }
-    return stmt;
+    return prepared;
   };
+  const bind = (order: number[], params: unknown[]) => sqliteParams(order.map((i) => params[i]));
   const q: RawQueryable = {
     async query<T>(sql: string, params: unknown[] = []) {
-      return prepare(sql).all(...sqliteParams(params)) as T[];
+      const { stmt, order } = prepare(sql);
+      if (stmt.readonly) return stmt.all(...bind(order, params)) as T[];
+      return writeLock.run(() => stmt.all(...bind(order, params)) as T[]);
     },
     async execute(sql: string, params: unknown[] = []) {
-      return prepare(sql).run(...sqliteParams(params)).changes;
+      const { stmt, order } = prepare(sql);
+      return writeLock.run(() => stmt.run(...bind(order, params)).changes);
+    },
+  };
+  // Inside a transaction the lock is already held: statements run as they are.
+  const inTx: RawQueryable = {
+    async query<T>(sql: string, params: unknown[] = []) {
+      const { stmt, order } = prepare(sql);
+      return stmt.all(...bind(order, params)) as T[];
+    },
+    async execute(sql: string, params: unknown[] = []) {
+      const { stmt, order } = prepare(sql);
+      return stmt.run(...bind(order, params)).changes;
     },
   };
   return {
     ...q,
-    async transaction(fn) {
-      db.prepare("BEGIN IMMEDIATE").run();
-      try {
-        const result = await fn(q);
-        db.prepare("COMMIT").run();
-        return result;
-      } catch (e) {
-        if (db.inTransaction) db.prepare("ROLLBACK").run();
-        throw e;
-      }
-    },
+    transaction: (fn) =>
+      writeLock.run(async () => {
+        db.prepare("BEGIN IMMEDIATE").run();
+        try {
+          const result = await fn(inTx);
+          db.prepare("COMMIT").run();
+          return result;
+        } catch (e) {
+          if (db.inTransaction) db.prepare("ROLLBACK").run();
+          throw e;
+        }
+      }),
     async close() {
       db.close();
     },

@@ -40,8 +40,31 @@ export function decodeCursor(secret: Buffer, list: string, cursor: string): Curs
 // The list schemas live in a pure module (area schemas import them); re-exported for the services.
 export { ListQuery, PaginationInfo };
 
+export type Page<T> = { items: T[]; pagination: z.infer<typeof PaginationInfo> };
+
+/**
+ * Keyset pagination, written once for every list:
+ *
+ *     const { after, take, page } = keyset<Revocation>(secret, "revocations", query, (last) => [last.id]);
+ *     const rows = await db.revocation.findMany({ where: { orgDid, ...(after ? { id: { lt: after[0] as string } } : {}) }, orderBy: { id: "desc" }, take });
+ *     const { items, pagination } = page(rows);
+ *
+ * `after` is the decoded position of the last row the caller saw (undefined on the first page);
+ * the list's query returns rows strictly after it in the list's order, `take` of them (one more
+ * than the page, so `has_more` costs no COUNT(*)); `page` cuts the extra row off and encodes the
+ * position `key` gives for the page's last row as the next cursor. The query stays in the service,
+ * beside its filters; only the cursor's mechanics live here.
+ */
+export function keyset<T>(secret: Buffer, list: string, query: { limit: number; cursor?: string }, key: (row: T) => CursorPosition): { after: CursorPosition | undefined; take: number; page(rows: T[]): Page<T> } {
+  return {
+    after: query.cursor ? decodeCursor(secret, list, query.cursor) : undefined,
+    take: query.limit + 1,
+    page: (rows) => page(rows, query.limit, (last) => encodeCursor(secret, list, key(last))),
+  };
+}
+
 /** A page of `limit` items from `rows` fetched with `limit + 1`. */
-export function page<T>(rows: T[], limit: number, next: (last: T) => string): { items: T[]; pagination: z.infer<typeof PaginationInfo> } {
+function page<T>(rows: T[], limit: number, next: (last: T) => string): Page<T> {
   const has_more = rows.length > limit;
   const items = has_more ? rows.slice(0, limit) : rows;
   return { items, pagination: { has_more, next_cursor: has_more ? next(items[items.length - 1]!) : null } };

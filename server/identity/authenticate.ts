@@ -1,4 +1,5 @@
 import type { Database, Db } from "../db/client";
+import { forEngine } from "../db/raw";
 import { Unauthenticated } from "../errors";
 import { tokenHash, verifyDelegationToken } from "../keys/tokens";
 
@@ -130,10 +131,9 @@ export async function delegationPrincipal(tx: Db, id: string): Promise<Principal
  */
 export async function assertChainLive(tx: Db, engine: Database["engine"], chain: string[]): Promise<void> {
   if (chain.length === 0) return;
-  const placeholders = chain.map((_, i) => (engine === "sqlite" ? "?" : `$${i + 1}`)).join(",");
+  const placeholders = chain.map((_, i) => `$${i + 1}`).join(",");
   const rows = await tx.$queryRawUnsafe<{ id: string; revoked_at: unknown }[]>(
-    `SELECT "id","revoked_at" FROM "delegation" WHERE "id" IN (${placeholders})${engine === "postgresql" ? " FOR SHARE" : ""}`,
-    ...chain,
+    ...forEngine(engine, `SELECT "id","revoked_at" FROM "delegation" WHERE "id" IN (${placeholders})${engine === "postgresql" ? " FOR SHARE" : ""}`, chain),
   );
   if (rows.some((r) => r.revoked_at !== null)) throw Unauthenticated("The token's delegation has been revoked.");
 }

@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { Db } from "../db/client";
 import { NotFound } from "../errors";
-import { decodeCursor, encodeCursor, page, type ListQuery } from "../http/cursor";
+import { keyset, type ListQuery } from "../http/cursor";
+import type { Delegation, Revocation } from "../db/generated/sqlite/client";
 import type { Principal } from "./authenticate";
 import type { DelegationListQuery } from "./schemas";
 import { delegationView, revocationView } from "./views";
@@ -16,8 +17,7 @@ function statusWhere(status: z.output<typeof DelegationListQuery>["status"]) {
 
 /** The caller's organization's delegations (API keys, tokens, sessions), newest first. Ids sort by time. */
 export async function listDelegations(db: Db, principal: Principal, query: z.output<typeof ListQuery> & z.output<typeof DelegationListQuery>, secret: Buffer) {
-  const list = "delegations";
-  const after = query.cursor ? (decodeCursor(secret, list, query.cursor)[0] as string) : undefined;
+  const { after, take, page } = keyset<Delegation>(secret, "delegations", query, (last) => [last.id]);
   const rows = await db.delegation.findMany({
     where: {
       orgDid: principal.orgDid,
@@ -25,12 +25,12 @@ export async function listDelegations(db: Db, principal: Principal, query: z.out
       ...(query.kind ? { kind: query.kind } : {}),
       ...(query.delegate_did ? { delegateDid: query.delegate_did } : {}),
       ...(query.parent_id ? { parentId: query.parent_id } : {}),
-      ...(after ? { id: { lt: after } } : {}),
+      ...(after ? { id: { lt: after[0] as string } } : {}),
     },
     orderBy: { id: "desc" },
-    take: query.limit + 1,
+    take,
   });
-  const { items, pagination } = page(rows, query.limit, (last) => encodeCursor(secret, list, [last.id]));
+  const { items, pagination } = page(rows);
   return { data: items.map(delegationView), pagination };
 }
 
@@ -44,13 +44,12 @@ export async function getDelegation(db: Db, principal: Principal, id: string) {
 
 /** Revocation records of the caller's organization, newest first. */
 export async function listRevocations(db: Db, principal: Principal, query: z.output<typeof ListQuery>, secret: Buffer) {
-  const list = "revocations";
-  const after = query.cursor ? (decodeCursor(secret, list, query.cursor)[0] as string) : undefined;
+  const { after, take, page } = keyset<Revocation>(secret, "revocations", query, (last) => [last.id]);
   const rows = await db.revocation.findMany({
-    where: { orgDid: principal.orgDid, ...(after ? { id: { lt: after } } : {}) },
+    where: { orgDid: principal.orgDid, ...(after ? { id: { lt: after[0] as string } } : {}) },
     orderBy: { id: "desc" },
-    take: query.limit + 1,
+    take,
   });
-  const { items, pagination } = page(rows, query.limit, (last) => encodeCursor(secret, list, [last.id]));
+  const { items, pagination } = page(rows);
   return { data: items.map(revocationView), pagination };
 }

@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { Db } from "../db/client";
 import { Forbidden, NotFound } from "../errors";
 import { coveredBy } from "./capabilities";
-import { decodeCursor, encodeCursor, page, type ListQuery } from "../http/cursor";
+import { keyset, type ListQuery } from "../http/cursor";
+import type { Passport } from "../db/generated/sqlite/client";
 import type { Principal } from "./authenticate";
 import type { PassportListQuery, UpdatePassportRequest } from "./schemas";
 import { passportView } from "./views";
@@ -18,8 +19,7 @@ export async function getPassport(db: Db, principal: Principal, did: string) {
 
 /** The caller's organization's passports, newest first. */
 export async function listPassports(db: Db, principal: Principal, query: z.output<typeof ListQuery> & z.output<typeof PassportListQuery>, secret: Buffer) {
-  const list = "passports";
-  const after = query.cursor ? decodeCursor(secret, list, query.cursor) : undefined;
+  const { after, take, page } = keyset<Passport>(secret, "passports", query, (last) => [last.createdAt.toISOString(), last.did]);
   const rows = await db.passport.findMany({
     where: {
       orgDid: principal.orgDid,
@@ -27,9 +27,9 @@ export async function listPassports(db: Db, principal: Principal, query: z.outpu
       ...(after ? { OR: [{ createdAt: { lt: new Date(after[0] as string) } }, { createdAt: new Date(after[0] as string), did: { lt: after[1] as string } }] } : {}),
     },
     orderBy: [{ createdAt: "desc" }, { did: "desc" }],
-    take: query.limit + 1,
+    take,
   });
-  const { items, pagination } = page(rows, query.limit, (last) => encodeCursor(secret, list, [last.createdAt.toISOString(), last.did]));
+  const { items, pagination } = page(rows);
   return { data: items.map(passportView), pagination };
 }
 

@@ -8,7 +8,7 @@ export async function health(): Promise<Response> {
   try {
     const db = await database();
     engine = db.engine;
-    await db.raw.query("SELECT 1 AS ok");
+    await db.read.serviceState.findFirst({ select: { key: true } });
     return Response.json({ status: "ok", version: SERVICE_VERSION, database: engine });
   } catch {
     return Response.json({ status: "unavailable", version: SERVICE_VERSION, database: engine }, { status: 503 });

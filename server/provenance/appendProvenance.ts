@@ -1,5 +1,5 @@
 import type { Database, Db } from "../db/client";
-import { sqliteTimestamp } from "../db/raw";
+import { forEngine, sqliteTimestamp } from "../db/raw";
 import { newId } from "../ids";
 import { sealRecord, type ProvenanceEntry, type ProvenanceRecord } from "./record";
 
@@ -26,12 +26,12 @@ export async function appendInTransaction(tx: Db, engine: Database["engine"], en
   if (engine === "postgresql") await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
   const [{ next }] = (await tx.$queryRawUnsafe<{ next: bigint | number }[]>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`)) as [{ next: bigint | number }];
   const record = sealRecord(entry, newId("prv"), Number(next), new Date());
-  await tx.$executeRawUnsafe(`INSERT INTO "provenance_record" (${COLUMNS}) VALUES (${placeholders(16, 0, engine)})`, ...row(record, engine));
+  await tx.$executeRawUnsafe(...forEngine(engine, `INSERT INTO "provenance_record" (${COLUMNS}) VALUES (${placeholders(16, 0)})`, row(record, engine)));
   return record;
 }
 
-function placeholders(n: number, offset: number, engine: Database["engine"]): string {
-  return Array.from({ length: n }, (_, i) => (engine === "sqlite" ? "?" : `$${offset + i + 1}`)).join(",");
+function placeholders(n: number, offset: number): string {
+  return Array.from({ length: n }, (_, i) => `$${offset + i + 1}`).join(",");
 }
 
 interface Pending {
@@ -83,19 +83,18 @@ async function flush(db: Database, queue: { pending: Pending[]; flushing: boolea
 }
 
 function insertBatch(db: Database, batch: Pending[]): Promise<ProvenanceRecord[]> {
-  return db.writeLock(() =>
-    db.raw.transaction(async (q) => {
-      if (db.engine === "postgresql") await q.query(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
-      const [{ next }] = (await q.query<{ next: number | string }>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`)) as [{ next: number | string }];
-      const now = new Date();
-      const sealed = batch.map((p, i) => sealRecord(p.entry, newId("prv"), Number(next) + i, now));
-      // One multi-row INSERT per chunk (SQLite allows 32766 parameters, PostgreSQL 65535).
-      for (let i = 0; i < sealed.length; i += 100) {
-        const chunk = sealed.slice(i, i + 100);
-        const values = chunk.map((_, j) => `(${placeholders(16, j * 16, db.engine)})`).join(",");
-        await q.execute(`INSERT INTO "provenance_record" (${COLUMNS}) VALUES ${values}`, chunk.flatMap((r) => row(r, db.engine)));
-      }
-      return sealed;
-    }),
-  );
+  // The raw driver's transaction takes SQLite's write lock itself.
+  return db.raw.transaction(async (q) => {
+    if (db.engine === "postgresql") await q.query(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
+    const [{ next }] = (await q.query<{ next: number | string }>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`)) as [{ next: number | string }];
+    const now = new Date();
+    const sealed = batch.map((p, i) => sealRecord(p.entry, newId("prv"), Number(next) + i, now));
+    // One multi-row INSERT per chunk (SQLite allows 32766 parameters, PostgreSQL 65535).
+    for (let i = 0; i < sealed.length; i += 100) {
+      const chunk = sealed.slice(i, i + 100);
+      const values = chunk.map((_, j) => `(${placeholders(16, j * 16)})`).join(",");
+      await q.execute(`INSERT INTO "provenance_record" (${COLUMNS}) VALUES ${values}`, chunk.flatMap((r) => row(r, db.engine)));
+    }
+    return sealed;
+  });
 }

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Db } from "../db/client";
 import type { ProvenanceRecord as Row } from "../db/generated/sqlite/client";
 import { NotFound } from "../errors";
-import { decodeCursor, encodeCursor, page, type ListQuery } from "../http/cursor";
+import { keyset, type ListQuery } from "../http/cursor";
 import type { Principal } from "../identity/authenticate";
 import type { ProvenanceRecord } from "./record";
 import type { ProvenanceListQuery } from "./schemas";
@@ -31,8 +31,8 @@ export function recordView(r: Row): ProvenanceRecord {
 
 /** The caller's organization's records, newest first, filtered. */
 export async function listProvenance(db: Db, principal: Principal, query: z.output<typeof ListQuery> & z.output<typeof ProvenanceListQuery>, secret: Buffer) {
-  const list = "provenance";
-  const before = query.cursor ? Number(decodeCursor(secret, list, query.cursor)[0]) : undefined;
+  const { after, take, page } = keyset<Row>(secret, "provenance", query, (last) => [Number(last.seq)]);
+  const before = after ? Number(after[0]) : undefined;
   const rows = await db.provenanceRecord.findMany({
     where: {
       orgDid: principal.orgDid,
@@ -47,9 +47,9 @@ export async function listProvenance(db: Db, principal: Principal, query: z.outp
       ...(before !== undefined ? { seq: { lt: BigInt(before) } } : {}),
     },
     orderBy: { seq: "desc" },
-    take: query.limit + 1,
+    take,
   });
-  const { items, pagination } = page(rows, query.limit, (last) => encodeCursor(secret, list, [Number(last.seq)]));
+  const { items, pagination } = page(rows);
   return { data: items.map(recordView), pagination };
 }
 

@@ -8,7 +8,7 @@ let cached: string | undefined;
 
 export async function rootOrgDidOf(db: Database): Promise<string | undefined> {
   if (cached) return cached;
-  const [row] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+  const row = await db.read.serviceState.findUnique({ where: { key: "root_org_did" }, select: { value: true } });
   cached = row?.value;
   return cached;
 }

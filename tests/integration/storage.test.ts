@@ -55,6 +55,46 @@ describe("migrations", () => {
   });
 });
 
+describe("raw SQL and the single writer", () => {
+  // On SQLite by the process's one write lock; on PostgreSQL by the row's lock.
+  it("a raw write waits for an open write transaction instead of failing (SQLITE_BUSY)", async () => {
+    const db = await database();
+    await db.writeTx((t) => t.serviceState.upsert({ where: { key: "lock_probe" }, create: { key: "lock_probe", value: "before" }, update: { value: "before" } }));
+    const order: string[] = [];
+    const tx = db.writeTx(async (t) => {
+      await t.serviceState.update({ where: { key: "lock_probe" }, data: { value: "tx" } });
+      await new Promise((r) => setTimeout(r, 200));
+      order.push("transaction committed");
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const raw = db.raw.execute(`UPDATE "service_state" SET "value" = $1 WHERE "key" = $2`, ["raw", "lock_probe"]).then((n) => {
+      order.push("raw write");
+      return n;
+    });
+    await Promise.all([tx, raw]);
+    expect(order).toEqual(["transaction committed", "raw write"]);
+    expect((await db.read.serviceState.findUnique({ where: { key: "lock_probe" } }))?.value).toBe("raw");
+  });
+});
+
+describe("the database's files", () => {
+  // The child process always opens SQLite (DATABASE_URL is emptied), whichever suite runs this.
+  it("a fresh DATA_DIR is created 0700 and the SQLite database, -wal and -shm 0600, whatever the umask", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const dataDir = join(mkdtempSync(join(tmpdir(), "svc-modes-")), "data");
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration/freshDataDir.ts")], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" } });
+      let text = "";
+      child.stdout.on("data", (d) => (text += d));
+      child.stderr.on("data", (d) => (text += d));
+      child.on("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(text))));
+    });
+    const modes = JSON.parse(out.trim().split("\n").pop()!);
+    expect(modes).toEqual({ ".": "700", "svc.db": "600", "svc.db-wal": "600", "svc.db-shm": "600" });
+  });
+});
+
 describe("the provenance ledger's storage", () => {
   it("refuses UPDATE and DELETE at the database level", async () => {
     await apiKey();
