@@ -23,6 +23,8 @@ const shapeOf = (schema: z.ZodType | undefined, opId: string): z.ZodRawShape => 
 
 /** The operation's params, query and body as one input object (strict when the body is). */
 function mergedInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(op: Operation<P, Q, B, R>): MergedInput<P, Q, B> {
+  // A body alone is the input as it is, refinements and transforms included (nothing to merge).
+  if (bodyOnly(op as unknown as Operation)) return op.body as unknown as MergedInput<P, Q, B>;
   const parts = [shapeOf(op.params, op.id), shapeOf(op.query, op.id), shapeOf(op.body, op.id)];
   const shape: Record<string, z.core.$ZodType> = {};
   for (const part of parts) {
@@ -35,6 +37,8 @@ function mergedInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodTy
   return (strict ? z.object(shape).strict() : z.object(shape)) as unknown as MergedInput<P, Q, B>;
 }
 
+const bodyOnly = (op: Operation) => op.body !== undefined && op.params === undefined && op.query === undefined;
+
 const pick = (input: Record<string, unknown>, schema: z.ZodType | undefined) =>
   schema instanceof z.ZodObject ? Object.fromEntries(Object.keys(schema.shape).filter((k) => k in input).map((k) => [k, input[k]])) : {};
 
@@ -45,7 +49,7 @@ async function runOperation(op: Operation, scope: CallScope, input: Record<strin
   const first = Object.values(params)[0];
   if (typeof first === "string") scope.setResource(first);
   // tRPC always answers 200; the operation's own status (201, 202) is /v1's.
-  return op.handler({ ...scope, setStatus: () => undefined, params, query: pick(input, op.query), body: pick(input, op.body) });
+  return op.handler({ ...scope, setStatus: () => undefined, params, query: pick(input, op.query), body: bodyOnly(op) ? input : pick(input, op.body) });
 }
 
 const metaOf = (op: Pick<Operation, "capability" | "resourceType">) => ({ capability: op.capability, resourceType: op.resourceType });

@@ -234,7 +234,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update an organization */
+        /**
+         * Update an organization
+         * @description The caller's own organization or one it created. `deployment_mode`, `autonomy_profile` and `data_residency_tier` are decided by the organization that created it (the root organization decides its own): an organization changing its own gets 403 naming the fields. Its `name` it may change itself.
+         */
         patch: operations["updateCpOrg"];
         trace?: never;
     };
@@ -822,8 +825,11 @@ export interface components {
         Delegation: {
             id: string;
             org_did: string;
-            /** @enum {string} */
-            kind: "api_key" | "delegation_token" | "session";
+            /**
+             * @description member: a console member's standing grant, from which their sessions and the API keys they create derive
+             * @enum {string}
+             */
+            kind: "api_key" | "delegation_token" | "session" | "member";
             name: string | null;
             /** @description Who allowed it */
             grantor_did: string;
@@ -871,8 +877,11 @@ export interface components {
         DelegationDetail: {
             id: string;
             org_did: string;
-            /** @enum {string} */
-            kind: "api_key" | "delegation_token" | "session";
+            /**
+             * @description member: a console member's standing grant, from which their sessions and the API keys they create derive
+             * @enum {string}
+             */
+            kind: "api_key" | "delegation_token" | "session" | "member";
             name: string | null;
             /** @description Who allowed it */
             grantor_did: string;
@@ -2377,7 +2386,8 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `pagination.next_cursor`. */
                 cursor?: string;
                 status?: "active" | "expired" | "revoked";
-                kind?: "api_key" | "delegation_token" | "session";
+                /** @description member: a console member's standing grant, from which their sessions and the API keys they create derive */
+                kind?: "api_key" | "delegation_token" | "session" | "member";
                 delegate_did?: string;
                 parent_id?: string;
             };
