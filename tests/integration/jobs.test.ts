@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { config } from "@/server/config";
-import { database } from "@/server/db/client";
+import { closeDatabase, database } from "@/server/db/client";
 import { newId } from "@/server/ids";
 import { enqueue, finishJob, LeaseLost, registerJobKind, standaloneWorkerRefusal, startJobWorker, type ClaimedJob, type JobWorker } from "@/server/jobs";
 
@@ -98,14 +98,16 @@ describe("the durable job queue", () => {
   it("gives a dead worker's job to another worker after the lease, and fences the first one out", async () => {
     const db = await database();
     const claims: Array<{ attempt: number; worker: string; at: number }> = [];
-    let release!: () => void;
-    const firstMayGoOn = new Promise<void>((r) => (release = r));
+    let wakeFirst!: () => void;
+    let wakeSecond!: () => void;
+    const firstMayGoOn = new Promise<void>((r) => (wakeFirst = r));
+    const secondMayGoOn = new Promise<void>((r) => (wakeSecond = r));
     let firstOutcome: unknown;
     registerJobKind("test.lease", {
       handler: async (job) => {
         claims.push({ attempt: job.attempts, worker: job.workerId, at: Date.now() });
         if (job.attempts === 1) {
-          await firstMayGoOn; // the first worker "hangs", then wakes after the takeover
+          await firstMayGoOn; // the first worker "hangs", then wakes while the second holds the job
           firstOutcome = await db
             .writeTx(async (tx) => {
               await domainWrite(tx, `${job.id}:first`);
@@ -114,6 +116,7 @@ describe("the durable job queue", () => {
             .catch((e: unknown) => e);
           return;
         }
+        await secondMayGoOn;
         await db.writeTx(async (tx) => {
           await domainWrite(tx, `${job.id}:second`);
           await finishJob(tx, job);
@@ -126,13 +129,16 @@ describe("the durable job queue", () => {
     await expect.poll(() => claims.length, { timeout: 5_000, interval: 10 }).toBe(1);
     await first.stop({ abandon: true }); // dies holding the claim: no heartbeat, no outcome
     const second = worker(["test.lease"], { leaseMs: 1200, pollMs: 100 });
-    await expect.poll(() => domainRows(`${id}:second`), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => claims.length, { timeout: 10_000, interval: 10 }).toBe(2);
     expect(claims.map((c) => c.attempt)).toEqual([1, 2]);
     expect(claims[1]!.worker).toBe(second.id);
     expect(claims[1]!.at - claims[0]!.at).toBeGreaterThanOrEqual(1100);
-    release();
+    wakeFirst();
     await expect.poll(() => firstOutcome, { timeout: 5_000 }).toBeInstanceOf(LeaseLost);
     expect(await domainRows(`${id}:first`)).toBe(0);
+    expect(await db.read.job.findUnique({ where: { id } })).toMatchObject({ state: "running", attempts: 2, lockedBy: second.id });
+    wakeSecond();
+    await expect.poll(() => domainRows(`${id}:second`), { timeout: 5_000 }).toBe(1);
     expect(await db.read.job.findUnique({ where: { id } })).toBeNull();
   });
 
@@ -168,6 +174,19 @@ describe("the durable job queue", () => {
 
   it("refuses a standalone worker process on SQLite only", () => {
     expect(standaloneWorkerRefusal() !== undefined).toBe(config().engine === "sqlite");
+  });
+
+  it.runIf(process.env.SVC_TEST_ENGINE === "sqlite")("on SQLite, a restarted process runs at once the jobs its predecessor left running", async () => {
+    let db = await database();
+    const id = await db.writeTx((tx) => enqueue(tx, "test.restart", {}));
+    // As a process killed mid-job leaves it: running, its lease far from expired.
+    await db.writeTx((tx) => tx.job.update({ where: { id }, data: { state: "running", attempts: 1, leaseToken: "dead", lockedBy: "wrk_dead", availableAt: new Date(Date.now() + 3_600_000) } }));
+    await closeDatabase();
+    db = await database();
+    const ran: number[] = [];
+    registerJobKind("test.restart", { handler: async (job) => void ran.push(job.attempts) });
+    worker(["test.restart"], { pollMs: 100 });
+    await expect.poll(() => ran, { timeout: 5_000 }).toEqual([2]);
   });
 
   describe.runIf(process.env.SVC_TEST_ENGINE === "postgres")("on PostgreSQL", () => {
