@@ -16,19 +16,19 @@ interface ClaimedRow {
 }
 
 /**
- * Claims up to `limit` jobs of `kind` that may run now: queued ones whose time has come and
- * running ones whose lease expired (their worker died). Each gets a fresh lease token, the lease
- * `leaseMs` long, and one more attempt. PostgreSQL skips rows another worker is claiming.
+ * Claims up to `limit` queued jobs of `kind` whose time has come, oldest first. Each gets a fresh
+ * lease token, a lease `leaseMs` long, and one more attempt. PostgreSQL skips rows another worker
+ * is claiming at the same moment.
  */
 export async function claimJobs(db: Database, workerId: string, kind: string, limit: number, leaseMs: number): Promise<Array<ClaimedJob>> {
   const now = new Date();
   const pg = db.engine === "postgresql";
   const sql = `UPDATE "job" SET "state" = 'running', "attempts" = "attempts" + 1, "locked_by" = $1,
       "lease_token" = ${pg ? `md5(random()::text || "id")` : "lower(hex(randomblob(16)))"}, "available_at" = $2, "updated_at" = $3
-    WHERE "id" IN (SELECT "id" FROM "job" WHERE "state" IN ('queued', 'running') AND "available_at" <= $4 AND "kind" = $5
+    WHERE "id" IN (SELECT "id" FROM "job" WHERE "state" = 'queued' AND "kind" = $4 AND "available_at" <= $5
                    ORDER BY "available_at" LIMIT $6${pg ? " FOR UPDATE SKIP LOCKED" : ""})
     RETURNING "id", "kind", "org_did", "payload", "attempts", "max_attempts", "lease_token"`;
-  const params = [workerId, new Date(now.getTime() + leaseMs), now, now, kind, limit];
+  const params = [workerId, new Date(now.getTime() + leaseMs), now, kind, now, limit];
   const rows = await db.writeLock(() => db.raw.query<ClaimedRow>(sql, params));
   return rows.map((r) => ({
     id: r.id,
@@ -78,4 +78,20 @@ export async function releaseRunningJobs(db: Database): Promise<number> {
   return db.writeLock(() =>
     db.raw.execute(`UPDATE "job" SET "state" = 'queued', "available_at" = $1, "updated_at" = $2, "lease_token" = NULL, "locked_by" = NULL WHERE "state" = 'running'`, [now, now]),
   );
+}
+
+/**
+ * Puts back in the queue the jobs whose lease expired (their worker died or lost the database):
+ * claimable at once, their lease token void, so the lost worker can no longer settle them.
+ * Returns their kinds.
+ */
+export async function reclaimExpiredJobs(db: Database): Promise<string[]> {
+  const now = new Date();
+  const rows = await db.writeLock(() =>
+    db.raw.query<{ kind: string }>(
+      `UPDATE "job" SET "state" = 'queued', "lease_token" = NULL, "locked_by" = NULL, "updated_at" = $1 WHERE "state" = 'running' AND "available_at" <= $2 RETURNING "kind"`,
+      [now, now],
+    ),
+  );
+  return rows.map((r) => r.kind);
 }

@@ -1,7 +1,7 @@
 import { config } from "../config";
 import { database, type Database } from "../db/client";
 import { newId } from "../ids";
-import { claimJobs, deleteFinished, extendLeases, releaseRunningJobs } from "./claim";
+import { claimJobs, deleteFinished, extendLeases, reclaimExpiredJobs, releaseRunningJobs } from "./claim";
 import { describeError, outcomeCommitted, retryJob } from "./finishJob";
 import { jobKind, registeredJobKinds, type JobKind } from "./registry";
 import { LeaseLost, type ClaimedJob } from "./types";
@@ -226,7 +226,15 @@ export function startJobWorker(opts: JobWorkerOptions = {}): JobWorker {
       if (!stopped) log(`extending leases failed: ${describeError(e)}`);
     }
   }, Math.max(100, Math.floor(leaseMs / 3)));
-  const poll = setInterval(() => void pump(), pollMs);
+  // The poll: expired leases back to the queue, then a claim round (future runAt, missed notifications).
+  const poll = setInterval(async () => {
+    try {
+      await reclaimExpiredJobs(await dbReady);
+    } catch (e) {
+      if (!stopped) log(`reclaiming expired leases failed: ${describeError(e)}`);
+    }
+    void pump();
+  }, pollMs);
   const unsubscribe = onJobEnqueued((kind) => {
     if (wanted(kind)) void pump();
   });

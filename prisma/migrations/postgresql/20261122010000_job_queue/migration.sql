@@ -18,4 +18,4 @@ CREATE TABLE "job" (
 );
 
 -- CreateIndex
-CREATE INDEX "job_state_available_at_idx" ON "job"("state", "available_at");
+CREATE INDEX "job_state_kind_available_at_idx" ON "job"("state", "kind", "available_at");
