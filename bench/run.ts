@@ -1,4 +1,5 @@
 import { governedCall } from "./governed-call";
+import { jobs } from "./jobs";
 import { ledger } from "./ledger";
 
 /**
@@ -11,6 +12,7 @@ import { ledger } from "./ledger";
 const benches: Array<[name: string, run: () => Promise<void>]> = [
   ["governed-call", governedCall],
   ["ledger", ledger],
+  ["jobs", jobs],
 ];
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));

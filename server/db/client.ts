@@ -47,6 +47,36 @@ export async function closeDatabase(): Promise<void> {
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
+// Callbacks waiting for a write transaction to commit, keyed by its transaction client.
+const commitHooks = new WeakMap<object, Array<() => void>>();
+
+/**
+ * Runs `fn` once `tx` has committed (never if it rolls back): in-process wake-ups that must not
+ * announce a write nobody can see yet. Outside a `writeTx` there is nothing to wait for, so `fn`
+ * runs on the next tick.
+ */
+export function afterCommit(tx: Db, fn: () => void): void {
+  const hooks = commitHooks.get(tx);
+  if (hooks) hooks.push(fn);
+  else queueMicrotask(fn);
+}
+
+async function withCommitHooks<T>(run: (fn: (tx: Db) => Promise<T>) => Promise<T>, fn: (tx: Db) => Promise<T>): Promise<T> {
+  let hooks: Array<() => void> = [];
+  const result = await run((tx) => {
+    commitHooks.set(tx, (hooks = []));
+    return fn(tx);
+  });
+  for (const hook of hooks) {
+    try {
+      hook();
+    } catch (e) {
+      console.error(`svc: an after-commit callback failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return result;
+}
+
 async function open(): Promise<Database> {
   const cfg = config();
   if (cfg.engine === "postgresql") {
@@ -63,7 +93,7 @@ async function open(): Promise<Database> {
     return {
       engine: "postgresql",
       read: client,
-      writeTx: (fn) => client.$transaction(fn, TX_OPTIONS),
+      writeTx: (fn) => withCommitHooks((f) => client.$transaction(f, TX_OPTIONS), fn),
       raw: pgRaw(pool, pg.default.types),
       writeLock: (fn) => fn(),
       async close() {
@@ -89,7 +119,7 @@ async function open(): Promise<Database> {
   return {
     engine: "sqlite",
     read: reader,
-    writeTx: (fn) => mutex.run(() => writer.$transaction(fn, TX_OPTIONS)),
+    writeTx: (fn) => withCommitHooks((f) => mutex.run(() => writer.$transaction(f, TX_OPTIONS)), fn),
     raw: sqliteRaw(rawDb, mutex),
     writeLock: (fn) => mutex.run(fn),
     async close() {

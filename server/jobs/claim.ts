@@ -1,0 +1,97 @@
+import type { Database } from "../db/client";
+import type { ClaimedJob } from "./types";
+
+// The engine-specific statements of the queue. Times are the application's clock, bound as
+// parameters, so SQLite compares the same ISO strings Prisma writes; on PostgreSQL the workers
+// of one deployment are assumed to share a clock (NTP) to well within a lease.
+
+interface ClaimedRow {
+  id: string;
+  kind: string;
+  org_did: string | null;
+  payload: string;
+  attempts: number;
+  max_attempts: number;
+  lease_token: string;
+}
+
+/**
+ * Claims up to `limit` queued jobs of `kind` whose time has come, oldest first. Each gets a fresh
+ * lease token, a lease `leaseMs` long, and one more attempt. PostgreSQL skips rows another worker
+ * is claiming at the same moment.
+ */
+export async function claimJobs(db: Database, workerId: string, kind: string, limit: number, leaseMs: number): Promise<Array<ClaimedJob>> {
+  const now = new Date();
+  const pg = db.engine === "postgresql";
+  const sql = `UPDATE "job" SET "state" = 'running', "attempts" = "attempts" + 1, "locked_by" = $1,
+      "lease_token" = ${pg ? `md5(random()::text || "id")` : "lower(hex(randomblob(16)))"}, "available_at" = $2, "updated_at" = $3
+    WHERE "id" IN (SELECT "id" FROM "job" WHERE "state" = 'queued' AND "kind" = $4 AND "available_at" <= $5
+                   ORDER BY "available_at" LIMIT $6${pg ? " FOR UPDATE SKIP LOCKED" : ""})
+    RETURNING "id", "kind", "org_did", "payload", "attempts", "max_attempts", "lease_token"`;
+  const params = [workerId, new Date(now.getTime() + leaseMs), now, kind, now, limit];
+  const rows = await db.writeLock(() => db.raw.query<ClaimedRow>(sql, params));
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    orgDid: r.org_did,
+    payload: JSON.parse(r.payload) as unknown,
+    attempts: Number(r.attempts),
+    maxAttempts: Number(r.max_attempts),
+    leaseToken: r.lease_token,
+    workerId,
+  }));
+}
+
+/** Extends the leases this worker still holds; returns the `id:token` pairs it still holds. */
+export async function extendLeases(db: Database, workerId: string, leaseMs: number): Promise<Set<string>> {
+  const now = new Date();
+  const rows = await db.writeLock(() =>
+    db.raw.query<{ id: string; lease_token: string }>(
+      `UPDATE "job" SET "available_at" = $1, "updated_at" = $2 WHERE "locked_by" = $3 AND "state" = 'running' RETURNING "id", "lease_token"`,
+      [new Date(now.getTime() + leaseMs), now, workerId],
+    ),
+  );
+  return new Set(rows.map((r) => `${r.id}:${r.lease_token}`));
+}
+
+/** Deletes jobs whose handlers returned, each only while its claim is still current. */
+export async function deleteFinished(db: Database, jobs: ClaimedJob[]): Promise<number> {
+  if (jobs.length === 0) return 0;
+  if (db.engine === "postgresql") {
+    return db.raw.execute(`DELETE FROM "job" WHERE ("id", "lease_token") IN (SELECT * FROM unnest($1::text[], $2::text[]))`, [jobs.map((j) => j.id), jobs.map((j) => j.leaseToken)]);
+  }
+  return db.writeLock(() =>
+    db.raw.transaction(async (q) => {
+      let n = 0;
+      for (const j of jobs) n += await q.execute(`DELETE FROM "job" WHERE "id" = $1 AND "lease_token" = $2`, [j.id, j.leaseToken]);
+      return n;
+    }),
+  );
+}
+
+/**
+ * SQLite runs one process by design, so at its start no job can be running anywhere: every
+ * `running` job belonged to a process that died, and is released at once instead of after its lease.
+ */
+export async function releaseRunningJobs(db: Database): Promise<number> {
+  const now = new Date();
+  return db.writeLock(() =>
+    db.raw.execute(`UPDATE "job" SET "state" = 'queued', "available_at" = $1, "updated_at" = $2, "lease_token" = NULL, "locked_by" = NULL WHERE "state" = 'running'`, [now, now]),
+  );
+}
+
+/**
+ * Puts back in the queue the jobs whose lease expired (their worker died or lost the database):
+ * claimable at once, their lease token void, so the lost worker can no longer settle them.
+ * Returns their kinds.
+ */
+export async function reclaimExpiredJobs(db: Database): Promise<string[]> {
+  const now = new Date();
+  const rows = await db.writeLock(() =>
+    db.raw.query<{ kind: string }>(
+      `UPDATE "job" SET "state" = 'queued', "lease_token" = NULL, "locked_by" = NULL, "updated_at" = $1 WHERE "state" = 'running' AND "available_at" <= $2 RETURNING "kind"`,
+      [now, now],
+    ),
+  );
+  return rows.map((r) => r.kind);
+}

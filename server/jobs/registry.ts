@@ -1,0 +1,33 @@
+import type { ClaimedJob, JobHelpers } from "./types";
+
+export interface JobKind<P = unknown> {
+  /**
+   * Runs one claimed job. To record the outcome together with the domain's writes, call
+   * `finishJob(tx, job)` or `retryJob(tx, job, error)` inside the handler's own write transaction.
+   * Returning without either finishes the job; throwing retries it (backoff) or dead-letters it.
+   */
+  handler(job: ClaimedJob<P>, helpers: JobHelpers): Promise<void>;
+  /** Jobs of this kind one worker runs at once (default 10). */
+  concurrency?: number;
+  /** Wait before retry number `attempt` (1 after the first failure); default `backoffDelay`. */
+  retryDelay?(attempt: number): number;
+}
+
+// Shared by every copy of this module in the process (Next.js's bundle and the server's own
+// modules each load it), like the database itself.
+const slot = globalThis as typeof globalThis & { __svcJobKinds?: Map<string, JobKind> };
+const kinds = (slot.__svcJobKinds ??= new Map());
+
+/** Declares how jobs of `kind` run. Registering a kind again replaces it (module reloads). */
+export function registerJobKind<P = unknown>(kind: string, definition: JobKind<P>): void {
+  if (!/^[a-z][a-z0-9_.-]{0,63}$/.test(kind)) throw new Error(`job kind ${JSON.stringify(kind)} must be lower-case letters, digits, '.', '_' or '-'`);
+  kinds.set(kind, definition as JobKind);
+}
+
+export function jobKind(kind: string): JobKind | undefined {
+  return kinds.get(kind);
+}
+
+export function registeredJobKinds(): string[] {
+  return [...kinds.keys()];
+}

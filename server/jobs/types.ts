@@ -1,0 +1,29 @@
+/** A job as its handler sees it, for the duration of one claim. */
+export interface ClaimedJob<P = unknown> {
+  id: string;
+  kind: string;
+  orgDid: string | null;
+  payload: P;
+  /** Claims so far, this one included (1 on the first run). */
+  attempts: number;
+  maxAttempts: number;
+  /** This claim's fence: `finishJob` and `retryJob` succeed only while it is still the job's. */
+  leaseToken: string;
+  /** The worker holding the claim. */
+  workerId: string;
+}
+
+export interface JobHelpers {
+  /** Aborted when the worker stops or the lease was found taken over: stop early, the outcome would be refused anyway. */
+  signal: AbortSignal;
+  log(line: string): void;
+}
+
+/** The claim was lost (lease expired and taken over, or the job settled elsewhere): this worker may not record an outcome. */
+export class LeaseLost extends Error {
+  readonly code = "lease_lost";
+  constructor(readonly jobId: string) {
+    super(`the lease on job ${jobId} was lost: another worker holds it or it has already settled`);
+    this.name = "LeaseLost";
+  }
+}
