@@ -36,13 +36,14 @@ async function freshInstance(memoryBytes) {
 }
 
 /**
- * Compiles the engine, runs a trivial bundle (V8 optimises the engine's hot paths on first use)
- * and prepares a fresh instance, so that the first real run pays for none of it.
+ * Compiles the engine, runs a trivial bundle a few times (V8 optimises the engine's hot paths
+ * only after some use) and prepares a fresh instance, so that the first real run pays for none of it.
  */
 export async function warmUp(memoryBytes) {
   const cancelFlag = new Int32Array(new SharedArrayBuffer(4));
   const hooks = { call: async () => "null", notify: () => {}, onCancel: () => {} };
-  await runHandler({ mode: "run", code: "export default async (i, ctx) => { ctx.log(i); return i; }", input: { warm: true }, memoryBytes, timeoutMs: 5000, orgDid: "", entries: [], cancelFlag }, hooks);
+  const code = "export default async (i, ctx) => { await ctx.progress(50, 'warm'); ctx.log(i); await ctx.warm.call(i); return i; }";
+  for (let i = 0; i < 30; i++) await runHandler({ mode: "run", code, input: { i }, memoryBytes, timeoutMs: 5000, orgDid: "", entries: ["warm.call"], cancelFlag }, hooks);
   dropInstance();
   prepareSpare(memoryBytes);
   await spare?.module;
