@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { BUILT_IN_ENTRIES, bridgeEntries, type BridgeHandler, type RunBridge, type RunInfo } from "./bridge";
 
@@ -66,16 +66,22 @@ interface PendingRun {
 interface Slot {
   worker: Worker;
   ready: Promise<void>;
+  markReady: () => void;
+  /** The thread loaded and warmed up; one that never did is not respawned in a loop. */
+  started: boolean;
   active?: PendingRun;
 }
 
-// The worker file is plain JavaScript beside this one, loaded by Node itself. When this module
-// has been bundled (Next.js's server), the file is found from the project root instead.
+// The worker file is plain JavaScript beside this one, loaded by Node itself, never by a bundler:
+// Next.js's Turbopack follows `new Worker(path)` and would bundle the engine and its .wasm, which
+// it cannot. So the thread starts from a one-line script that imports the file by URL at run
+// time. When this module has been bundled, the file is found from the project root instead.
 function threadEntry(): string {
   const beside = join(dirname(fileURLToPath(import.meta.url)), "thread.mjs");
-  if (existsSync(beside)) return beside;
-  return join(/* turbopackIgnore: true */ process.cwd(), "server", "sandbox", "thread.mjs");
+  const path = existsSync(/* turbopackIgnore: true */ beside) ? beside : join(/* turbopackIgnore: true */ process.cwd(), "server", "sandbox", "thread.mjs");
+  return pathToFileURL(path).href;
 }
+const BOOT = `import(require("node:worker_threads").workerData.entry);`;
 
 /** `SVC_SANDBOX_THREADS`, default one thread per CPU but one, at least one. */
 export function defaultPoolSize(): number {
@@ -211,17 +217,18 @@ export class SandboxPool {
   private slotAt(i: number): Slot {
     const existing = this.slots[i];
     if (existing) return existing;
-    const worker = new Worker(threadEntry(), {
-      workerData: { memoryBytes: DEFAULT_MEMORY_MB * 1024 * 1024 },
+    const worker = new Worker(BOOT, {
+      eval: true,
+      workerData: { entry: threadEntry(), memoryBytes: DEFAULT_MEMORY_MB * 1024 * 1024 },
       // The thread is plain JavaScript: no loader flags, and nothing of the host's environment.
       execArgv: [],
       env: {},
       resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
     });
-    let ready!: () => void;
-    const slot: Slot = { worker, ready: new Promise<void>((r) => (ready = r)) };
+    let markReady!: () => void;
+    const slot: Slot = { worker, ready: new Promise<void>((r) => (markReady = r)), markReady, started: false };
     worker.unref();
-    worker.on("message", (m: ThreadMessage) => this.onMessage(slot, m, ready));
+    worker.on("message", (m: ThreadMessage) => this.onMessage(slot, m));
     worker.on("error", (e: Error & { code?: string }) => {
       const memory = e.code === "ERR_WORKER_OUT_OF_MEMORY";
       this.kill(slot, { code: memory ? "memory_limit" : "internal", message: memory ? "The sandbox ran out of memory" : `The sandbox thread failed: ${e.message}` });
@@ -231,10 +238,11 @@ export class SandboxPool {
     return slot;
   }
 
-  private onMessage(slot: Slot, m: ThreadMessage, ready: () => void): void {
+  private onMessage(slot: Slot, m: ThreadMessage): void {
     if (m.type === "ready") {
       if (m.error) console.error(`svc: sandbox thread failed to warm up: ${m.error}`);
-      ready();
+      slot.started = true;
+      slot.markReady();
       return;
     }
     const run = slot.active;
@@ -293,9 +301,11 @@ export class SandboxPool {
     const run = slot.active;
     slot.active = undefined;
     if (run) this.finish(run, { ok: false, error: run.cancelCode ? { ...error, code: run.cancelCode } : error });
+    slot.markReady();
     void slot.worker.terminate();
     if (this.closed) return;
-    this.slotAt(i);
+    if (slot.started) this.slotAt(i);
+    else console.error(`svc: a sandbox thread failed to start: ${error.message}`);
     this.pump();
   }
 
