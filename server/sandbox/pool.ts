@@ -48,6 +48,8 @@ export type SandboxRun = Promise<SandboxOutcome> & {
 const BACKSTOP_MS = 1000;
 const MAX_MEMORY_MB = 2048;
 const DEFAULT_MEMORY_MB = 64;
+// Node's timers overflow past 2^31 - 1 ms (and fire at once).
+const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 
 interface PendingRun {
   runId: string;
@@ -115,14 +117,14 @@ export class SandboxPool {
     return { size: this.size, busy: this.slots.filter((s) => s?.active).length, queued: this.queue.length };
   }
 
-  /** Runs a bundle's handler with `input` and a `ctx` built from the bridge. Never rejects. */
+  /** Runs a bundle's handler with `input` and a `ctx` built from the bridge. Never rejects; limits out of range throw (a caller's bug). */
   run(request: RunBundleRequest): SandboxRun {
     return this.submit("run", request);
   }
 
   /** Loads a bundle without calling it: `no_handler` unless its default export is a function, `syntax_error` if it does not parse. */
   async check(request: { code: string; orgDid: string; memoryMb?: number; timeoutMs?: number }): Promise<CheckOutcome> {
-    const outcome = await this.submit("check", { memoryMb: DEFAULT_MEMORY_MB, timeoutMs: 5000, ...request });
+    const outcome = await this.submit("check", { code: request.code, orgDid: request.orgDid, memoryMb: request.memoryMb ?? DEFAULT_MEMORY_MB, timeoutMs: request.timeoutMs ?? 5000 });
     return outcome.ok ? { ok: true } : outcome;
   }
 
@@ -143,7 +145,7 @@ export class SandboxPool {
   private submit(mode: "run" | "check", request: RunBundleRequest): SandboxRun {
     const { memoryMb, timeoutMs } = request;
     if (!Number.isInteger(memoryMb) || memoryMb < 1 || memoryMb > MAX_MEMORY_MB) throw new RangeError(`memoryMb must be an integer from 1 to ${MAX_MEMORY_MB}`);
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new RangeError("timeoutMs must be a positive integer");
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) throw new RangeError(`timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS}`);
     const runId = `run_${process.pid}_${++runSeq}`;
     const abort = new AbortController();
     let resolve!: (outcome: SandboxOutcome) => void;
