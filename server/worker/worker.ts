@@ -1,4 +1,5 @@
 import { database } from "../db/client";
+import { startJobWorker } from "../jobs";
 import { tasks as registered, type Task } from "./registry";
 
 export interface Worker {
@@ -6,10 +7,12 @@ export interface Worker {
 }
 
 /**
- * The background worker: runs each registered task (server/worker/registry.ts) on its interval
- * until stopped. Work is kept in the database, so stopping or restarting a worker loses nothing.
+ * The background worker: runs each registered task (server/worker/registry.ts) on its interval,
+ * and claims jobs of every registered kind from the durable queue (server/jobs/), until stopped.
+ * Work is kept in the database, so stopping or restarting a worker loses nothing.
  */
-export function startWorker({ log, tasks = registered }: { log: (line: string) => void; tasks?: readonly Task[] }): Worker {
+export function startWorker({ log, tasks = registered, jobs = true }: { log: (line: string) => void; tasks?: readonly Task[]; jobs?: boolean }): Worker {
+  const jobWorker = jobs ? startJobWorker({ log }) : undefined;
   let stopped = false;
   const running = new Set<Promise<unknown>>();
   const timers = tasks.map((task) => {
@@ -35,7 +38,7 @@ export function startWorker({ log, tasks = registered }: { log: (line: string) =
     async stop() {
       stopped = true;
       timers.forEach(clearInterval);
-      await Promise.all(running);
+      await Promise.all([...running, jobWorker?.stop()]);
     },
   };
 }
