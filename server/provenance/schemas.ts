@@ -31,9 +31,13 @@ export const ProvenanceListQuery = z.object({
   resource: z.string().max(512).optional().describe("resource_id"),
   resource_type: z.string().max(100).optional(),
   decision: z.enum(["allowed", "denied"]).optional(),
-  operation: z.string().max(200).optional().describe("Exact operation, e.g. POST /v1/passports"),
+  operation: z.string().max(200).optional().describe("Operations starting with this, e.g. `POST /v1/passports`, `GET /v1/provenance` or `TRPC identity.`"),
   from: z.iso.datetime({ offset: true }).optional().describe("Records at or after this time"),
   to: z.iso.datetime({ offset: true }).optional().describe("Records before this time"),
+  console_reads: z
+    .enum(["include", "exclude"])
+    .default("include")
+    .describe("`exclude` leaves out the console's own allowed reads (TRPC queries), which a console session makes on every page view; they stay recorded"),
 });
 
 export const ProvenanceList = z.object({ data: z.array(ProvenanceRecordSchema), pagination: PaginationInfo }).meta({ id: "ProvenanceList" });
