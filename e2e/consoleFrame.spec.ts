@@ -1,5 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
-import type { Page } from "@playwright/test";
+import type { Browser, BrowserContextOptions, Page } from "@playwright/test";
 import { adminContext, expect, shot, test } from "./fixtures";
 
 /**
@@ -26,6 +26,13 @@ function collectErrors(page: Page): string[] {
   });
   page.on("pageerror", (e) => errors.push(`${page.url()}: ${e.message}`));
   return errors;
+}
+
+/** The administrator's session, the theme left to the system (the first journey chose dark). */
+async function signedIn(browser: Browser, options: BrowserContextOptions) {
+  const { context, page } = await adminContext(browser, options);
+  await context.addInitScript(() => localStorage.setItem("theme", "system"));
+  return { context, page };
 }
 
 async function ready(page: Page) {
@@ -67,7 +74,7 @@ test("console pages carry the security headers; the favicon is served; an unknow
 
 for (const colorScheme of ["light", "dark"] as const) {
   test(`every page in ${colorScheme} mode: no console errors, no hydration mismatch, axe clean, the sidebar on docs pages`, async ({ browser }) => {
-    const { context, page } = await adminContext(browser, { colorScheme });
+    const { context, page } = await signedIn(browser, { colorScheme });
     const errors = collectErrors(page);
     for (const path of PAGES) {
       await page.goto(path);
@@ -86,7 +93,7 @@ for (const colorScheme of ["light", "dark"] as const) {
 
 for (const colorScheme of ["light", "dark"] as const) {
   test(`at 390 px (${colorScheme}): a menu instead of the sidebar, and no page scrolls sideways`, async ({ browser }) => {
-    const { context, page } = await adminContext(browser, { colorScheme, viewport: { width: 390, height: 844 } });
+    const { context, page } = await signedIn(browser, { colorScheme, viewport: { width: 390, height: 844 } });
     const errors = collectErrors(page);
     for (const path of PAGES) {
       await page.goto(path);

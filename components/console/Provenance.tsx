@@ -5,7 +5,7 @@ import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { CheckCircle2, Download, ShieldCheck, XCircle } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
@@ -21,33 +21,33 @@ import { usePassportNames } from "./usePassportNames";
 type ProvenanceRecord = inferRouterOutputs<AppRouter>["provenance"]["list"]["data"][number];
 type ListInput = inferRouterInputs<AppRouter>["provenance"]["list"];
 
-/** The explorer's filters, as they appear in its URL (so a filtered view can be shared or reloaded). */
-const TEXT_FILTERS = ["operation", "actor"] as const;
+/** The explorer's filters as they appear in its URL, so a filtered view can be shared or reloaded. */
+const FILTER_KEYS = ["decision", "operation", "actor", "from", "to", "console_reads"] as const;
+type FilterState = Record<(typeof FILTER_KEYS)[number], string>;
 
-/** An ISO time from the URL as a `datetime-local` value, in the browser's time zone. */
-function toLocalInput(iso: string | null): string {
-  if (!iso) return "";
+function stateFrom(params: URLSearchParams): FilterState {
+  return Object.fromEntries(FILTER_KEYS.map((k) => [k, params.get(k) ?? ""])) as FilterState;
+}
+
+/** An ISO time as a `datetime-local` value, in the browser's time zone. */
+function toLocalInput(iso: string): string {
   const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "";
+  if (!iso || Number.isNaN(d.getTime())) return "";
   return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
 
-/** The list's input from the URL's filters; unknown or malformed values are ignored, not sent. */
-function filtersFrom(params: URLSearchParams): Omit<ListInput, "limit" | "cursor"> {
-  const decision = params.get("decision");
-  const time = (name: string) => {
-    const v = params.get(name);
-    return v && !Number.isNaN(new Date(v).getTime()) ? new Date(v).toISOString() : undefined;
-  };
-  const from = time("from");
-  const to = time("to");
+/** The list's input from the filters; malformed values (a hand-edited URL) are left out, not sent. */
+function listInput(state: FilterState): Omit<ListInput, "limit" | "cursor"> {
+  const time = (v: string) => (v && !Number.isNaN(new Date(v).getTime()) ? new Date(v).toISOString() : undefined);
+  const from = time(state.from);
+  const to = time(state.to);
   return {
-    ...(decision === "allowed" || decision === "denied" ? { decision } : {}),
-    ...(params.get("operation") ? { operation: params.get("operation")! } : {}),
-    ...(params.get("actor") ? { actor: params.get("actor")! } : {}),
+    ...(state.decision === "allowed" || state.decision === "denied" ? { decision: state.decision } : {}),
+    ...(state.operation.trim() ? { operation: state.operation.trim() } : {}),
+    ...(state.actor.trim() ? { actor: state.actor.trim() } : {}),
     ...(from ? { from } : {}),
     ...(to ? { to } : {}),
-    console_reads: params.get("console_reads") === "include" ? "include" : "exclude",
+    console_reads: state.console_reads === "include" ? "include" : "exclude",
   };
 }
 
@@ -62,29 +62,38 @@ export function Provenance() {
   const pathname = usePathname();
   const params = useSearchParams();
   const nameOf = usePassportNames();
-  const filters = filtersFrom(new URLSearchParams(params.toString()));
-  // Typed text reaches the URL (and the query) once the person pauses.
-  const [text, setText] = useState<Record<(typeof TEXT_FILTERS)[number], string>>({ operation: params.get("operation") ?? "", actor: params.get("actor") ?? "" });
+  // The controls answer at once; the URL and the query follow once the person pauses typing.
+  const [state, setState] = useState<FilterState>(() => stateFrom(new URLSearchParams(params.toString())));
+  const [applied, setApplied] = useState(state);
   const [selected, setSelected] = useState<ProvenanceRecord | null>(null);
   const [exporting, setExporting] = useState<number | null>(null);
-
-  const setParams = (changes: Record<string, string | null>) => {
-    const next = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(changes)) {
-      if (v) next.set(k, v);
-      else next.delete(k);
-    }
-    const query = next.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
-  };
+  const set = (changes: Partial<FilterState>) => setState((s) => ({ ...s, ...changes }));
+  // The URL this explorer last wrote: any other change (a link to it, Back) resets the filters to the URL's.
+  const written = useRef(params.toString());
 
   useEffect(() => {
-    const changed = TEXT_FILTERS.filter((k) => (params.get(k) ?? "") !== text[k].trim());
-    if (changed.length === 0) return;
-    const t = setTimeout(() => setParams(Object.fromEntries(changed.map((k) => [k, text[k].trim() || null]))), 300);
-    return () => clearTimeout(t);
-  }, [text]);
+    const current = params.toString();
+    if (current === written.current) return;
+    written.current = current;
+    const fromUrl = stateFrom(new URLSearchParams(current));
+    setState(fromUrl);
+    setApplied(fromUrl);
+  }, [params]);
 
+  useEffect(() => {
+    const t = setTimeout(() => {
+      setApplied(state);
+      const next = new URLSearchParams();
+      for (const k of FILTER_KEYS) if (state[k].trim()) next.set(k, state[k].trim());
+      const query = next.toString();
+      if (query === written.current) return;
+      written.current = query;
+      router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+    }, 300);
+    return () => clearTimeout(t);
+  }, [state, pathname, router]);
+
+  const filters = listInput(applied);
   const list = useInfiniteQuery(trpc.provenance.list.infiniteQueryOptions({ limit: 25, ...filters }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined, refetchInterval: 5_000 }));
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 
@@ -138,7 +147,7 @@ export function Provenance() {
       <div className="mb-3 grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-5">
         <div className="space-y-1">
           <Label htmlFor="f-decision">Decision</Label>
-          <NativeSelect id="f-decision" value={filters.decision ?? ""} onChange={(e) => setParams({ decision: e.target.value || null })}>
+          <NativeSelect id="f-decision" value={state.decision} onChange={(e) => set({ decision: e.target.value })}>
             <option value="">Any</option>
             <option value="allowed">Allowed</option>
             <option value="denied">Denied</option>
@@ -146,35 +155,28 @@ export function Provenance() {
         </div>
         <div className="space-y-1">
           <Label htmlFor="f-operation">Operation starts with</Label>
-          <Input id="f-operation" placeholder="GET /v1/passports" value={text.operation} onChange={(e) => setText((t) => ({ ...t, operation: e.target.value }))} />
+          <Input id="f-operation" placeholder="GET /v1/passports" value={state.operation} onChange={(e) => set({ operation: e.target.value })} />
         </div>
         <div className="space-y-1">
           <Label htmlFor="f-actor">Actor DID</Label>
-          <Input id="f-actor" placeholder="did:key:…" value={text.actor} onChange={(e) => setText((t) => ({ ...t, actor: e.target.value }))} />
+          <Input id="f-actor" placeholder="did:key:…" value={state.actor} onChange={(e) => set({ actor: e.target.value })} />
         </div>
         <div className="space-y-1">
           <Label htmlFor="f-from">From</Label>
-          <Input id="f-from" type="datetime-local" value={toLocalInput(filters.from ?? null)} onChange={(e) => setParams({ from: e.target.value ? new Date(e.target.value).toISOString() : null })} />
+          <Input id="f-from" type="datetime-local" value={toLocalInput(state.from)} onChange={(e) => set({ from: e.target.value ? new Date(e.target.value).toISOString() : "" })} />
         </div>
         <div className="space-y-1">
           <Label htmlFor="f-to">Until</Label>
-          <Input id="f-to" type="datetime-local" value={toLocalInput(filters.to ?? null)} onChange={(e) => setParams({ to: e.target.value ? new Date(e.target.value).toISOString() : null })} />
+          <Input id="f-to" type="datetime-local" value={toLocalInput(state.to)} onChange={(e) => set({ to: e.target.value ? new Date(e.target.value).toISOString() : "" })} />
         </div>
       </div>
       <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
         <label className="flex items-center gap-2 text-sm text-muted-foreground">
-          <input type="checkbox" checked={filters.console_reads === "include"} onChange={(e) => setParams({ console_reads: e.target.checked ? "include" : null })} />
+          <input type="checkbox" checked={state.console_reads === "include"} onChange={(e) => set({ console_reads: e.target.checked ? "include" : "" })} />
           Show the console&apos;s own page-view reads
         </label>
-        {params.toString() ? (
-          <Button
-            variant="ghost"
-            size="sm"
-            onClick={() => {
-              setText({ operation: "", actor: "" });
-              router.replace(pathname, { scroll: false });
-            }}
-          >
+        {FILTER_KEYS.some((k) => state[k]) ? (
+          <Button variant="ghost" size="sm" onClick={() => setState(stateFrom(new URLSearchParams()))}>
             Clear filters
           </Button>
         ) : null}
