@@ -90,7 +90,7 @@ function Sidebar({ name, role, did, onNavigate }: { name: string; role: string; 
           <div className="truncate text-sm font-medium">{name}</div>
           <div className="flex min-w-0 items-center gap-2 pt-1">
             <Badge tone="primary">{role}</Badge>
-            <Did value={did} className="min-w-0" />
+            <Did value={did} truncate />
           </div>
         </div>
         <div className="flex gap-1">
@@ -140,11 +140,14 @@ export function ConsoleShell({ name, role, did, children }: { name: string; role
             </DialogPrimitive.Portal>
           </DialogPrimitive.Root>
         </header>
-        <aside className="hidden w-60 shrink-0 flex-col border-r border-border bg-card md:sticky md:top-0 md:flex md:h-screen">
-          <div className="px-5 py-4">
-            <Brand />
+        {/* The column spans the page; its content stays in view while the page scrolls. */}
+        <aside className="hidden w-60 shrink-0 border-r border-border bg-card md:block">
+          <div className="sticky top-0 flex h-screen flex-col">
+            <div className="px-5 py-4">
+              <Brand />
+            </div>
+            <Sidebar name={name} role={role} did={did} />
           </div>
-          <Sidebar name={name} role={role} did={did} />
         </aside>
         <main id="main" className="min-w-0 flex-1 px-4 py-5 md:px-8 md:py-6">
           {children}

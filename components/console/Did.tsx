@@ -14,7 +14,7 @@ export function shortDid(value: string): string {
  * A DID as the console shows it everywhere: truncated (the whole value in its title), the
  * passport's name beside it when known, and a button that copies the whole value.
  */
-export function Did({ value, name, className }: { value: string | null; name?: string | null; className?: string }) {
+export function Did({ value, name, truncate, className }: { value: string | null; name?: string | null; truncate?: boolean; className?: string }) {
   const [copied, setCopied] = useState(false);
   if (!value) return <span className="text-muted-foreground">—</span>;
   const copy = async (e: MouseEvent) => {
@@ -29,9 +29,10 @@ export function Did({ value, name, className }: { value: string | null; name?: s
     }
   };
   return (
-    <span className={cn("inline-flex max-w-full items-center gap-1 align-middle", className)}>
-      {name ? <span className="truncate text-xs font-medium">{name}</span> : null}
-      <span className={cn("truncate font-mono text-xs", name && "text-muted-foreground")} title={value}>
+    // In a table the cell grows to fit (the table scrolls); in a narrow frame (`truncate`) it is cut with an ellipsis.
+    <span className={cn("inline-flex items-center gap-1 align-middle", truncate ? "min-w-0 max-w-full" : "whitespace-nowrap", className)}>
+      {name ? <span className={cn("text-xs font-medium", truncate && "truncate")}>{name}</span> : null}
+      <span className={cn("font-mono text-xs", truncate && "truncate", name && "text-muted-foreground")} title={value}>
         {shortDid(value)}
       </span>
       <button

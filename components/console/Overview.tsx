@@ -36,12 +36,12 @@ export function Overview() {
   return (
     <>
       <PageHeader title={`Welcome${me.data?.display_name ? `, ${me.data.display_name}` : ""}`} description={me.data ? `${me.data.org_name} · signed in as ${me.data.role}` : undefined} />
-      <div className="grid gap-4 md:grid-cols-3">
+      <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
         <Stat label="Passports" value={status.data?.passport_count} href="/passports" />
         <Stat label="Active delegations" value={keys.data?.data.length} href="/keys" />
         <Stat label="Provenance records" value={status.data?.ledger.record_count} hint={status.data ? `checkpoint covers ${status.data.checkpoint_size}` : undefined} href="/provenance" />
       </div>
-      <div className="mt-6 grid gap-4 lg:grid-cols-2">
+      <div className="mt-6 grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card className="p-5">
           <h2 className="font-semibold">Needs attention</h2>
           {attention.length === 0 ? <p className="mt-2 text-sm text-muted-foreground">Nothing right now: the ledger is in sync and no key is about to expire.</p> : <ul className="mt-2 list-disc space-y-1 pl-5 text-sm">{attention.map((a, i) => <li key={i}>{a}</li>)}</ul>}
@@ -53,7 +53,7 @@ export function Overview() {
               <li key={r.id} className="flex flex-wrap items-center justify-between gap-x-3 gap-y-1 py-2">
                 <span className="min-w-0 truncate font-mono text-xs">{r.operation}</span>
                 <span className="flex min-w-0 items-center gap-2">
-                  <Did value={r.actor_did} name={nameOf(r.actor_did)} className="min-w-0" />
+                  <Did value={r.actor_did} name={nameOf(r.actor_did)} truncate />
                   <StatusBadge status={r.decision} />
                   <span className="text-xs text-muted-foreground">{ago(r.timestamp)}</span>
                 </span>
