@@ -64,7 +64,7 @@ export function Keys() {
     { header: "Name", cell: ({ row }) => <span className="font-medium">{row.original.name ?? <span className="text-muted-foreground">{row.original.kind.replace("_", " ")}</span>}</span> },
     { header: "Kind", cell: ({ row }) => <Badge>{row.original.kind.replace("_", " ")}</Badge> },
     { header: "Holder", cell: ({ row }) => <Did value={row.original.delegate_did} /> },
-    { header: "Capabilities", cell: ({ row }) => <span className="text-xs">{row.original.capabilities.join(", ")}</span> },
+    { header: "Capabilities", cell: ({ row }) => <span className="block min-w-64 text-xs">{row.original.capabilities.join(", ")}</span> },
     { header: "Status", cell: ({ row }) => <StatusBadge status={row.original.status} /> },
     { header: "Expires", cell: ({ row }) => <span className="text-xs text-muted-foreground">{ago(row.original.expires_at)}</span> },
     {
