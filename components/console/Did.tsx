@@ -31,7 +31,7 @@ export function Did({ value, name, truncate, className }: { value: string | null
   return (
     // In a table the cell grows to fit (the table scrolls); in a narrow frame (`truncate`) it is cut with an ellipsis.
     <span className={cn("inline-flex items-center gap-1 align-middle", truncate ? "min-w-0 max-w-full" : "whitespace-nowrap", className)}>
-      {name ? <span className={cn("text-xs font-medium", truncate && "truncate")}>{name}</span> : null}
+      {name ? <span className={cn("text-xs font-medium", truncate && "max-w-[60%] shrink-0 truncate")}>{name}</span> : null}
       <span className={cn("font-mono text-xs", truncate && "truncate", name && "text-muted-foreground")} title={value}>
         {shortDid(value)}
       </span>

@@ -55,7 +55,7 @@ export function Overview() {
                 <span className="flex min-w-0 items-center gap-2">
                   <Did value={r.actor_did} name={nameOf(r.actor_did)} truncate />
                   <StatusBadge status={r.decision} />
-                  <span className="text-xs text-muted-foreground">{ago(r.timestamp)}</span>
+                  <span className="whitespace-nowrap text-xs text-muted-foreground">{ago(r.timestamp)}</span>
                 </span>
               </li>
             ))}

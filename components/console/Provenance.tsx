@@ -217,7 +217,7 @@ function RecordDetail({ record, nameOf, onClose }: { record: ProvenanceRecord; n
             <dt className="pt-1 text-muted-foreground sm:pt-0">{k}</dt>
             <dd className="break-all font-mono">
               {v === null ? "null" : String(v)}
-              {DID_FIELDS.has(k) && nameOf(v as string | null) ? <span className="ml-2 font-sans text-muted-foreground">({nameOf(v as string)})</span> : null}
+              {DID_FIELDS.has(k) && nameOf(v as string | null) ? <span className="ml-2 break-normal font-sans text-muted-foreground">({nameOf(v as string)})</span> : null}
             </dd>
           </div>
         ))}
