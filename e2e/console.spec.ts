@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { expect, shot, test } from "./fixtures";
+import { adminContext, expect, saveAdminState, shot, test } from "./fixtures";
 
 /**
  * The console as a person uses it: first-run set-up with a passkey (Chromium's virtual WebAuthn
@@ -32,6 +32,7 @@ async function axe(page: Page) {
 }
 
 test.describe.configure({ mode: "serial" });
+
 
 test("first-run set-up → passkey → API key → call → revoke → refused → both in the provenance explorer; invite an approver; sign out; user verification", async ({ page, request, browser }) => {
   const { cdp, authenticatorId } = await virtualAuthenticator(page);
@@ -155,6 +156,95 @@ test("first-run set-up → passkey → API key → call → revoke → refused �
   await cdp.send("WebAuthn.setUserVerified", { authenticatorId, isUserVerified: true });
   await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await expect(page.getByRole("heading", { name: /Welcome, Ada Admin/ })).toBeVisible({ timeout: 20_000 });
+  // The journeys below continue as this administrator.
+  await saveAdminState(page.context());
+});
+
+test("a viewer is not offered what a viewer cannot do", async ({ browser }) => {
+  const { context: admin, page } = await adminContext(browser);
+  await page.goto("/members");
+  await page.getByLabel("Invite as").selectOption("viewer");
+  await page.getByRole("button", { name: "Create invitation link" }).click();
+  const inviteLink = new URL((await page.getByTestId("invite-link").textContent())!.trim());
+  await admin.close();
+
+  const context = await browser.newContext();
+  const viewer = await context.newPage();
+  await virtualAuthenticator(viewer);
+  await viewer.goto(inviteLink.pathname + inviteLink.search);
+  await viewer.getByLabel("Your name").fill("Vic Viewer");
+  await viewer.getByRole("button", { name: "Create passkey" }).click();
+  await expect(viewer.getByRole("heading", { name: /Welcome, Vic Viewer/ })).toBeVisible({ timeout: 20_000 });
+  await viewer.goto("/keys");
+  // Active delegations are listed (the viewer's own session among them), with no Revoke beside them.
+  await expect(viewer.getByRole("cell", { name: "active" }).first()).toBeVisible();
+  await expect(viewer.getByRole("button", { name: "Create API key" })).toHaveCount(0);
+  await expect(viewer.getByRole("button", { name: /^Revoke/ })).toHaveCount(0);
+  await axe(viewer);
+  await shot(viewer, "13-viewer-keys");
+  await viewer.goto("/passports");
+  await expect(viewer.getByRole("cell", { name: "Vic Viewer" })).toBeVisible();
+  await expect(viewer.getByRole("button", { name: "Register passport" })).toHaveCount(0);
+  // A passport's detail is read-only for a viewer.
+  await viewer.getByRole("cell", { name: "Vic Viewer" }).click();
+  await expect(viewer.getByRole("dialog").getByLabel("Verification tier")).toBeDisabled();
+  await expect(viewer.getByRole("button", { name: "Save tiers" })).toHaveCount(0);
+  await viewer.keyboard.press("Escape");
+  await viewer.goto("/organizations");
+  await expect(viewer.getByRole("heading", { name: "Organizations" })).toBeVisible();
+  await expect(viewer.getByRole("button", { name: "Create organization" })).toHaveCount(0);
+  await context.close();
+});
+
+test("the provenance explorer: filters in the URL, prefix match, console reads hidden, names beside DIDs, export, the overview's link", async ({ browser }) => {
+  const { context, page } = await adminContext(browser, { acceptDownloads: true });
+  // The overview's refused calls link to the explorer, filtered.
+  await page.goto("/overview");
+  await page.getByRole("link", { name: "see them in Provenance" }).click();
+  await expect(page).toHaveURL(/\/provenance\?decision=denied/);
+  await expect(page.getByLabel("Decision")).toHaveValue("denied");
+  await expect(page.getByRole("cell", { name: "GET /v1/passports" }).first()).toBeVisible();
+
+  // A prefix of the operation, in the URL, survives a reload.
+  await page.getByLabel("Operation starts with").fill("GET /v1/pass");
+  await expect(page).toHaveURL(/operation=GET(\+|%20)%2Fv1%2Fpass/);
+  await page.reload();
+  await expect(page.getByLabel("Decision")).toHaveValue("denied");
+  await expect(page.getByLabel("Operation starts with")).toHaveValue("GET /v1/pass");
+  await expect(page.getByRole("cell", { name: "GET /v1/passports" }).first()).toBeVisible();
+  const ops = await page.locator("tbody tr td:nth-child(3)").allTextContents();
+  expect(ops.length).toBeGreaterThan(0);
+  expect(ops.every((o) => o.startsWith("GET /v1/pass"))).toBe(true);
+
+  // Export downloads what the filters select, one JSON record per line.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export NDJSON" }).click()]);
+  const { readFileSync } = await import("node:fs");
+  const lines = readFileSync((await download.path())!, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { operation: string; decision: string });
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.every((r) => r.decision === "denied" && r.operation.startsWith("GET /v1/pass"))).toBe(true);
+
+  // The console's own page-view reads are hidden unless asked for; its writes are not.
+  await page.getByRole("button", { name: "Clear filters" }).click();
+  await expect(page).toHaveURL(/\/provenance$/);
+  await expect(page.getByRole("cell", { name: "TRPC identity.apiKeys.create" }).first()).toBeVisible();
+  await expect(page.getByRole("cell", { name: "TRPC provenance.list" })).toHaveCount(0);
+  // Who acted, by name as well as DID.
+  await expect(page.getByRole("cell", { name: /Ada Admin/ }).first()).toBeVisible();
+
+  // A record's hashes wrap in the dialog: no box scrolls inside it.
+  await page.getByRole("cell", { name: "TRPC identity.apiKeys.create" }).first().click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByText("leaf_hash")).toBeVisible();
+  expect(await dialog.locator("dl").evaluate((el) => ({ overflow: getComputedStyle(el).overflowY, clipped: el.scrollHeight > el.clientHeight + 1 }))).toEqual({ overflow: "visible", clipped: false });
+  await shot(page, "15-provenance-record");
+  await page.keyboard.press("Escape");
+
+  await page.getByLabel("Show the console's own page-view reads").check();
+  await expect(page).toHaveURL(/console_reads=include/);
+  await expect(page.getByRole("cell", { name: "TRPC provenance.list" }).first()).toBeVisible();
+  await axe(page);
+  await shot(page, "14-provenance-filters");
+  await context.close();
 });
 
 test("an unknown set-up link is refused with a clear message", async ({ page }) => {

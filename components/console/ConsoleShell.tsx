@@ -1,14 +1,16 @@
 "use client";
 
-import { Activity, Building2, FileCode2, Fingerprint, KeyRound, LayoutDashboard, LogOut, Moon, Sun, Users } from "lucide-react";
+import * as DialogPrimitive from "@radix-ui/react-dialog";
+import { Activity, Building2, FileCode2, Fingerprint, KeyRound, LayoutDashboard, LogOut, Menu, Moon, Sun, TriangleAlert, Users, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useTheme } from "next-themes";
-import type { ReactNode } from "react";
+import { createContext, useContext, useState, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Badge } from "@/components/ui/primitives";
+import { Did } from "./Did";
 
 const NAV = [
   { href: "/overview", label: "Overview", icon: LayoutDashboard },
@@ -18,67 +20,151 @@ const NAV = [
   { href: "/provenance", label: "Provenance", icon: Activity },
   { href: "/members", label: "Members", icon: Users, admin: true },
   { href: "/docs/api", label: "API reference", icon: FileCode2 },
+  { href: "/docs/errors", label: "Error types", icon: TriangleAlert },
 ];
 
-export function ConsoleShell({ name, role, did, children }: { name: string; role: string; did: string; children: ReactNode }) {
-  const pathname = usePathname();
+const RoleContext = createContext<string>("viewer");
+
+/**
+ * The signed-in person's console role. Controls their role cannot use are not shown at all (the
+ * gate would refuse them anyway, but only after the person had filled in a form).
+ */
+export function useConsoleRole(): string {
+  return useContext(RoleContext);
+}
+
+/** Write actions of the console's tRPC procedures are for administrators (server/trpc/init.ts `adminProcedure`). */
+export function useCanAdminister(): boolean {
+  return useConsoleRole() === "admin";
+}
+
+export function Brand() {
+  return (
+    <Link href="/overview" className="flex items-center gap-2 rounded-md focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring">
+      <span className="grid h-7 w-7 place-items-center rounded-md bg-primary text-sm font-bold text-primary-foreground" aria-hidden>
+        s
+      </span>
+      <span className="font-semibold">svc console</span>
+    </Link>
+  );
+}
+
+/**
+ * The theme toggle. Both icons are rendered and CSS shows the one for the current theme: the
+ * server cannot know the theme, so rendering by `resolvedTheme` made the client's first render
+ * differ from the server's (React error #418 in dark mode).
+ */
+export function ThemeToggle() {
   const { resolvedTheme, setTheme } = useTheme();
   return (
-    <div className="flex min-h-screen">
-      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-card focus:p-2">
-        Skip to content
-      </a>
-      <aside className="flex w-60 shrink-0 flex-col border-r border-border bg-card">
-        <div className="flex items-center gap-2 px-5 py-4">
-          <div className="grid h-7 w-7 place-items-center rounded-md bg-primary text-sm font-bold text-primary-foreground">s</div>
-          <span className="font-semibold">svc console</span>
+    <Button variant="ghost" size="sm" aria-label="Toggle dark mode" onClick={() => setTheme(resolvedTheme === "dark" ? "light" : "dark")}>
+      <Sun className="hidden h-4 w-4 dark:block" aria-hidden />
+      <Moon className="h-4 w-4 dark:hidden" aria-hidden />
+    </Button>
+  );
+}
+
+function Sidebar({ name, role, did, onNavigate }: { name: string; role: string; did: string; onNavigate?: () => void }) {
+  const pathname = usePathname();
+  return (
+    <>
+      <nav aria-label="Console" className="flex-1 space-y-0.5 overflow-y-auto px-3">
+        {NAV.filter((n) => !n.admin || role === "admin").map((n) => {
+          const active = pathname.startsWith(n.href);
+          return (
+            <Link
+              key={n.href}
+              href={n.href}
+              onClick={onNavigate}
+              aria-current={active ? "page" : undefined}
+              className={cn("flex items-center gap-2 rounded-md px-3 py-2 text-sm text-muted-foreground hover:bg-muted hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring", active && "bg-accent font-medium text-foreground")}
+            >
+              <n.icon className="h-4 w-4" aria-hidden />
+              {n.label}
+            </Link>
+          );
+        })}
+      </nav>
+      <div className="border-t border-border p-3">
+        <div className="px-2 pb-2">
+          <div className="truncate text-sm font-medium">{name}</div>
+          <div className="flex min-w-0 items-center gap-2 pt-1">
+            <Badge tone="primary">{role}</Badge>
+            <Did value={did} truncate />
+          </div>
         </div>
-        <nav aria-label="Console" className="flex-1 space-y-0.5 px-3">
-          {NAV.filter((n) => !n.admin || role === "admin").map((n) => {
-            const active = pathname.startsWith(n.href);
-            return (
-              <Link key={n.href} href={n.href} aria-current={active ? "page" : undefined} className={cn("flex items-center gap-2 rounded-md px-3 py-2 text-sm text-muted-foreground hover:bg-muted hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring", active && "bg-accent font-medium text-foreground")}>
-                <n.icon className="h-4 w-4" aria-hidden />
-                {n.label}
-              </Link>
-            );
-          })}
-        </nav>
-        <div className="border-t border-border p-3">
-          <div className="px-2 pb-2">
-            <div className="truncate text-sm font-medium">{name}</div>
-            <div className="flex items-center gap-2 pt-1">
-              <Badge tone="primary">{role}</Badge>
-              <span className="truncate font-mono text-[10px] text-muted-foreground" title={did}>
-                {did.slice(0, 18)}…
-              </span>
+        <div className="flex gap-1">
+          <ThemeToggle />
+          <Button variant="ghost" size="sm" onClick={() => void signOut({ callbackUrl: "/sign-in" })}>
+            <LogOut className="h-4 w-4" aria-hidden /> Sign out
+          </Button>
+        </div>
+      </div>
+    </>
+  );
+}
+
+/**
+ * The console's frame: a sidebar from 768 px up; below that a top bar whose menu button opens the
+ * same navigation in a drawer (a Radix dialog: focus trapped, Escape closes, focus returns).
+ */
+export function ConsoleShell({ name, role, did, children }: { name: string; role: string; did: string; children: ReactNode }) {
+  const [menuOpen, setMenuOpen] = useState(false);
+  return (
+    <RoleContext.Provider value={role}>
+      <div className="min-h-screen md:flex">
+        <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-card focus:p-2">
+          Skip to content
+        </a>
+        <header className="sticky top-0 z-30 flex items-center justify-between border-b border-border bg-card px-4 py-2 md:hidden">
+          <Brand />
+          <DialogPrimitive.Root open={menuOpen} onOpenChange={setMenuOpen}>
+            <DialogPrimitive.Trigger asChild>
+              <Button variant="ghost" size="icon" aria-label="Open menu">
+                <Menu className="h-5 w-5" aria-hidden />
+              </Button>
+            </DialogPrimitive.Trigger>
+            <DialogPrimitive.Portal>
+              <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-black/40" />
+              <DialogPrimitive.Content aria-describedby={undefined} className="fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] flex-col border-r border-border bg-card shadow-lg">
+                <div className="flex items-center justify-between px-5 py-3">
+                  <DialogPrimitive.Title className="font-semibold">Menu</DialogPrimitive.Title>
+                  <DialogPrimitive.Close asChild>
+                    <Button variant="ghost" size="icon" aria-label="Close menu">
+                      <X className="h-5 w-5" aria-hidden />
+                    </Button>
+                  </DialogPrimitive.Close>
+                </div>
+                <Sidebar name={name} role={role} did={did} onNavigate={() => setMenuOpen(false)} />
+              </DialogPrimitive.Content>
+            </DialogPrimitive.Portal>
+          </DialogPrimitive.Root>
+        </header>
+        {/* The column spans the page; its content stays in view while the page scrolls. */}
+        <aside className="hidden w-60 shrink-0 border-r border-border bg-card md:block">
+          <div className="sticky top-0 flex h-screen flex-col">
+            <div className="px-5 py-4">
+              <Brand />
             </div>
+            <Sidebar name={name} role={role} did={did} />
           </div>
-          <div className="flex gap-1">
-            <Button variant="ghost" size="sm" aria-label="Toggle dark mode" onClick={() => setTheme(resolvedTheme === "dark" ? "light" : "dark")}>
-              {resolvedTheme === "dark" ? <Sun className="h-4 w-4" /> : <Moon className="h-4 w-4" />}
-            </Button>
-            <Button variant="ghost" size="sm" onClick={() => void signOut({ callbackUrl: "/sign-in" })}>
-              <LogOut className="h-4 w-4" aria-hidden /> Sign out
-            </Button>
-          </div>
-        </div>
-      </aside>
-      <main id="main" className="min-w-0 flex-1 px-8 py-6">
-        {children}
-      </main>
-    </div>
+        </aside>
+        <main id="main" className="min-w-0 flex-1 px-4 py-5 md:px-8 md:py-6">
+          {children}
+        </main>
+      </div>
+    </RoleContext.Provider>
   );
 }
 
 export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: ReactNode }) {
   return (
-    <div className="mb-6 flex items-start justify-between gap-4">
-      <div>
+    <div className="mb-6 flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between sm:gap-4">
+      <div className="min-w-0">
         <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
         {description ? <p className="mt-1 text-sm text-muted-foreground">{description}</p> : null}
       </div>
-      {actions}
+      {actions ? <div className="shrink-0">{actions}</div> : null}
     </div>
   );
 }

@@ -15,7 +15,7 @@ import { Badge, FieldError, Input, Label, Mono, NativeSelect } from "@/component
 import { capabilityGroups } from "@/server/identity/capabilityCatalogue";
 import type { AppRouter } from "@/server/trpc/root";
 import type { inferRouterOutputs } from "@trpc/server";
-import { PageHeader } from "./ConsoleShell";
+import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
 
@@ -37,6 +37,7 @@ export function Keys() {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
   const [detail, setDetail] = useState<string | null>(null);
+  const canAdminister = useCanAdminister();
   const list = useInfiniteQuery(
     trpc.identity.delegations.list.infiniteQueryOptions({ limit: 20, ...(status ? { status } : {}) }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }),
   );
@@ -55,14 +56,14 @@ export function Keys() {
     { header: "Name", cell: ({ row }) => <span className="font-medium">{row.original.name ?? <span className="text-muted-foreground">{row.original.kind.replace("_", " ")}</span>}</span> },
     { header: "Kind", cell: ({ row }) => <Badge>{row.original.kind.replace("_", " ")}</Badge> },
     { header: "Holder", cell: ({ row }) => <Did value={row.original.delegate_did} /> },
-    { header: "Capabilities", cell: ({ row }) => <span className="text-xs">{row.original.capabilities.join(", ")}</span> },
+    { header: "Capabilities", cell: ({ row }) => <span className="block min-w-64 text-xs">{row.original.capabilities.join(", ")}</span> },
     { header: "Status", cell: ({ row }) => <StatusBadge status={row.original.status} /> },
     { header: "Expires", cell: ({ row }) => <span className="text-xs text-muted-foreground">{ago(row.original.expires_at)}</span> },
     {
       header: "",
       id: "actions",
       cell: ({ row }) =>
-        row.original.status === "active" ? (
+        canAdminister && row.original.status === "active" ? (
           <span onClick={(e) => e.stopPropagation()}>
             <Confirm
               trigger={
@@ -85,9 +86,11 @@ export function Keys() {
         title="API keys & delegations"
         description="Every credential is a delegation: scoped, time-limited, revocable. Revoking one revokes all that derive from it."
         actions={
-          <Button onClick={() => setCreating(true)}>
-            <Plus className="h-4 w-4" aria-hidden /> Create API key
-          </Button>
+          canAdminister ? (
+            <Button onClick={() => setCreating(true)}>
+              <Plus className="h-4 w-4" aria-hidden /> Create API key
+            </Button>
+          ) : undefined
         }
       />
       <div className="mb-3 flex items-center gap-2">
@@ -107,12 +110,12 @@ export function Keys() {
         data={rows}
         loading={list.isFetching}
         error={list.error ? problemOf(list.error).detail : null}
-        empty="No delegations yet. Create an API key to call the API."
+        empty={canAdminister ? "No delegations yet. Create an API key to call the API." : "No delegations yet. An administrator creates API keys."}
         hasMore={list.hasNextPage}
         onMore={() => void list.fetchNextPage()}
         onRowClick={(d) => setDetail(d.id)}
       />
-      <CreateKeyDialog
+      {canAdminister ? <CreateKeyDialog
         open={creating}
         onOpenChange={setCreating}
         onCreated={(token, name) => {
@@ -120,7 +123,7 @@ export function Keys() {
           setCreated({ token, name });
           void invalidate();
         }}
-      />
+      /> : null}
       <Dialog open={!!created} onOpenChange={(o) => !o && setCreated(null)} title={`API key "${created?.name ?? ""}" created`} description="Copy it now: it is shown once and never stored.">
         <div className="rounded-md bg-muted p-3">
           <Mono data-testid="new-token">{created?.token}</Mono>

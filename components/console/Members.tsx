@@ -45,7 +45,7 @@ export function Members() {
   return (
     <>
       <PageHeader title="Members" description="People who sign in to the console with their passkeys, and their roles." />
-      <div className="mb-4 flex items-end gap-3">
+      <div className="mb-4 flex flex-wrap items-end gap-3">
         <div className="space-y-1">
           <Label htmlFor="invite-role">Invite as</Label>
           <NativeSelect id="invite-role" className="w-40" value={role} onChange={(e) => setRole(e.target.value as typeof role)}>

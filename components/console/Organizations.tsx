@@ -15,7 +15,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { Badge, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import { AutonomyProfile, DeploymentMode } from "@/server/controlPlane/schemas";
 import type { AppRouter } from "@/server/trpc/root";
-import { PageHeader } from "./ConsoleShell";
+import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ago, Did } from "./format";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
 
@@ -33,6 +33,7 @@ export function Organizations() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
+  const canAdminister = useCanAdminister();
   const list = useInfiniteQuery(trpc.controlPlane.orgs.list.infiniteQueryOptions({ limit: 20 }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }));
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const columns: ColumnDef<Org, unknown>[] = [
@@ -49,13 +50,15 @@ export function Organizations() {
         title="Organizations"
         description="Your organization and the tenants it created. A tenant is backed by an organization passport."
         actions={
-          <Button onClick={() => setOpen(true)}>
-            <Plus className="h-4 w-4" aria-hidden /> Create organization
-          </Button>
+          canAdminister ? (
+            <Button onClick={() => setOpen(true)}>
+              <Plus className="h-4 w-4" aria-hidden /> Create organization
+            </Button>
+          ) : undefined
         }
       />
       <DataTable caption="Organizations" columns={columns} data={rows} loading={list.isFetching} error={list.error ? problemOf(list.error).detail : null} empty="No organizations." hasMore={list.hasNextPage} onMore={() => void list.fetchNextPage()} />
-      <CreateOrgDialog open={open} onOpenChange={setOpen} onDone={() => void queryClient.invalidateQueries({ queryKey: trpc.controlPlane.orgs.list.pathKey() })} />
+      {canAdminister ? <CreateOrgDialog open={open} onOpenChange={setOpen} onDone={() => void queryClient.invalidateQueries({ queryKey: trpc.controlPlane.orgs.list.pathKey() })} /> : null}
     </>
   );
 }

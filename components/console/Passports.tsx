@@ -15,7 +15,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { Badge, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import { RegisterablePassportType } from "@/server/identity/schemas";
 import type { AppRouter } from "@/server/trpc/root";
-import { PageHeader } from "./ConsoleShell";
+import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ago, Did } from "./format";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
 
@@ -34,6 +34,7 @@ export function Passports() {
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [tiers, setTiers] = useState<Passport | null>(null);
+  const canAdminister = useCanAdminister();
   const list = useInfiniteQuery(trpc.identity.passports.list.infiniteQueryOptions({ limit: 20 }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }));
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.identity.passports.list.pathKey() });
@@ -50,13 +51,15 @@ export function Passports() {
         title="Passports"
         description="Every actor's identity: the did:key of a public key whose private half the service never sees."
         actions={
-          <Button onClick={() => setOpen(true)}>
-            <Plus className="h-4 w-4" aria-hidden /> Register passport
-          </Button>
+          canAdminister ? (
+            <Button onClick={() => setOpen(true)}>
+              <Plus className="h-4 w-4" aria-hidden /> Register passport
+            </Button>
+          ) : undefined
         }
       />
       <DataTable caption="Passports" columns={columns} data={rows} loading={list.isFetching} error={list.error ? problemOf(list.error).detail : null} empty="No passports yet. Register an agent from its public key." hasMore={list.hasNextPage} onMore={() => void list.fetchNextPage()} onRowClick={setTiers} />
-      <RegisterDialog open={open} onOpenChange={setOpen} onDone={() => void invalidate()} />
+      {canAdminister ? <RegisterDialog open={open} onOpenChange={setOpen} onDone={() => void invalidate()} /> : null}
       {tiers ? <TiersDialog passport={tiers} onClose={() => setTiers(null)} onDone={() => void invalidate()} /> : null}
     </>
   );
@@ -128,6 +131,7 @@ function TiersDialog({ passport, onClose, onDone }: { passport: Passport; onClos
   const trpc = useTRPC();
   const [v, setV] = useState(passport.verification_tier);
   const [i, setI] = useState(passport.identity_tier);
+  const canAdminister = useCanAdminister();
   const update = useMutation(
     trpc.identity.passports.update.mutationOptions({
       onSuccess: () => {
@@ -149,7 +153,7 @@ function TiersDialog({ passport, onClose, onDone }: { passport: Passport; onClos
         ).map(([label, value, set]) => (
           <div key={label} className="space-y-1.5">
             <Label htmlFor={label}>{label}</Label>
-            <NativeSelect id={label} value={value} onChange={(e) => set(Number(e.target.value))}>
+            <NativeSelect id={label} value={value} disabled={!canAdminister} onChange={(e) => set(Number(e.target.value))}>
               {[0, 1, 2, 3].map((n) => <option key={n} value={n}>{n}</option>)}
             </NativeSelect>
           </div>
@@ -157,7 +161,7 @@ function TiersDialog({ passport, onClose, onDone }: { passport: Passport; onClos
       </div>
       <div className="mt-4 flex justify-end gap-2">
         <Button variant="outline" onClick={onClose}>Close</Button>
-        <Button onClick={() => update.mutate({ did: passport.did, verification_tier: v, identity_tier: i })} disabled={update.isPending}>Save tiers</Button>
+        {canAdminister ? <Button onClick={() => update.mutate({ did: passport.did, verification_tier: v, identity_tier: i })} disabled={update.isPending}>Save tiers</Button> : null}
       </div>
     </Dialog>
   );

@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { ThemeProvider, useTheme } from "next-themes";
-import { useState, type ReactNode } from "react";
+import { useState, useSyncExternalStore, type ReactNode } from "react";
 import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
 import { Toaster } from "sonner";
 import type { AppRouter } from "@/server/trpc/root";
@@ -28,8 +28,17 @@ export function applyProblem<T extends FieldValues>(form: UseFormReturn<T>, erro
   form.setError("root", { message: detail });
 }
 
+const noSubscription = () => () => {};
+
+/** False during the server render and hydration, true after: for what depends on the browser alone. */
+export function useMounted(): boolean {
+  return useSyncExternalStore(noSubscription, () => true, () => false);
+}
+
 function ThemedToaster() {
   const { resolvedTheme } = useTheme();
+  // The theme is known only in the browser: rendering it before hydration would differ from the server's HTML.
+  if (!useMounted()) return null;
   return (
     <Toaster
       position="bottom-right"

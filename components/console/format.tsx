@@ -1,4 +1,6 @@
-import { Badge, Mono } from "@/components/ui/primitives";
+import { Badge } from "@/components/ui/primitives";
+
+export { Did } from "./Did";
 
 /** Small shared renderers for the console's tables. */
 export function ago(iso: string): string {
@@ -8,15 +10,6 @@ export function ago(iso: string): string {
     return f < 3600 ? `in ${Math.round(f / 60)} min` : f < 86400 ? `in ${Math.round(f / 3600)} h` : `in ${Math.round(f / 86400)} d`;
   }
   return s < 60 ? `${s}s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : s < 86400 ? `${Math.round(s / 3600)} h ago` : `${Math.round(s / 86400)} d ago`;
-}
-
-export function Did({ value }: { value: string | null }) {
-  if (!value) return <span className="text-muted-foreground">—</span>;
-  return (
-    <Mono title={value}>
-      {value.length > 30 ? `${value.slice(0, 16)}…${value.slice(-8)}` : value}
-    </Mono>
-  );
 }
 
 export function StatusBadge({ status }: { status: string }) {

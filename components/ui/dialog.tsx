@@ -12,9 +12,9 @@ export function Dialog({ open, onOpenChange, title, description, children }: { o
     <DialogPrimitive.Root open={open} onOpenChange={onOpenChange}>
       <DialogPrimitive.Portal>
         <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-black/40" />
-        <DialogPrimitive.Content className="fixed left-1/2 top-1/2 z-50 w-[min(560px,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 rounded-lg border border-border bg-card p-6 shadow-lg">
-          <DialogPrimitive.Title className="text-lg font-semibold">{title}</DialogPrimitive.Title>
-          {description ? <DialogPrimitive.Description className="mt-1 text-sm text-muted-foreground">{description}</DialogPrimitive.Description> : <DialogPrimitive.Description className="sr-only">{title}</DialogPrimitive.Description>}
+        <DialogPrimitive.Content className="fixed left-1/2 top-1/2 z-50 max-h-[calc(100dvh-2rem)] w-[min(560px,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg border border-border bg-card p-6 shadow-lg">
+          <DialogPrimitive.Title className="pr-8 text-lg font-semibold [overflow-wrap:anywhere]">{title}</DialogPrimitive.Title>
+          {description ? <DialogPrimitive.Description className="mt-1 text-sm text-muted-foreground [overflow-wrap:anywhere]">{description}</DialogPrimitive.Description> : <DialogPrimitive.Description className="sr-only">{title}</DialogPrimitive.Description>}
           <div className="mt-4">{children}</div>
           <DialogPrimitive.Close asChild>
             <Button variant="ghost" size="icon" className="absolute right-3 top-3" aria-label="Close">

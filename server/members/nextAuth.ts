@@ -38,6 +38,8 @@ export interface ConsoleUser {
 export const authOptions: NextAuthOptions = {
   secret: process.env.NEXTAUTH_SECRET,
   session: { strategy: "jwt", maxAge: SESSION_SECONDS },
+  // Served over https, the session cookie is Secure (and __Secure- prefixed) whatever NEXTAUTH_URL says.
+  useSecureCookies: (process.env.SVC_PUBLIC_URL || process.env.NEXTAUTH_URL || "").startsWith("https://"),
   pages: { signIn: "/sign-in", error: "/sign-in" },
   providers: [
     CredentialsProvider({

@@ -29,6 +29,13 @@ export function recordView(r: Row): ProvenanceRecord {
   };
 }
 
+/**
+ * The console's own page-view reads: allowed tRPC calls needing a read capability or none (every
+ * write procedure needs a `:write` capability). Hidden on request, never deleted: they are a
+ * third of a short session's records and bury what the explorer is opened for.
+ */
+const CONSOLE_READ = { operation: { startsWith: "TRPC " }, decision: "allowed", OR: [{ capability: null }, { capability: { endsWith: ":read" } }] };
+
 /** The caller's organization's records, newest first, filtered. */
 export async function listProvenance(db: Db, principal: Principal, query: z.output<typeof ListQuery> & z.output<typeof ProvenanceListQuery>, secret: Buffer) {
   const { after, take, page } = keyset<Row>(secret, "provenance", query, (last) => [Number(last.seq)]);
@@ -42,7 +49,8 @@ export async function listProvenance(db: Db, principal: Principal, query: z.outp
       ...(query.resource ? { resourceId: query.resource } : {}),
       ...(query.resource_type ? { resourceType: query.resource_type } : {}),
       ...(query.decision ? { decision: query.decision } : {}),
-      ...(query.operation ? { operation: query.operation } : {}),
+      ...(query.operation ? { operation: { startsWith: query.operation } } : {}),
+      ...(query.console_reads === "exclude" ? { NOT: CONSOLE_READ } : {}),
       ...(query.from || query.to ? { timestamp: { ...(query.from ? { gte: new Date(query.from) } : {}), ...(query.to ? { lt: new Date(query.to) } : {}) } } : {}),
       ...(before !== undefined ? { seq: { lt: BigInt(before) } } : {}),
     },

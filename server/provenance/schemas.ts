@@ -32,9 +32,13 @@ export const ProvenanceListQuery = z.object({
   resource: z.string().max(512).optional().describe("resource_id"),
   resource_type: z.string().max(100).optional(),
   decision: z.enum(["allowed", "denied"]).optional(),
-  operation: z.string().max(200).optional().describe("Exact operation, e.g. POST /v1/passports"),
+  operation: z.string().max(200).optional().describe("Operations starting with this, e.g. `POST /v1/passports`, `GET /v1/provenance` or `TRPC identity.`"),
   from: z.iso.datetime({ offset: true }).optional().describe("Records at or after this time"),
   to: z.iso.datetime({ offset: true }).optional().describe("Records before this time"),
+  console_reads: z
+    .enum(["include", "exclude"])
+    .default("include")
+    .describe("`exclude` leaves out the console's own allowed reads (TRPC queries), which a console session makes on every page view; they stay recorded"),
 });
 
 export const ProvenanceList = z.object({ data: z.array(ProvenanceRecordSchema), pagination: PaginationInfo }).meta({ id: "ProvenanceList", example: { data: [{ id: EXAMPLE.recordId, seq: 1041, timestamp: EXAMPLE.createdAt, org_did: EXAMPLE.rootOrgDid, actor_did: EXAMPLE.agentDid, delegation_id: EXAMPLE.delegationId, grantor_did: EXAMPLE.rootOrgDid, capability: "svc_api:passports:read", operation: "GET /v1/passports/{did}", resource_type: "passport", resource_id: EXAMPLE.agentDid, decision: "allowed", status: 200, request_hash: EXAMPLE.requestHash, request_id: EXAMPLE.requestId, leaf_hash: EXAMPLE.leafHash }], pagination: { has_more: true, next_cursor: EXAMPLE.nextCursor } } });
