@@ -31,7 +31,7 @@ export default defineConfig({
   webServer: {
     command: "node scripts/start.mjs",
     url: `http://localhost:${port}/livez`,
-    timeout: 180_000,
+    timeout: 400_000,
     reuseExistingServer: false,
     stdout: "pipe",
     env: { PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", SVC_PUBLIC_URL: `http://localhost:${port}` },

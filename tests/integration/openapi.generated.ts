@@ -3860,12 +3860,14 @@ export interface operations {
                 resource?: string;
                 resource_type?: string;
                 decision?: "allowed" | "denied";
-                /** @description Exact operation, e.g. POST /v1/passports */
+                /** @description Operations starting with this, e.g. `POST /v1/passports`, `GET /v1/provenance` or `TRPC identity.` */
                 operation?: string;
                 /** @description Records at or after this time */
                 from?: string;
                 /** @description Records before this time */
                 to?: string;
+                /** @description `exclude` leaves out the console's own allowed reads (TRPC queries), which a console session makes on every page view; they stay recorded */
+                console_reads?: "include" | "exclude";
             };
             header?: never;
             path?: never;
