@@ -1,0 +1,201 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "@/server/config";
+import { shutdownSandbox } from "@/server/sandbox/pool";
+import { startWorker, type Worker } from "@/server/worker/worker";
+import { apiKey, call, useTestServer } from "./harness";
+import { deployAndWait } from "./agentsHelpers";
+
+process.env.SVC_SANDBOX_THREADS = "2";
+process.env.SVC_EXECUTION_RETRY_BASE_MS = "20";
+process.env.SVC_CALLBACK_RETRY_SCHEDULE = "0,0.2,0.2";
+
+// A loopback receiver for callbacks: answers with the queued statuses (then 200), keeps what came.
+const received: Array<{ headers: IncomingHttpHeaders; body: string; path: string }> = [];
+const answers: number[] = [];
+let receiver: Server;
+let receiverUrl = "";
+
+const ctx = useTestServer();
+let worker: Worker;
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body, path: req.url ?? "" });
+      res.writeHead(answers.shift() ?? 200).end("ok");
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  const { port } = receiver.address() as AddressInfo;
+  receiverUrl = `http://127.0.0.1:${port}`;
+  process.env.SVC_OUTBOUND_ALLOW = `127.0.0.1:${port}`;
+  resetConfig();
+  worker = startWorker({ log: () => undefined, tasks: [] });
+});
+afterAll(async () => {
+  await worker.stop();
+  await shutdownSandbox();
+  await new Promise((r) => receiver.close(r));
+});
+
+const BUNDLES = {
+  progress: `export default async (input, ctx) => { ctx.log("starting", input.n); ctx.progress(40, "working"); ctx.progress(80, "almost"); return { doubled: input.n * 2 }; }`,
+  throws: `export default async () => { throw new TypeError("the invoice is missing"); }`,
+  loop: `export default async () => { while (true) {} }`,
+  memory: `export default async () => { const a = []; while (true) a.push("x".repeat(1 << 20) + a.length); }`,
+  scalar: `export default async () => 42;`,
+};
+
+const invoke = (agentId: string, body: Record<string, unknown> = {}, token = ctx.root.token) => call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token, body });
+const get = (id: string) => call(ctx.server.url, "GET", `/v1/executions/${id}`, { token: ctx.root.token });
+async function until(id: string, done: (e: any) => boolean, timeout = 10_000) {
+  await expect.poll(async () => done((await get(id)).body), { timeout, interval: 20 }).toBe(true);
+  return (await get(id)).body;
+}
+const ended = (e: { status: string }) => ["completed", "failed", "cancelled"].includes(e.status);
+
+const agents: Record<string, string> = {};
+beforeAll(async () => {
+  for (const [name, code] of Object.entries(BUNDLES)) {
+    const limits = name === "loop" ? { timeout_ms: 300 } : name === "memory" ? { memory_mb: 16 } : {};
+    agents[name] = await deployAndWait(ctx.server.url, ctx.root.token, `exec-${name}`, code, { limits });
+  }
+  agents.longLoop = await deployAndWait(ctx.server.url, ctx.root.token, "exec-long-loop", BUNDLES.loop, { limits: { timeout_ms: 60_000 } });
+});
+
+describe("executions", () => {
+  it("runs an invocation to completed: result, progress 100, logs, attempts, timestamps, and the run's provenance record granted by the invoker", async () => {
+    const invoker = await apiKey(["svc_api:agents:invoke", "svc_api:agents:read", "svc_api:executions:read"]);
+    const res = await invoke(agents.progress!, { input: { n: 21 } }, invoker.token);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: "queued", agent_id: agents.progress, max_attempts: 3, current_attempt: 0, progress_percent: 0, callback_url: null, provenance_id: null });
+    expect(res.body.task_id).toMatch(/^job_/);
+    const e = await until(res.body.id, ended);
+    expect(e).toMatchObject({ status: "completed", result_json: { doubled: 42 }, error_json: null, progress_percent: 100, current_attempt: 1 });
+    expect(Date.parse(e.started_at)).toBeGreaterThanOrEqual(Date.parse(e.queued_at));
+    expect(Date.parse(e.completed_at)).toBeGreaterThanOrEqual(Date.parse(e.started_at));
+    const record = await call(ctx.server.url, "GET", `/v1/provenance/${e.provenance_id}`, { token: ctx.root.token });
+    expect(record.status).toBe(200);
+    expect(record.body).toMatchObject({ operation: `RUN /v1/agents/${agents.progress}`, resource_type: "execution", resource_id: e.id, decision: "allowed", grantor_did: e.requester_passport_id });
+    const delegation = await call(ctx.server.url, "GET", `/v1/delegations/${record.body.delegation_id}`, { token: ctx.root.token });
+    expect(delegation.body).toMatchObject({ kind: "execution", parent_id: invoker.delegationId, capabilities: ["svc_api:agents:read"] });
+    const logs = await call(ctx.server.url, "GET", `/v1/executions/${e.id}/logs`, { token: ctx.root.token });
+    expect(logs.body.data[0]).toMatchObject({ seq: 1, level: "info", line: "starting 21" });
+    const scalar = await until((await invoke(agents.scalar!)).body.id, ended);
+    expect(scalar.result_json).toEqual({ value: 42 });
+  });
+
+  it("a handler that throws is retried while attempts remain, then failed with the error", async () => {
+    const res = await invoke(agents.throws!, { max_attempts: 2 });
+    const e = await until(res.body.id, ended);
+    expect(e).toMatchObject({ status: "failed", current_attempt: 2, max_attempts: 2, error_json: { code: "handler_error", name: "TypeError", message: "the invoice is missing" } });
+    expect(e.provenance_id).toMatch(/^prv_/);
+  });
+
+  it("ends `while(true){}` at its time limit and a memory hog at its memory limit; other calls are served meanwhile", async () => {
+    const t0 = Date.now();
+    const loop = await invoke(agents.loop!, { max_attempts: 1 });
+    const hog = await invoke(agents.memory!, { max_attempts: 1 });
+    expect((await call(ctx.server.url, "GET", "/v1/agents?limit=1", { token: ctx.root.token })).status).toBe(200);
+    const l = await until(loop.body.id, ended);
+    expect(l).toMatchObject({ status: "failed", error_json: { code: "timeout" } });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    const m = await until(hog.body.id, ended);
+    expect(m).toMatchObject({ status: "failed", error_json: { code: "memory_limit" } });
+  });
+
+  it("cancels a running execution within a second; an ended one is 409 naming both states", async () => {
+    const res = await invoke(agents.longLoop!, { max_attempts: 1 });
+    await until(res.body.id, (e) => e.status === "processing");
+    const t0 = Date.now();
+    const cancel = await call(ctx.server.url, "POST", `/v1/executions/${res.body.id}/cancel`, { token: ctx.root.token });
+    expect(cancel.status).toBe(200);
+    expect(cancel.body).toMatchObject({ status: "cancelled", error_json: { code: "cancelled" } });
+    // The run's record is written when the sandbox has stopped.
+    const e = await until(res.body.id, (x) => x.provenance_id !== null, 2_000);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(e.status).toBe("cancelled");
+    const again = await call(ctx.server.url, "POST", `/v1/executions/${res.body.id}/cancel`, { token: ctx.root.token });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ current_state: "cancelled", requested_state: "cancelled" });
+  });
+
+  it("revoking the invoker's key cancels its running and queued executions within a second, with delegation_revoked", async () => {
+    const invoker = await apiKey(["svc_api:agents:invoke"]);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await invoke(agents.longLoop!, { max_attempts: 1 }, invoker.token)).body.id);
+    await until(ids[0]!, (e) => e.status === "processing");
+    const t0 = Date.now();
+    const revoke = await call(ctx.server.url, "POST", `/v1/delegations/${invoker.delegationId}/revoke`, { token: ctx.root.token, body: { reason: "test" } });
+    expect(revoke.status).toBe(201);
+    for (const id of ids) {
+      const e = await until(id, (x) => x.status === "cancelled" && (x.started_at === null || x.provenance_id !== null), 2_000);
+      expect(e.error_json.code).toBe("delegation_revoked");
+    }
+    expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+
+  it("lists executions by status and agent, with cursors", async () => {
+    const all = await call(ctx.server.url, "GET", `/v1/executions?agent_id=${agents.longLoop}&limit=2`, { token: ctx.root.token });
+    expect(all.status).toBe(200);
+    expect(all.body.data).toHaveLength(2);
+    expect(all.body.pagination.has_more).toBe(true);
+    const next = await call(ctx.server.url, "GET", `/v1/executions?agent_id=${agents.longLoop}&limit=2&cursor=${encodeURIComponent(all.body.pagination.next_cursor)}`, { token: ctx.root.token });
+    expect(next.body.data.map((e: { id: string }) => e.id)).not.toContain(all.body.data[0].id);
+    const failed = await call(ctx.server.url, "GET", "/v1/executions?status=failed&limit=100", { token: ctx.root.token });
+    expect(failed.body.data.length).toBeGreaterThanOrEqual(3);
+    expect(failed.body.data.every((e: { status: string }) => e.status === "failed")).toBe(true);
+    expect((await get("exe_unknown")).status).toBe(404);
+  });
+});
+
+describe("callbacks", () => {
+  it("POSTs the ended execution signed with Standard Webhooks, verifiable with the organization's secret", async () => {
+    const { body: secret } = await call(ctx.server.url, "GET", "/v1/executions/callback-secret", { token: ctx.root.token });
+    expect(secret.secret).toMatch(/^whsec_/);
+    received.length = 0;
+    const res = await invoke(agents.progress!, { input: { n: 1 }, callback_url: `${receiverUrl}/hook` });
+    expect(res.status).toBe(202);
+    const e = await until(res.body.id, (x) => x.callback_success === true);
+    expect(e.callback_attempts).toBe(1);
+    expect(received).toHaveLength(1);
+    const payload = new Webhook(secret.secret).verify(received[0]!.body, received[0]!.headers as Record<string, string>) as { type: string; data: { id: string; status: string } };
+    expect(payload).toMatchObject({ type: "execution.completed", data: { id: e.id, status: "completed" } });
+    expect(received[0]!.headers["webhook-id"]).toBe(`msg_${e.id}`);
+  });
+
+  it("retries a receiver that answers 500, then records success; after a rotation both secrets verify", async () => {
+    const old = (await call(ctx.server.url, "GET", "/v1/executions/callback-secret", { token: ctx.root.token })).body.secret;
+    const rotated = await call(ctx.server.url, "POST", "/v1/executions/callback-secret/rotate", { token: ctx.root.token });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(old);
+    expect(Date.parse(rotated.body.previous_expires_at) - Date.now()).toBeGreaterThan(23 * 3600 * 1000);
+    received.length = 0;
+    answers.push(500);
+    const res = await invoke(agents.throws!, { max_attempts: 1, callback_url: `${receiverUrl}/flaky` });
+    const e = await until(res.body.id, (x) => x.callback_success === true);
+    expect(e.callback_attempts).toBe(2);
+    const attempts = await call(ctx.server.url, "GET", `/v1/executions/${e.id}/callback-attempts`, { token: ctx.root.token });
+    expect(attempts.body.data.map((a: { attempt: number; status_code: number; success: boolean }) => [a.attempt, a.status_code, a.success])).toEqual([
+      [1, 500, false],
+      [2, 200, true],
+    ]);
+    expect(attempts.body.data[0].next_attempt_at).not.toBeNull();
+    const last = received[received.length - 1]!;
+    for (const s of [old, rotated.body.secret]) {
+      expect(new Webhook(s).verify(last.body, last.headers as Record<string, string>)).toMatchObject({ type: "execution.failed" });
+    }
+  });
+
+  it("refuses callback URLs to private, link-local and metadata addresses at invoke", async () => {
+    for (const url of ["http://10.0.0.1/hook", "http://169.254.169.254/latest/meta-data", "http://[::ffff:a9fe:a9fe]/", "http://017700000001/", "http://127.0.0.1:1/other-port"]) {
+      const res = await invoke(agents.scalar!, { callback_url: url });
+      expect(res.status, url).toBe(400);
+      expect(res.body.errors[0].field, url).toBe("callback_url");
+    }
+  });
+});
