@@ -1,6 +1,6 @@
 import { DbNull } from "@prisma/client/runtime/client";
 import { config } from "../config";
-import { database, type Database } from "../db/client";
+import { database, type Database, type Db } from "../db/client";
 import type { AsyncExecution } from "../db/generated/sqlite/client";
 import { backoffDelay, finishJob, retryJob, type ClaimedJob, type JobHelpers } from "../jobs";
 import { runBundle, type SandboxOutcome } from "../sandbox/pool";
@@ -28,9 +28,12 @@ const revoked = (code = "delegation_revoked") => ({ code, message: "The delegati
 export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, helpers: JobHelpers): Promise<void> {
   const db = await database();
   const id = job.payload.executionId;
-  const e = await db.read.asyncExecution.findUnique({ where: { id }, include: { version: true, delegation: { select: { revokedAt: true } } } });
+  const e = await db.read.asyncExecution.findUnique({ where: { id }, include: { version: true, delegation: { select: { ancestry: true } } } });
   if (!e || (e.status !== "queued" && e.status !== "processing")) return;
-  if (e.delegation.revokedAt) {
+  // The run's delegation and every one it derives from: a revocation anywhere in it ends the run,
+  // including revocations that did not cascade to it (a console session signed out).
+  const chain = [...e.delegation.ancestry.split(" ").filter(Boolean), e.delegationId];
+  if (await chainRevoked(db.read, chain)) {
     await db.writeTx(async (tx) => {
       await cancelExecutions(tx, [e], revoked());
       await finishJob(tx, job);
@@ -39,7 +42,7 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
   }
   if (job.attempts > e.maxAttempts) {
     // The last attempt's worker died holding it: the attempts are spent.
-    await settle(db, job, e, { ok: false, error: { code: "worker_lost", message: "The worker running the last attempt stopped before it ended." } });
+    await settle(db, job, e, { ok: false, error: { code: "worker_lost", message: "The worker running the last attempt stopped before it ended." } }, chain);
     return;
   }
   const started = await db.writeTx(async (tx) => {
@@ -94,11 +97,11 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
     if (polling) return;
     polling = true;
     db.read.asyncExecution
-      .findUnique({ where: { id }, select: { status: true, errorJson: true, delegation: { select: { revokedAt: true } } } })
-      .then((now) => {
+      .findUnique({ where: { id }, select: { status: true, errorJson: true } })
+      .then(async (now) => {
         if (!now) return;
         if (now.status === "cancelled") run.cancel(((now.errorJson as { code?: string } | null)?.code ?? "cancelled") as string);
-        else if (now.delegation.revokedAt) run.cancel("delegation_revoked");
+        else if (await chainRevoked(db.read, chain)) run.cancel("delegation_revoked");
       })
       .catch(() => undefined)
       .finally(() => (polling = false));
@@ -115,13 +118,13 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
   await flush();
   await flushing;
   if (!outcome.ok && outcome.error.code === "worker_stopped") throw new Error("the worker stopped during the run");
-  await settle(db, job, e, outcome);
+  await settle(db, job, e, outcome, chain);
 }
 
 /** Records how an attempt ended, with the job's end (or retry), in one transaction. */
-async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome: SandboxOutcome): Promise<void> {
+async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome: SandboxOutcome, chain: string[]): Promise<void> {
   await db.writeTx(async (tx) => {
-    const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: e.id }, include: { delegation: { select: { revokedAt: true } } } });
+    const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
     if (now.status !== "processing" && now.status !== "queued") {
       // Cancelled meanwhile: the run still gets its record.
       if (now.status === "cancelled" && now.startedAt && !now.provenanceId) {
@@ -131,7 +134,7 @@ async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome:
       await finishJob(tx, job);
       return;
     }
-    if (!outcome.ok && (outcome.error.code === "delegation_revoked" || now.delegation.revokedAt)) {
+    if ((!outcome.ok && outcome.error.code === "delegation_revoked") || (await chainRevoked(tx, chain))) {
       const [cancelled] = await cancelExecutions(tx, [now], revoked());
       if (cancelled) await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId: await appendRunRecord(tx, db.engine, cancelled, "cancelled") } });
       await finishJob(tx, job);
@@ -158,4 +161,8 @@ async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome:
     await queueCallback(tx, failed);
     await finishJob(tx, job);
   });
+}
+
+async function chainRevoked(db: Db, chain: string[]): Promise<boolean> {
+  return (await db.delegation.count({ where: { id: { in: chain }, revokedAt: { not: null } } })) > 0;
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
+import { database } from "@/server/db/client";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { apiKey, call, useTestServer } from "./harness";
@@ -48,6 +49,10 @@ const BUNDLES = {
   loop: `export default async () => { while (true) {} }`,
   memory: `export default async () => { const a = []; while (true) a.push("x".repeat(1 << 20) + a.length); }`,
   scalar: `export default async () => 42;`,
+  steps: `export default async (input, ctx) => {
+    for (const p of [30, 60]) { ctx.progress(p, "step " + p); const t = Date.now(); while (Date.now() - t < 600) {} }
+    return { steps: 2 };
+  }`,
 };
 
 const invoke = (agentId: string, body: Record<string, unknown> = {}, token = ctx.root.token) => call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token, body });
@@ -87,6 +92,14 @@ describe("executions", () => {
     expect(logs.body.data[0]).toMatchObject({ seq: 1, level: "info", line: "starting 21" });
     const scalar = await until((await invoke(agents.scalar!)).body.id, ended);
     expect(scalar.result_json).toEqual({ value: 42 });
+  });
+
+  it("shows a run's progress while it runs, not only at its end", async () => {
+    const res = await invoke(agents.steps!);
+    const first = await until(res.body.id, (e) => e.progress_percent === 30);
+    expect(first).toMatchObject({ status: "processing", progress_message: "step 30" });
+    expect(await until(res.body.id, (e) => e.progress_percent === 60)).toMatchObject({ status: "processing", progress_message: "step 60" });
+    expect(await until(res.body.id, ended)).toMatchObject({ status: "completed", progress_percent: 100, result_json: { steps: 2 } });
   });
 
   it("a handler that throws is retried while attempts remain, then failed with the error", async () => {
@@ -137,6 +150,18 @@ describe("executions", () => {
       expect(e.error_json.code).toBe("delegation_revoked");
     }
     expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+
+  it("stops a run when an ancestor of its delegation is revoked without cascading (a console session signed out)", async () => {
+    const invoker = await apiKey(["svc_api:agents:invoke"]);
+    const res = await invoke(agents.longLoop!, { max_attempts: 1 }, invoker.token);
+    await until(res.body.id, (e) => e.status === "processing");
+    const db = await database();
+    const t0 = Date.now();
+    await db.writeTx((tx) => tx.delegation.update({ where: { id: invoker.delegationId }, data: { revokedAt: new Date() } }));
+    const e = await until(res.body.id, (x) => x.status === "cancelled" && x.provenance_id !== null, 2_000);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(e.error_json.code).toBe("delegation_revoked");
   });
 
   it("lists executions by status and agent, with cursors", async () => {

@@ -2071,7 +2071,7 @@ export interface operations {
                     "application/json": components["schemas"]["PassportList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2082,7 +2082,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2193,7 +2193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passport"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2204,7 +2204,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2390,7 +2390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passport"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2401,7 +2401,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports/{did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2530,7 +2530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passport"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2541,7 +2541,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports/{did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2732,7 +2732,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionExchangeResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2743,7 +2743,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/sessions/exchange",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2938,7 +2938,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionExchangeResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2949,7 +2949,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegation-tokens",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3143,7 +3143,7 @@ export interface operations {
                     "application/json": components["schemas"]["DelegationList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3154,7 +3154,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegations",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3260,7 +3260,7 @@ export interface operations {
                     "application/json": components["schemas"]["DelegationDetail"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3271,7 +3271,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegations/{id}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3403,7 +3403,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevocationRecord"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3414,7 +3414,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegations/{id}/revoke",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3622,7 +3622,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevocationList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3633,7 +3633,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/revocations",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3744,7 +3744,7 @@ export interface operations {
                     "application/json": components["schemas"]["CapabilityMatchResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3755,7 +3755,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/capabilities/match",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3944,7 +3944,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrgList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3955,7 +3955,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4066,7 +4066,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrg"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4077,7 +4077,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4263,7 +4263,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrg"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4274,7 +4274,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs/{org_did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4403,7 +4403,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrg"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4414,7 +4414,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs/{org_did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4619,7 +4619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProvenanceList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4630,7 +4630,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4734,7 +4734,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4745,7 +4745,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/checkpoint",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4868,7 +4868,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4879,7 +4879,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/verifier-key",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4988,7 +4988,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsistencyProof"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4999,7 +4999,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/consistency",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5127,7 +5127,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5138,7 +5138,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/export",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5244,7 +5244,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProvenanceRecord"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5255,7 +5255,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/{id}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5383,7 +5383,7 @@ export interface operations {
                     "application/json": components["schemas"]["InclusionProof"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5394,7 +5394,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/{id}/proof",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5540,7 +5540,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeploymentComplianceResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5551,7 +5551,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/compliance/deployment",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5655,7 +5655,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalledGardenStatus"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5666,7 +5666,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/compliance/walled-garden",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5777,7 +5777,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentListResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5788,7 +5788,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5899,7 +5899,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentDeployResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5910,7 +5910,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents/deploy",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6096,7 +6096,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentStatusResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6107,7 +6107,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents/{id}/status",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6235,7 +6235,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentStatusResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6246,7 +6246,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents/{id}/activate",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6416,7 +6416,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentStatusResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6427,7 +6427,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents/{id}/deactivate",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6601,7 +6601,7 @@ export interface operations {
                     "application/json": components["schemas"]["AsyncExecution"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6612,7 +6612,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents/{id}/invoke",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6824,7 +6824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExecutionList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6835,7 +6835,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6939,7 +6939,7 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackSecret"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6950,7 +6950,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/callback-secret",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7057,7 +7057,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedCallbackSecret"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7068,7 +7068,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/callback-secret/rotate",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7216,7 +7216,7 @@ export interface operations {
                     "application/json": components["schemas"]["AsyncExecution"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7227,7 +7227,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/{id}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7355,7 +7355,7 @@ export interface operations {
                     "application/json": components["schemas"]["AsyncExecution"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7366,7 +7366,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/{id}/cancel",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7533,7 +7533,7 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackAttemptList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7544,7 +7544,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/{id}/callback-attempts",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7669,7 +7669,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExecutionLogList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7680,7 +7680,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/{id}/logs",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
