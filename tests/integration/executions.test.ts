@@ -27,7 +27,8 @@ beforeAll(async () => {
     req.on("data", (c) => (body += c));
     req.on("end", () => {
       received.push({ headers: req.headers, body, path: req.url ?? "" });
-      res.writeHead(answers.shift() ?? 200).end("ok");
+      if (req.url === "/redirect") res.writeHead(307, { Location: "http://127.0.0.1:1/elsewhere" }).end();
+      else res.writeHead(answers.shift() ?? 200).end("ok");
     });
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
@@ -49,6 +50,17 @@ const BUNDLES = {
   loop: `export default async () => { while (true) {} }`,
   memory: `export default async () => { const a = []; while (true) a.push("x".repeat(1 << 20) + a.length); }`,
   scalar: `export default async () => 42;`,
+  probe: `export default async () => {
+    const kinds = {};
+    for (const name of ["process", "require", "fetch", "setTimeout", "std", "os", "Deno", "Bun"]) {
+      kinds[name] = typeof globalThis[name];
+      kinds["eval " + name] = (0, eval)("typeof " + name);
+      kinds["Function " + name] = Function("return typeof " + name)();
+    }
+    let fs = "loaded";
+    try { await import("fs"); } catch (e) { fs = String(e.message); }
+    return { kinds, fs };
+  }`,
   steps: `export default async (input, ctx) => {
     for (const p of [30, 60]) { ctx.progress(p, "step " + p); const t = Date.now(); while (Date.now() - t < 600) {} }
     return { steps: 2 };
@@ -100,6 +112,13 @@ describe("executions", () => {
     expect(first).toMatchObject({ status: "processing", progress_message: "step 30" });
     expect(await until(res.body.id, (e) => e.progress_percent === 60)).toMatchObject({ status: "processing", progress_message: "step 60" });
     expect(await until(res.body.id, ended)).toMatchObject({ status: "completed", progress_percent: 100, result_json: { steps: 2 } });
+  });
+
+  it("reaches nothing of the host: no process, require, fetch, timers or modules, also through eval and Function", async () => {
+    const e = await until((await invoke(agents.probe!)).body.id, ended);
+    expect(e.status).toBe("completed");
+    expect(new Set(Object.values(e.result_json.kinds))).toEqual(new Set(["undefined"]));
+    expect(e.result_json.fs).toMatch(/could not load module/);
   });
 
   it("a handler that throws is retried while attempts remain, then failed with the error", async () => {
@@ -214,6 +233,15 @@ describe("callbacks", () => {
     for (const s of [old, rotated.body.secret]) {
       expect(new Webhook(s).verify(last.body, last.headers as Record<string, string>)).toMatchObject({ type: "execution.failed" });
     }
+  });
+
+  it("refuses a redirect to an address that is not allowed: the attempt fails at once, without retries", async () => {
+    received.length = 0;
+    const res = await invoke(agents.scalar!, { callback_url: `${receiverUrl}/redirect` });
+    const e = await until(res.body.id, (x) => x.callback_success === false);
+    expect(e.callback_attempts).toBe(1);
+    const attempts = await call(ctx.server.url, "GET", `/v1/executions/${e.id}/callback-attempts`, { token: ctx.root.token });
+    expect(attempts.body.data).toEqual([expect.objectContaining({ attempt: 1, success: false, status_code: null, error: expect.stringMatching(/^outbound_refused/) })]);
   });
 
   it("refuses callback URLs to private, link-local and metadata addresses at invoke", async () => {
