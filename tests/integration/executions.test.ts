@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
@@ -194,6 +196,27 @@ describe("executions", () => {
     expect(failed.body.data.length).toBeGreaterThanOrEqual(3);
     expect(failed.body.data.every((e: { status: string }) => e.status === "failed")).toBe(true);
     expect((await get("exe_unknown")).status).toBe(404);
+  });
+});
+
+describe("the worked examples (examples/agents/)", () => {
+  const example = (name: string) => ({
+    code: readFileSync(join(process.cwd(), "examples/agents", `${name}.js`), "utf8"),
+    manifest: JSON.parse(readFileSync(join(process.cwd(), "examples/agents", `${name}.manifest.json`), "utf8")) as { name: string },
+  });
+
+  it("deploy and run: one reports progress, one fails and is retried, one echoes", async () => {
+    const ids: Record<string, string> = {};
+    for (const name of ["progress", "flaky", "echo"]) {
+      const { code, manifest } = example(name);
+      ids[name] = await deployAndWait(ctx.server.url, ctx.root.token, manifest.name, code, manifest);
+    }
+    const counted = await until((await invoke(ids.progress!, { input: { text: "to be or not to be", steps: 3 } })).body.id, ended);
+    expect(counted).toMatchObject({ status: "completed", progress_percent: 100, result_json: { words: 6, distinct: 4 } });
+    const flaky = await until((await invoke(ids.flaky!, { input: { failure_rate: 1 }, max_attempts: 2 })).body.id, ended);
+    expect(flaky).toMatchObject({ status: "failed", current_attempt: 2, error_json: { code: "handler_error", message: "the upstream service answered 503" } });
+    const echo = await until((await invoke(ids.echo!, { input: { hello: "world" } })).body.id, ended);
+    expect(echo.result_json.echo).toEqual({ hello: "world" });
   });
 });
 
