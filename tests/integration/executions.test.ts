@@ -8,8 +8,8 @@ import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { startWorker, type Worker } from "@/server/worker/worker";
-import { apiKey, call, useTestServer } from "./harness";
-import { deployAndWait } from "./agentsHelpers";
+import { apiKey, call, ed25519Jwk, useTestServer } from "./harness";
+import { bundleOf, deployAndWait, manifestOf } from "./agentsHelpers";
 
 process.env.SVC_SANDBOX_THREADS = "2";
 process.env.SVC_EXECUTION_RETRY_BASE_MS = "20";
@@ -121,6 +121,19 @@ describe("executions", () => {
     expect(e.status).toBe("completed");
     expect(new Set(Object.values(e.result_json.kinds))).toEqual(new Set(["undefined"]));
     expect(e.result_json.fs).toMatch(/could not load module/);
+  });
+
+  it("a run of an agent with a passport acts as that passport, allowed by the invoker", async () => {
+    const passport = await call(ctx.server.url, "POST", "/v1/passports", { token: ctx.root.token, body: { type: "agent", name: "runner", public_key: ed25519Jwk() } });
+    expect(passport.status).toBe(201);
+    const unknown = await call(ctx.server.url, "POST", "/v1/agents/deploy", { token: ctx.root.token, body: { manifest: manifestOf("no-such-passport", { passport: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp" }), ...bundleOf(BUNDLES.scalar), wait: true } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors[0]).toMatchObject({ field: "manifest.passport", code: "UNKNOWN_PASSPORT" });
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "with-passport", BUNDLES.scalar, { passport: passport.body.did });
+    expect((await call(ctx.server.url, "GET", `/v1/agents/${agentId}/status`, { token: ctx.root.token })).body.data.passport_id).toBe(passport.body.did);
+    const e = await until((await invoke(agentId)).body.id, ended);
+    const record = await call(ctx.server.url, "GET", `/v1/provenance/${e.provenance_id}`, { token: ctx.root.token });
+    expect(record.body).toMatchObject({ actor_did: passport.body.did, grantor_did: ctx.root.orgDid });
   });
 
   it("a handler that throws is retried while attempts remain, then failed with the error", async () => {
