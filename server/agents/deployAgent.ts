@@ -58,9 +58,12 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
     if (!passport) throw ValidationFailed([{ field: "manifest.passport", code: "UNKNOWN_PASSPORT", message: "No agent passport with this DID in your organization." }]);
   }
 
-  let agent = await tx.agent.findUnique({ where: { orgDid_name: { orgDid: principal.orgDid, name: manifest.name } } });
-  agent ??= await tx.agent.create({
-    data: {
+  // An upsert, so that concurrent deploys of one name queue on the agent's row (PostgreSQL's
+  // INSERT … ON CONFLICT DO UPDATE locks it) and each sees the versions committed before it.
+  const agent = await tx.agent.upsert({
+    where: { orgDid_name: { orgDid: principal.orgDid, name: manifest.name } },
+    update: { updatedAt: new Date() },
+    create: {
       id: newId("agt"),
       orgDid: principal.orgDid,
       name: manifest.name,

@@ -61,6 +61,16 @@ describe("deploying agents", () => {
     ]);
   });
 
+  it("concurrent deploys of one name make one agent with consecutive versions", async () => {
+    const answers = await Promise.all([1, 2, 3, 4].map((i) => deploy({ manifest: manifestOf("racy", { version: `${i}.0.0` }), ...bundleOf(OK) })));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
+    const ids = new Set(answers.map((a) => a.body.data.agentId));
+    expect(ids.size).toBe(1);
+    const agent = await settled([...ids][0]!);
+    await expect.poll(async () => (await status(agent.id)).body.data.runtime.versions.filter((v: { status: string }) => v.status === "ready").length, { timeout: 10_000 }).toBe(4);
+    expect((await status(agent.id)).body.data.runtime.versions.map((v: { seq: number }) => v.seq)).toEqual([4, 3, 2, 1]);
+  });
+
   it("a bundle that does not parse, or has no handler, leaves the agent inactive with the reason; a broken redeploy keeps the working version", async () => {
     const broken = await deploy({ manifest: manifestOf("broken"), ...bundleOf("export default async (input => {") });
     expect(broken.status).toBe(202);
