@@ -117,6 +117,8 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
   }
   await flush();
   await flushing;
+  // The worker was abandoned (as in a crash) or lost the lease: it records nothing; the job is
+  // claimed again after its lease, and counts as an attempt (worker_lost once they are spent).
   if (!outcome.ok && outcome.error.code === "worker_stopped") throw new Error("the worker stopped during the run");
   await settle(db, job, e, outcome, chain);
 }
