@@ -265,6 +265,11 @@ describe("callbacks", () => {
       [2, 200, true],
     ]);
     expect(attempts.body.data[0].next_attempt_at).not.toBeNull();
+    const records = await (await database()).read.provenanceRecord.findMany({ where: { resourceId: e.id, operation: `CALLBACK ${receiverUrl}/flaky` }, orderBy: { seq: "asc" } });
+    expect(records.map((r) => [r.status, r.decision, r.grantorDid])).toEqual([
+      [500, "allowed", e.requester_passport_id],
+      [200, "allowed", e.requester_passport_id],
+    ]);
     const last = received[received.length - 1]!;
     for (const s of [old, rotated.body.secret]) {
       expect(new Webhook(s).verify(last.body, last.headers as Record<string, string>)).toMatchObject({ type: "execution.failed" });
