@@ -22,6 +22,29 @@ export interface Config {
   inProcessWorker: boolean;
   /** SVC_OUTBOUND_ALLOW, raw: non-public destinations outbound calls may reach (server/outbound/allowList.ts parses it). */
   outboundAllow: string;
+  /** SVC_MAX_BUNDLE_BYTES: the largest agent bundle, decoded (its base64 must also fit the body limit). */
+  maxBundleBytes: number;
+  /** SVC_AGENT_MAX_MEMORY_MB and SVC_AGENT_MAX_TIMEOUT_MS: the most a manifest's limits may ask for. */
+  agentMaxMemoryMb: number;
+  agentMaxTimeoutMs: number;
+  /** SVC_RUN_DELEGATION_SECONDS: the lifetime of a run's delegation (never beyond the invoker's). */
+  runDelegationSeconds: number;
+  /** SVC_EXECUTION_RETRY_BASE_MS: the first wait before an execution's retry (doubling, with jitter). */
+  executionRetryBaseMs: number;
+  /** SVC_CALLBACK_RETRY_SCHEDULE (else SVC_WEBHOOK_RETRY_SCHEDULE): seconds before each callback attempt. */
+  callbackRetrySchedule: number[];
+}
+
+const STANDARD_WEBHOOKS_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
+
+function schedule(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const values = raw.split(",").map((v) => Number(v.trim()));
+  if (values.length > 20 || values.some((v) => !Number.isFinite(v) || v < 0 || v > 7 * 86_400)) {
+    throw new Error(`${name} must be up to 20 comma-separated numbers of seconds (0 to 604800), got ${JSON.stringify(raw)}`);
+  }
+  return values;
 }
 
 function int(name: string, fallback: number, min: number, max: number): number {
@@ -57,6 +80,12 @@ export function loadConfig(): Config {
     maxBodyBytes: int("SVC_MAX_BODY_BYTES", 1_048_576, 1024, 100 * 1_048_576),
     inProcessWorker: process.env.SVC_IN_PROCESS_WORKER !== "0",
     outboundAllow: process.env.SVC_OUTBOUND_ALLOW ?? "",
+    maxBundleBytes: int("SVC_MAX_BUNDLE_BYTES", 524_288, 1024, 1_000_000),
+    agentMaxMemoryMb: int("SVC_AGENT_MAX_MEMORY_MB", 256, 8, 2048),
+    agentMaxTimeoutMs: int("SVC_AGENT_MAX_TIMEOUT_MS", 300_000, 100, 3_600_000),
+    runDelegationSeconds: int("SVC_RUN_DELEGATION_SECONDS", 3600, 60, 30 * 86_400),
+    executionRetryBaseMs: int("SVC_EXECUTION_RETRY_BASE_MS", 1000, 1, 3_600_000),
+    callbackRetrySchedule: schedule("SVC_CALLBACK_RETRY_SCHEDULE", schedule("SVC_WEBHOOK_RETRY_SCHEDULE", STANDARD_WEBHOOKS_SCHEDULE)),
   };
 }
 

@@ -25,7 +25,7 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "Validation failed",
     description:
-      "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+      "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
     fix: "Correct the fields named in errors[] and send the request again.",
   },
   unauthenticated: {

@@ -15,7 +15,7 @@ export interface DelegationRequest {
   defaultSeconds?: number;
   environment?: string | null;
   riskLevel?: string;
-  kind: "api_key" | "delegation_token" | "session";
+  kind: "api_key" | "delegation_token" | "session" | "execution";
   name?: string | null;
 }
 

@@ -3,6 +3,7 @@ import { Forbidden, IllegalTransition, NotFound } from "../errors";
 import { coveredBy } from "./capabilities";
 import { newId } from "../ids";
 import type { Principal } from "./authenticate";
+import { runRevocationHooks } from "./revocationHooks";
 import { revocationView } from "./views";
 
 export const ADMIN_CAPABILITY = "svc_api:delegations:admin";
@@ -28,6 +29,7 @@ export async function revokeDelegation(db: Db, principal: Principal, id: string,
   });
   const ids = [id, ...descendants.map((d) => d.id)];
   await db.delegation.updateMany({ where: { id: { in: ids }, revokedAt: null }, data: { revokedAt } });
+  await runRevocationHooks(db, ids);
   const record = await db.revocation.create({
     data: { id: newId("rev"), delegationId: id, orgDid: principal.orgDid, revokedBy: principal.actorDid, revokedAt, reason: input.reason ?? null, metadata: (input.metadata as object | undefined) ?? undefined },
   });

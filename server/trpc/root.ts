@@ -1,4 +1,6 @@
+import { agentsRouter } from "../agents/router";
 import { controlPlaneRouter } from "../controlPlane/router";
+import { executionsRouter } from "../executions/router";
 import { identityRouter } from "../identity/router";
 import { membersRouter } from "../members/router";
 import { provenanceRouter } from "../provenance/router";
@@ -10,6 +12,8 @@ export const appRouter = router({
   controlPlane: controlPlaneRouter,
   members: membersRouter,
   provenance: provenanceRouter,
+  agents: agentsRouter,
+  executions: executionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

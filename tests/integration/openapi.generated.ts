@@ -400,117 +400,261 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's agents
+         * @description Newest first. The list keeps the spec's shape: `data.agents` and `data.next_cursor` (pass it back as `?cursor=`).
+         */
+        get: operations["listAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/deploy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deploy an agent (a new version when the name exists)
+         * @description Checks the bundle's hash (`sha256:<hex>` of the decoded bundle; a mismatch is 400 on bundleHash) and size (SVC_MAX_BUNDLE_BYTES, default 512 KiB decoded), the manifest (strict: other keys are 400 UNKNOWN_FIELD; limits within SVC_AGENT_MAX_MEMORY_MB and SVC_AGENT_MAX_TIMEOUT_MS), and that you hold every capability it lists (else 403). Answers 202 while the bundle is loaded in the sandbox; the agent then becomes active, or inactive with the error in its status. With `wait: true` the bundle is loaded before the answer, 201 with the outcome. Redeploying an active agent keeps it active on its previous version until the new one is ready.
+         */
+        post: operations["deployAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent's status, current version and runtime
+         * @description `runtime` gives the current version's limits, bundle hash and deploy time, why the agent is inactive after a failed first deploy (`error`), and the latest deploys (`last_deploy`, `versions`).
+         */
+        get: operations["getAgentStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate an inactive agent
+         * @description inactive → active; any other move is 409 naming both states. An agent none of whose deploys succeeded cannot be activated.
+         */
+        post: operations["activateAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate an active agent
+         * @description active → inactive; any other move is 409 naming both states. An inactive agent cannot be invoked; running executions go on.
+         */
+        post: operations["deactivateAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an agent: queue an execution
+         * @description Answers 202 with the queued AsyncExecution. The run acts under a delegation derived from yours, narrowed to the manifest's capabilities you hold and bounded in time: revoking your delegation cancels it (error_json.code delegation_revoked). A failed attempt is retried with backoff while current_attempt < max_attempts. A callback_url is POSTed the execution when it ends, signed with the organization's callback secret (Standard Webhooks); loopback, private and metadata addresses are refused (400).
+         */
+        post: operations["invokeAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List executions
+         * @description Newest first, filtered by status and agent_id.
+         */
+        get: operations["listExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/executions/callback-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's callback signing secret
+         * @description Verify callbacks with it (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature); created on first use.
+         */
+        get: operations["getCallbackSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/executions/callback-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the callback signing secret
+         * @description The new secret signs from now on; the previous one keeps signing beside it for 24 hours (`webhook-signature` then carries both).
+         */
+        post: operations["rotateCallbackSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/executions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an execution */
+        get: operations["getExecution"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/executions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or running execution
+         * @description queued or processing → cancelled; a running sandbox stops within a second. An execution that has ended is 409 naming both states.
+         */
+        post: operations["cancelExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/executions/{id}/callback-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The callback's delivery attempts */
+        get: operations["listCallbackAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/executions/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The lines the run logged (ctx.log, console.*; at most 200) */
+        get: operations["listExecutionLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * @example {
-         *       "deployment_id": "01m806mp6se5epkgsjernk0mc6",
-         *       "protocol_version": "svc-compliance/1",
-         *       "compliance": {
-         *         "human_passport_minting": "device_only",
-         *         "attestation_formats_accepted": [
-         *           "packed",
-         *           "tpm",
-         *           "android-key",
-         *           "apple",
-         *           "fido-u2f",
-         *           "none"
-         *         ],
-         *         "ledger_sync_status": "in_sync",
-         *         "passport_count": 12,
-         *         "verification_count": 4,
-         *         "last_compliance_check": "2026-11-21T09:30:00.000Z",
-         *         "ledger": {
-         *           "record_count": 1042,
-         *           "checkpoint_tree_size": 1042,
-         *           "records_behind": 0,
-         *           "checkpoint_age_seconds": 0.4
-         *         }
-         *       },
-         *       "invariants": {
-         *         "server_side_key_generation": false,
-         *         "private_key_access": false,
-         *         "biometric_binding_hash_used": false,
-         *         "webauthn_required_for_humans": true
-         *       },
-         *       "signature": "5b1f0c3e9a7d2468ace013579bdf2468ace013579bdf2468ace013579bdf2468"
-         *     }
-         */
-        DeploymentComplianceResponse: {
-            deployment_id: string;
-            protocol_version: string;
-            compliance: {
-                /** @enum {string} */
-                human_passport_minting: "device_only";
-                /** @description WebAuthn attestation formats the console's registration accepts */
-                attestation_formats_accepted: string[];
-                /** @description in_sync when the newest checkpoint covers every record; behind otherwise */
-                ledger_sync_status: string;
-                passport_count: number;
-                /** @description Passports with a verification tier of at least 1 */
-                verification_count: number;
-                last_compliance_check: string;
-                /** @description The figures behind ledger_sync_status */
-                ledger: {
-                    record_count: number;
-                    checkpoint_tree_size: number;
-                    records_behind: number;
-                    checkpoint_age_seconds: number | null;
-                };
-            };
-            invariants: {
-                server_side_key_generation: boolean;
-                private_key_access: boolean;
-                biometric_binding_hash_used: boolean;
-                webauthn_required_for_humans: boolean;
-            };
-            /** @description HMAC-SHA256 (hex) of the RFC 8785 canonical JSON of this object less `signature`; see README, Compliance */
-            signature: string;
-        };
-        /**
-         * @example {
-         *       "network_verification": "local_only",
-         *       "explanation": "No witness is configured (SVC_WITNESSES), so the ledger's 1042 checkpointed records are vouched for only by this service's own signature. An auditor can check that records match the signed checkpoints, but not that the operator shows everyone the same checkpoints.",
-         *       "mitigations": [
-         *         "Every checkpoint is signed with the service's Ed25519 key; `npx svc verify` checks exports, checkpoints and proofs offline with only the public verifier key."
-         *       ],
-         *       "risks": {
-         *         "walled_garden_possible": true,
-         *         "blast_radius": "The whole ledger (1042 checkpointed records): an operator with database and key access could present a rewritten history to an auditor who holds no earlier checkpoint.",
-         *         "risk_acceptance": "Accepted only while auditors keep their own copies of checkpoints; configure witnesses to remove it."
-         *       },
-         *       "recommendations": [
-         *         "Configure at least one independent witness in SVC_WITNESSES (<witness verifier key>@<url>) so that checkpoints are cosigned outside this deployment."
-         *       ],
-         *       "witnesses": []
-         *     }
-         */
-        WalledGardenStatus: {
-            /** @enum {string} */
-            network_verification: "local_only" | "network_verified";
-            explanation: string;
-            mitigations: string[];
-            risks: {
-                walled_garden_possible: boolean;
-                blast_radius: string;
-                risk_acceptance: string;
-            };
-            recommendations: string[];
-            /** @description Configured witnesses and their latest cosignature */
-            witnesses: {
-                name: string;
-                url: string;
-                last_cosignature: {
-                    witness: string;
-                    tree_size: number;
-                    signed_at: string;
-                    /** @description The cosignature line exactly as the witness returned it */
-                    line: string;
-                } | null;
-            }[];
-        };
         /**
          * @example {
          *       "has_more": true,
@@ -522,97 +666,6 @@ export interface components {
             /** @description Opaque; null when has_more is false. */
             next_cursor: string | null;
             total_count?: number;
-        };
-        /**
-         * @example {
-         *       "org_did": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
-         *       "name": "Acme Logistics",
-         *       "slug": "acme-logistics",
-         *       "deployment_mode": "cloud",
-         *       "autonomy_profile": "balanced",
-         *       "data_residency_tier": "regional",
-         *       "parent_org_did": "did:svc:01m806mp6se5epkgsjernk0mc6",
-         *       "created_at": "2026-11-21T09:30:00.000Z",
-         *       "updated_at": "2026-11-21T09:30:00.000Z"
-         *     }
-         */
-        CpOrg: {
-            /** @description Organization passport DID */
-            org_did: string;
-            name: string;
-            slug: string;
-            /** @enum {string} */
-            deployment_mode: "cloud" | "self_hosted" | "hybrid";
-            /** @enum {string|null} */
-            autonomy_profile?: "paranoid" | "balanced" | "aggressive" | null;
-            /** @enum {string|null} */
-            data_residency_tier?: "local_only" | "regional" | "global" | null;
-            /** @description The organization that created it; null for the root organization */
-            parent_org_did: string | null;
-            created_at: string;
-            updated_at: string;
-        };
-        /**
-         * @example {
-         *       "org_did": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
-         *       "name": "Acme Logistics",
-         *       "deployment_mode": "cloud",
-         *       "data_residency_tier": "regional"
-         *     }
-         */
-        CreateCpOrgRequest: {
-            /** @description DID of an organization passport registered in the caller's organization */
-            org_did: string;
-            name: string;
-            slug?: string;
-            /**
-             * @default cloud
-             * @enum {string}
-             */
-            deployment_mode?: "cloud" | "self_hosted" | "hybrid";
-            /** @enum {string} */
-            autonomy_profile?: "paranoid" | "balanced" | "aggressive";
-            /** @enum {string} */
-            data_residency_tier?: "local_only" | "regional" | "global";
-        };
-        /**
-         * @example {
-         *       "autonomy_profile": "paranoid"
-         *     }
-         */
-        UpdateCpOrgRequest: {
-            name?: string;
-            /** @enum {string} */
-            deployment_mode?: "cloud" | "self_hosted" | "hybrid";
-            /** @enum {string|null} */
-            autonomy_profile?: "paranoid" | "balanced" | "aggressive" | null;
-            /** @enum {string|null} */
-            data_residency_tier?: "local_only" | "regional" | "global" | null;
-        };
-        /**
-         * @example {
-         *       "data": [
-         *         {
-         *           "org_did": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
-         *           "name": "Acme Logistics",
-         *           "slug": "acme-logistics",
-         *           "deployment_mode": "cloud",
-         *           "autonomy_profile": "balanced",
-         *           "data_residency_tier": "regional",
-         *           "parent_org_did": "did:svc:01m806mp6se5epkgsjernk0mc6",
-         *           "created_at": "2026-11-21T09:30:00.000Z",
-         *           "updated_at": "2026-11-21T09:30:00.000Z"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "has_more": false,
-         *         "next_cursor": null
-         *       }
-         *     }
-         */
-        CpOrgList: {
-            data: components["schemas"]["CpOrg"][];
-            pagination: components["schemas"]["PaginationInfo"];
         };
         /**
          * @example {
@@ -826,10 +879,10 @@ export interface components {
             id: string;
             org_did: string;
             /**
-             * @description member: a console member's standing grant, from which their sessions and the API keys they create derive
+             * @description member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's
              * @enum {string}
              */
-            kind: "api_key" | "delegation_token" | "session" | "member";
+            kind: "api_key" | "delegation_token" | "session" | "member" | "execution";
             name: string | null;
             /** @description Who allowed it */
             grantor_did: string;
@@ -878,10 +931,10 @@ export interface components {
             id: string;
             org_did: string;
             /**
-             * @description member: a console member's standing grant, from which their sessions and the API keys they create derive
+             * @description member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's
              * @enum {string}
              */
-            kind: "api_key" | "delegation_token" | "session" | "member";
+            kind: "api_key" | "delegation_token" | "session" | "member" | "execution";
             name: string | null;
             /** @description Who allowed it */
             grantor_did: string;
@@ -1069,6 +1122,690 @@ export interface components {
                     missing_capabilities: string[];
                 }[];
             };
+        };
+        /**
+         * @example {
+         *       "name": "invoice-triage",
+         *       "version": "1.2.0",
+         *       "description": "Reads supplier invoices and routes them for approval",
+         *       "capabilities": [
+         *         {
+         *           "id": "svc_api:agents:read",
+         *           "evidence": [
+         *             "Looks up the approver agent"
+         *           ]
+         *         }
+         *       ],
+         *       "on": [
+         *         {
+         *           "event": "invoice.received",
+         *           "description": "A supplier invoice arrived"
+         *         }
+         *       ],
+         *       "limits": {
+         *         "memory_mb": 64,
+         *         "timeout_ms": 30000
+         *       }
+         *     }
+         */
+        AgentManifest: {
+            /** @description Unique in the organization; deploying the same name again adds a version */
+            name: string;
+            version: string;
+            description?: string;
+            capabilities: {
+                /** @description A capability the agent's runs may use; the deployer must hold it */
+                id: string;
+                /** @description Why the agent needs it (shown to reviewers) */
+                evidence: string[];
+            }[];
+            on?: {
+                event: string;
+                description: string;
+            }[];
+            /** @description An agent passport of the organization the agent acts as */
+            passport?: string;
+            limits?: {
+                /** @description Heap of one run in MiB; at most SVC_AGENT_MAX_MEMORY_MB (default 256); default 64 */
+                memory_mb?: number;
+                /** @description Wall-clock limit of one run; at most SVC_AGENT_MAX_TIMEOUT_MS (default 300000); default 30000 */
+                timeout_ms?: number;
+            };
+        };
+        /**
+         * @example {
+         *       "manifest": {
+         *         "name": "invoice-triage",
+         *         "version": "1.2.0",
+         *         "description": "Reads supplier invoices and routes them for approval",
+         *         "capabilities": [
+         *           {
+         *             "id": "svc_api:agents:read",
+         *             "evidence": [
+         *               "Looks up the approver agent"
+         *             ]
+         *           }
+         *         ],
+         *         "limits": {
+         *           "memory_mb": 64,
+         *           "timeout_ms": 30000
+         *         }
+         *       },
+         *       "bundleBase64": "ZXhwb3J0IGRlZmF1bHQgYXN5bmMgKGlucHV0LCBjdHgpID0+IHsgY3R4LnByb2dyZXNzKDUwLCAiaGFsZiIpOyByZXR1cm4geyBvazogdHJ1ZSwgZWNobzogaW5wdXQgfTsgfQ==",
+         *       "bundleHash": "sha256:210e2bf95841dcd9fd92852686ea5301a0a65ed782080135027ec98c623c6924",
+         *       "wait": true
+         *     }
+         */
+        AgentDeployRequest: {
+            manifest: components["schemas"]["AgentManifest"];
+            /** @description The bundle: one ES module, UTF-8, whose default export is async (input, ctx) => result; at most SVC_MAX_BUNDLE_BYTES (default 512 KiB) decoded */
+            bundleBase64: string;
+            /** @description sha256: + the lower-case hex SHA-256 of the decoded bundle */
+            bundleHash: string;
+            profile?: string;
+            region?: string;
+            /** @description Answer 201 once the bundle is checked (up to SVC_DEPLOY_WAIT_MS), instead of 202 at once */
+            wait?: boolean;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "agentId": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+         *         "status": "deploying",
+         *         "trace_id": "req_01m806mp6s05dka2k9fejrktqr"
+         *       }
+         *     }
+         */
+        AgentDeployResponse: {
+            data: {
+                agentId: string;
+                /** @description deploying (202), or the agent's status once checked (201) */
+                status: string;
+                trace_id?: string;
+            };
+        };
+        /**
+         * @example {
+         *       "id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+         *       "name": "invoice-triage",
+         *       "capabilities": [
+         *         "svc_api:agents:read"
+         *       ],
+         *       "owner_org_passport_id": "did:svc:01m806mp6se5epkgsjernk0mc6",
+         *       "status": "active",
+         *       "description": "Reads supplier invoices and routes them for approval",
+         *       "passport_id": null
+         *     }
+         */
+        Agent: {
+            id: string;
+            name: string;
+            capabilities: string[];
+            owner_org_passport_id: string;
+            /** @enum {string} */
+            status: "active" | "inactive" | "deploying";
+            description?: string | null;
+            passport_id?: string | null;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "agents": [
+         *           {
+         *             "id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+         *             "name": "invoice-triage",
+         *             "capabilities": [
+         *               "svc_api:agents:read"
+         *             ],
+         *             "owner_org_passport_id": "did:svc:01m806mp6se5epkgsjernk0mc6",
+         *             "status": "active",
+         *             "description": "Reads supplier invoices and routes them for approval",
+         *             "passport_id": null
+         *           }
+         *         ],
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        AgentListResponse: {
+            data: {
+                agents: components["schemas"]["Agent"][];
+                next_cursor?: string | null;
+            };
+            meta?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+         *         "name": "invoice-triage",
+         *         "capabilities": [
+         *           "svc_api:agents:read"
+         *         ],
+         *         "owner_org_passport_id": "did:svc:01m806mp6se5epkgsjernk0mc6",
+         *         "status": "active",
+         *         "description": "Reads supplier invoices and routes them for approval",
+         *         "passport_id": null,
+         *         "version": "1.2.0",
+         *         "runtime": {
+         *           "engine": "quickjs-wasm",
+         *           "limits": {
+         *             "memory_mb": 64,
+         *             "timeout_ms": 30000
+         *           },
+         *           "bundle_hash": "sha256:210e2bf95841dcd9fd92852686ea5301a0a65ed782080135027ec98c623c6924",
+         *           "deployed_at": "2026-11-21T09:31:12.000Z",
+         *           "error": null,
+         *           "last_deploy": {
+         *             "seq": 2,
+         *             "version": "1.2.0",
+         *             "status": "ready",
+         *             "bundle_hash": "sha256:210e2bf95841dcd9fd92852686ea5301a0a65ed782080135027ec98c623c6924",
+         *             "limits": {
+         *               "memory_mb": 64,
+         *               "timeout_ms": 30000
+         *             },
+         *             "error": null,
+         *             "deployed_at": "2026-11-21T09:31:12.000Z",
+         *             "created_at": "2026-11-21T09:30:00.000Z"
+         *           },
+         *           "versions": [
+         *             {
+         *               "seq": 2,
+         *               "version": "1.2.0",
+         *               "status": "ready",
+         *               "bundle_hash": "sha256:210e2bf95841dcd9fd92852686ea5301a0a65ed782080135027ec98c623c6924",
+         *               "limits": {
+         *                 "memory_mb": 64,
+         *                 "timeout_ms": 30000
+         *               },
+         *               "error": null,
+         *               "deployed_at": "2026-11-21T09:31:12.000Z",
+         *               "created_at": "2026-11-21T09:30:00.000Z"
+         *             }
+         *           ]
+         *         },
+         *         "updated_at": "2026-11-21T09:31:12.000Z"
+         *       }
+         *     }
+         */
+        AgentStatusResponse: {
+            data: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "active" | "inactive" | "deploying";
+                owner_org_passport_id: string;
+                description: string | null;
+                version: string | null;
+                /** @description The current version's runtime, and the deploys */
+                runtime: {
+                    /** @enum {string} */
+                    engine: "quickjs-wasm";
+                    limits: {
+                        memory_mb: number;
+                        timeout_ms: number;
+                    } | null;
+                    bundle_hash: string | null;
+                    /** @description When the current version became ready */
+                    deployed_at: string | null;
+                    /** @description Why the agent is inactive after a failed first deploy */
+                    error: ({
+                        code: string;
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
+                    /** @description The latest deploy, which may still be checking or may have been rejected */
+                    last_deploy: {
+                        seq: number;
+                        version: string;
+                        /** @enum {string} */
+                        status: "deploying" | "ready" | "rejected";
+                        bundle_hash: string;
+                        limits: {
+                            memory_mb: number;
+                            timeout_ms: number;
+                        };
+                        error: ({
+                            code: string;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        /** @description ISO 8601 date-time */
+                        deployed_at: string | null;
+                        /** @description ISO 8601 date-time */
+                        created_at: string;
+                    } | null;
+                    /** @description Newest first, at most 20 */
+                    versions: {
+                        seq: number;
+                        version: string;
+                        /** @enum {string} */
+                        status: "deploying" | "ready" | "rejected";
+                        bundle_hash: string;
+                        limits: {
+                            memory_mb: number;
+                            timeout_ms: number;
+                        };
+                        error: ({
+                            code: string;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        /** @description ISO 8601 date-time */
+                        deployed_at: string | null;
+                        /** @description ISO 8601 date-time */
+                        created_at: string;
+                    }[];
+                } | null;
+                passport_id: string | null;
+                capabilities: string[];
+                /** @description ISO 8601 date-time */
+                updated_at: string;
+            };
+        };
+        /**
+         * @example {
+         *       "input": {
+         *         "invoice_id": "inv_2041",
+         *         "amount": 1250
+         *       },
+         *       "callback_url": "https://hooks.example.com/svc/executions",
+         *       "max_attempts": 3
+         *     }
+         */
+        InvokeRequest: {
+            /** @description JSON given to the handler as its first argument */
+            input?: unknown;
+            /** @description POSTed the execution, signed with the organization's callback secret (Standard Webhooks), when it ends */
+            callback_url?: string;
+            /**
+             * @description Runs allowed before the execution fails, 1 to 10
+             * @default 3
+             */
+            max_attempts?: number;
+        };
+        /**
+         * @example {
+         *       "id": "exe_01m806mp6v2d8h5qz0w3c6p9ka",
+         *       "status": "completed",
+         *       "queued_at": "2026-11-21T09:32:00.000Z",
+         *       "task_id": "job_01m806mp6v7k1s0d9x4e2f8b3m",
+         *       "agent_id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+         *       "requester_passport_id": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *       "result_json": {
+         *         "routed_to": "finance-approvers",
+         *         "amount": 1250
+         *       },
+         *       "error_json": null,
+         *       "progress_percent": 100,
+         *       "progress_message": "routed",
+         *       "callback_url": "https://hooks.example.com/svc/executions",
+         *       "callback_success": true,
+         *       "callback_attempts": 1,
+         *       "max_attempts": 3,
+         *       "current_attempt": 1,
+         *       "started_at": "2026-11-21T09:32:00.041Z",
+         *       "completed_at": "2026-11-21T09:32:00.219Z",
+         *       "provenance_id": "prv_01m806mp6sfvrcy2y16xnb5cjk"
+         *     }
+         */
+        AsyncExecution: {
+            id: string;
+            /** @enum {string} */
+            status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+            /** @description ISO 8601 date-time */
+            queued_at: string;
+            /** @description The job that runs the execution */
+            task_id?: string;
+            agent_id?: string;
+            /** @description Who invoked it: the invoker's passport (or organization) DID */
+            requester_passport_id?: string;
+            /** @description The handler's result; a result that is not a JSON object is given as {value} */
+            result_json?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description {code, message, …}: code is timeout, cancelled, delegation_revoked, memory_limit, stack_overflow, no_handler, syntax_error, handler_error, worker_lost or internal */
+            error_json?: {
+                [key: string]: unknown;
+            } | null;
+            progress_percent?: number;
+            progress_message?: string | null;
+            callback_url?: string | null;
+            /** @description null while no callback was attempted or it is still being retried */
+            callback_success?: boolean | null;
+            callback_attempts?: number;
+            max_attempts?: number;
+            current_attempt?: number;
+            /** @description ISO 8601 date-time */
+            started_at?: string | null;
+            /** @description ISO 8601 date-time */
+            completed_at?: string | null;
+            /** @description The provenance record of the run (written when it ends) */
+            provenance_id?: string | null;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "exe_01m806mp6v2d8h5qz0w3c6p9ka",
+         *           "status": "completed",
+         *           "queued_at": "2026-11-21T09:32:00.000Z",
+         *           "task_id": "job_01m806mp6v7k1s0d9x4e2f8b3m",
+         *           "agent_id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+         *           "requester_passport_id": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *           "result_json": {
+         *             "routed_to": "finance-approvers",
+         *             "amount": 1250
+         *           },
+         *           "error_json": null,
+         *           "progress_percent": 100,
+         *           "progress_message": "routed",
+         *           "callback_url": "https://hooks.example.com/svc/executions",
+         *           "callback_success": true,
+         *           "callback_attempts": 1,
+         *           "max_attempts": 3,
+         *           "current_attempt": 1,
+         *           "started_at": "2026-11-21T09:32:00.041Z",
+         *           "completed_at": "2026-11-21T09:32:00.219Z",
+         *           "provenance_id": "prv_01m806mp6sfvrcy2y16xnb5cjk"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        ExecutionList: {
+            data: components["schemas"]["AsyncExecution"][];
+            pagination: components["schemas"]["PaginationInfo"];
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "cba_01m806mp6w1x4c7v0b3n6m9q2s",
+         *           "attempt": 1,
+         *           "status_code": 500,
+         *           "success": false,
+         *           "duration_ms": 42,
+         *           "error": null,
+         *           "next_attempt_at": "2026-11-21T09:32:05.219Z",
+         *           "created_at": "2026-11-21T09:32:00.230Z"
+         *         },
+         *         {
+         *           "id": "cba_01m806mp6x5d8f1g4h7j0k3l6z",
+         *           "attempt": 2,
+         *           "status_code": 200,
+         *           "success": true,
+         *           "duration_ms": 38,
+         *           "error": null,
+         *           "next_attempt_at": null,
+         *           "created_at": "2026-11-21T09:32:05.260Z"
+         *         }
+         *       ]
+         *     }
+         */
+        CallbackAttemptList: {
+            data: {
+                id: string;
+                attempt: number;
+                status_code: number | null;
+                success: boolean;
+                duration_ms: number;
+                error: string | null;
+                /** @description ISO 8601 date-time */
+                next_attempt_at: string | null;
+                /** @description ISO 8601 date-time */
+                created_at: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "seq": 1,
+         *           "level": "info",
+         *           "line": "routing invoice inv_2041",
+         *           "created_at": "2026-11-21T09:32:00.100Z"
+         *         }
+         *       ]
+         *     }
+         */
+        ExecutionLogList: {
+            data: {
+                seq: number;
+                /** @enum {string} */
+                level: "debug" | "info" | "warn" | "error";
+                line: string;
+                /** @description ISO 8601 date-time */
+                created_at: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
+        CallbackSecret: {
+            /** @description whsec_…: verify callbacks with it (Standard Webhooks) */
+            secret: string;
+        };
+        /**
+         * @example {
+         *       "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+         *       "previous_expires_at": "2026-11-22T09:30:00.000Z"
+         *     }
+         */
+        RotatedCallbackSecret: {
+            /** @description The new secret; callbacks are signed with it from now on */
+            secret: string;
+            /** @description Until then callbacks also carry a signature with the previous secret */
+            previous_expires_at: string | null;
+        };
+        /**
+         * @example {
+         *       "deployment_id": "01m806mp6se5epkgsjernk0mc6",
+         *       "protocol_version": "svc-compliance/1",
+         *       "compliance": {
+         *         "human_passport_minting": "device_only",
+         *         "attestation_formats_accepted": [
+         *           "packed",
+         *           "tpm",
+         *           "android-key",
+         *           "apple",
+         *           "fido-u2f",
+         *           "none"
+         *         ],
+         *         "ledger_sync_status": "in_sync",
+         *         "passport_count": 12,
+         *         "verification_count": 4,
+         *         "last_compliance_check": "2026-11-21T09:30:00.000Z",
+         *         "ledger": {
+         *           "record_count": 1042,
+         *           "checkpoint_tree_size": 1042,
+         *           "records_behind": 0,
+         *           "checkpoint_age_seconds": 0.4
+         *         }
+         *       },
+         *       "invariants": {
+         *         "server_side_key_generation": false,
+         *         "private_key_access": false,
+         *         "biometric_binding_hash_used": false,
+         *         "webauthn_required_for_humans": true
+         *       },
+         *       "signature": "5b1f0c3e9a7d2468ace013579bdf2468ace013579bdf2468ace013579bdf2468"
+         *     }
+         */
+        DeploymentComplianceResponse: {
+            deployment_id: string;
+            protocol_version: string;
+            compliance: {
+                /** @enum {string} */
+                human_passport_minting: "device_only";
+                /** @description WebAuthn attestation formats the console's registration accepts */
+                attestation_formats_accepted: string[];
+                /** @description in_sync when the newest checkpoint covers every record; behind otherwise */
+                ledger_sync_status: string;
+                passport_count: number;
+                /** @description Passports with a verification tier of at least 1 */
+                verification_count: number;
+                last_compliance_check: string;
+                /** @description The figures behind ledger_sync_status */
+                ledger: {
+                    record_count: number;
+                    checkpoint_tree_size: number;
+                    records_behind: number;
+                    checkpoint_age_seconds: number | null;
+                };
+            };
+            invariants: {
+                server_side_key_generation: boolean;
+                private_key_access: boolean;
+                biometric_binding_hash_used: boolean;
+                webauthn_required_for_humans: boolean;
+            };
+            /** @description HMAC-SHA256 (hex) of the RFC 8785 canonical JSON of this object less `signature`; see README, Compliance */
+            signature: string;
+        };
+        /**
+         * @example {
+         *       "network_verification": "local_only",
+         *       "explanation": "No witness is configured (SVC_WITNESSES), so the ledger's 1042 checkpointed records are vouched for only by this service's own signature. An auditor can check that records match the signed checkpoints, but not that the operator shows everyone the same checkpoints.",
+         *       "mitigations": [
+         *         "Every checkpoint is signed with the service's Ed25519 key; `npx svc verify` checks exports, checkpoints and proofs offline with only the public verifier key."
+         *       ],
+         *       "risks": {
+         *         "walled_garden_possible": true,
+         *         "blast_radius": "The whole ledger (1042 checkpointed records): an operator with database and key access could present a rewritten history to an auditor who holds no earlier checkpoint.",
+         *         "risk_acceptance": "Accepted only while auditors keep their own copies of checkpoints; configure witnesses to remove it."
+         *       },
+         *       "recommendations": [
+         *         "Configure at least one independent witness in SVC_WITNESSES (<witness verifier key>@<url>) so that checkpoints are cosigned outside this deployment."
+         *       ],
+         *       "witnesses": []
+         *     }
+         */
+        WalledGardenStatus: {
+            /** @enum {string} */
+            network_verification: "local_only" | "network_verified";
+            explanation: string;
+            mitigations: string[];
+            risks: {
+                walled_garden_possible: boolean;
+                blast_radius: string;
+                risk_acceptance: string;
+            };
+            recommendations: string[];
+            /** @description Configured witnesses and their latest cosignature */
+            witnesses: {
+                name: string;
+                url: string;
+                last_cosignature: {
+                    witness: string;
+                    tree_size: number;
+                    signed_at: string;
+                    /** @description The cosignature line exactly as the witness returned it */
+                    line: string;
+                } | null;
+            }[];
+        };
+        /**
+         * @example {
+         *       "org_did": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
+         *       "name": "Acme Logistics",
+         *       "slug": "acme-logistics",
+         *       "deployment_mode": "cloud",
+         *       "autonomy_profile": "balanced",
+         *       "data_residency_tier": "regional",
+         *       "parent_org_did": "did:svc:01m806mp6se5epkgsjernk0mc6",
+         *       "created_at": "2026-11-21T09:30:00.000Z",
+         *       "updated_at": "2026-11-21T09:30:00.000Z"
+         *     }
+         */
+        CpOrg: {
+            /** @description Organization passport DID */
+            org_did: string;
+            name: string;
+            slug: string;
+            /** @enum {string} */
+            deployment_mode: "cloud" | "self_hosted" | "hybrid";
+            /** @enum {string|null} */
+            autonomy_profile?: "paranoid" | "balanced" | "aggressive" | null;
+            /** @enum {string|null} */
+            data_residency_tier?: "local_only" | "regional" | "global" | null;
+            /** @description The organization that created it; null for the root organization */
+            parent_org_did: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "org_did": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
+         *       "name": "Acme Logistics",
+         *       "deployment_mode": "cloud",
+         *       "data_residency_tier": "regional"
+         *     }
+         */
+        CreateCpOrgRequest: {
+            /** @description DID of an organization passport registered in the caller's organization */
+            org_did: string;
+            name: string;
+            slug?: string;
+            /**
+             * @default cloud
+             * @enum {string}
+             */
+            deployment_mode?: "cloud" | "self_hosted" | "hybrid";
+            /** @enum {string} */
+            autonomy_profile?: "paranoid" | "balanced" | "aggressive";
+            /** @enum {string} */
+            data_residency_tier?: "local_only" | "regional" | "global";
+        };
+        /**
+         * @example {
+         *       "autonomy_profile": "paranoid"
+         *     }
+         */
+        UpdateCpOrgRequest: {
+            name?: string;
+            /** @enum {string} */
+            deployment_mode?: "cloud" | "self_hosted" | "hybrid";
+            /** @enum {string|null} */
+            autonomy_profile?: "paranoid" | "balanced" | "aggressive" | null;
+            /** @enum {string|null} */
+            data_residency_tier?: "local_only" | "regional" | "global" | null;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "org_did": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
+         *           "name": "Acme Logistics",
+         *           "slug": "acme-logistics",
+         *           "deployment_mode": "cloud",
+         *           "autonomy_profile": "balanced",
+         *           "data_residency_tier": "regional",
+         *           "parent_org_did": "did:svc:01m806mp6se5epkgsjernk0mc6",
+         *           "created_at": "2026-11-21T09:30:00.000Z",
+         *           "updated_at": "2026-11-21T09:30:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        CpOrgList: {
+            data: components["schemas"]["CpOrg"][];
+            pagination: components["schemas"]["PaginationInfo"];
         };
         /**
          * @example {
@@ -1334,7 +2071,7 @@ export interface operations {
                     "application/json": components["schemas"]["PassportList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1345,7 +2082,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -1456,7 +2193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passport"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1467,7 +2204,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -1653,7 +2390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passport"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1664,7 +2401,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports/{did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -1793,7 +2530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passport"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1804,7 +2541,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports/{did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -1995,7 +2732,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionExchangeResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2006,7 +2743,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/sessions/exchange",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2201,7 +2938,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionExchangeResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2212,7 +2949,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegation-tokens",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2386,8 +3123,8 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `pagination.next_cursor`. */
                 cursor?: string;
                 status?: "active" | "expired" | "revoked";
-                /** @description member: a console member's standing grant, from which their sessions and the API keys they create derive */
-                kind?: "api_key" | "delegation_token" | "session" | "member";
+                /** @description member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's */
+                kind?: "api_key" | "delegation_token" | "session" | "member" | "execution";
                 delegate_did?: string;
                 parent_id?: string;
             };
@@ -2406,7 +3143,7 @@ export interface operations {
                     "application/json": components["schemas"]["DelegationList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2417,7 +3154,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegations",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2523,7 +3260,7 @@ export interface operations {
                     "application/json": components["schemas"]["DelegationDetail"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2534,7 +3271,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegations/{id}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2666,7 +3403,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevocationRecord"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2677,7 +3414,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegations/{id}/revoke",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2885,7 +3622,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevocationList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2896,7 +3633,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/revocations",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3007,7 +3744,7 @@ export interface operations {
                     "application/json": components["schemas"]["CapabilityMatchResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3018,7 +3755,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/capabilities/match",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3207,7 +3944,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrgList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3218,7 +3955,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3329,7 +4066,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrg"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3340,7 +4077,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3526,7 +4263,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrg"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,7 +4274,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs/{org_did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3666,7 +4403,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrg"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3677,7 +4414,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs/{org_did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3884,7 +4621,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProvenanceList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3895,7 +4632,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3999,7 +4736,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4010,7 +4747,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/checkpoint",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4133,7 +4870,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4144,7 +4881,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/verifier-key",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4253,7 +4990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsistencyProof"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4264,7 +5001,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/consistency",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4392,7 +5129,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4403,7 +5140,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/export",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4509,7 +5246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProvenanceRecord"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4520,7 +5257,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/{id}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4648,7 +5385,7 @@ export interface operations {
                     "application/json": components["schemas"]["InclusionProof"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4659,7 +5396,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/{id}/proof",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4805,7 +5542,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeploymentComplianceResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4816,7 +5553,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/compliance/deployment",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4920,7 +5657,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalledGardenStatus"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4931,7 +5668,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT. For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/compliance/walled-garden",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5009,6 +5746,2039 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
                      *       "instance": "/v1/compliance/walled-garden",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listAgents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `pagination.next_cursor`. */
+                cursor?: string;
+                /** @description Only agents in this status */
+                status?: "active" | "inactive" | "deploying";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentListResponse"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/agents",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/agents",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/agents",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/agents",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/agents",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    deployAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentDeployRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentDeployResponse"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/agents/deploy",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/agents/deploy",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/agents/deploy",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/agents/deploy",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large` (Payload too large): The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes). See /docs/errors#payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes).",
+                     *       "instance": "/v1/agents/deploy",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type` (Unsupported media type): The body is not declared as JSON. See /docs/errors#unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The body is not declared as JSON.",
+                     *       "instance": "/v1/agents/deploy",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/agents/deploy",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/agents/deploy",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/agents/deploy",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getAgentStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentStatusResponse"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/agents/{id}/status",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/agents/{id}/status",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/agents/{id}/status",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/agents/{id}/status",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/agents/{id}/status",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/agents/{id}/status",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    activateAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentStatusResponse"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/agents/{id}/activate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/agents/{id}/activate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/agents/{id}/activate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/agents/{id}/activate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/agents/{id}/activate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/agents/{id}/activate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/agents/{id}/activate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/agents/{id}/activate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    deactivateAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentStatusResponse"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/agents/{id}/deactivate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/agents/{id}/deactivate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/agents/{id}/deactivate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/agents/{id}/deactivate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/agents/{id}/deactivate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/agents/{id}/deactivate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/agents/{id}/deactivate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/agents/{id}/deactivate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    invokeAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InvokeRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncExecution"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large` (Payload too large): The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes). See /docs/errors#payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes).",
+                     *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type` (Unsupported media type): The body is not declared as JSON. See /docs/errors#unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The body is not declared as JSON.",
+                     *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listExecutions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `pagination.next_cursor`. */
+                cursor?: string;
+                /** @description Only executions in this status */
+                status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                /** @description Only executions of this agent */
+                agent_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionList"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/executions",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/executions",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/executions",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/executions",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/executions",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getCallbackSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallbackSecret"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/executions/callback-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/executions/callback-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/executions/callback-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/executions/callback-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/executions/callback-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    rotateCallbackSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedCallbackSecret"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/executions/callback-secret/rotate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/executions/callback-secret/rotate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/executions/callback-secret/rotate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/executions/callback-secret/rotate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/executions/callback-secret/rotate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/executions/callback-secret/rotate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/executions/callback-secret/rotate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncExecution"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/executions/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/executions/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/executions/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/executions/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/executions/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/executions/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    cancelExecution: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncExecution"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/executions/{id}/cancel",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/executions/{id}/cancel",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/executions/{id}/cancel",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/executions/{id}/cancel",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/executions/{id}/cancel",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/executions/{id}/cancel",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/executions/{id}/cancel",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/executions/{id}/cancel",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listCallbackAttempts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallbackAttemptList"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/executions/{id}/callback-attempts",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/executions/{id}/callback-attempts",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/executions/{id}/callback-attempts",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/executions/{id}/callback-attempts",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/executions/{id}/callback-attempts",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/executions/{id}/callback-attempts",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listExecutionLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionLogList"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/executions/{id}/logs",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/executions/{id}/logs",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/executions/{id}/logs",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/executions/{id}/logs",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/executions/{id}/logs",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/executions/{id}/logs",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
                      */

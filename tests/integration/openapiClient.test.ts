@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import createClient from "openapi-fetch";
@@ -86,6 +87,26 @@ describe("a typed client generated from the OpenAPI document", () => {
 
     ok("GET", "/v1/compliance/deployment", await client.GET("/v1/compliance/deployment"));
     ok("GET", "/v1/compliance/walled-garden", await client.GET("/v1/compliance/walled-garden"));
+
+    const code = "export default async (input) => ({ echo: input });";
+    const bundleHash = `sha256:${createHash("sha256").update(code).digest("hex")}`;
+    const deploy = { manifest: { name: "typed-client", version: "1.0.0", capabilities: [] }, bundleBase64: Buffer.from(code).toString("base64"), bundleHash, wait: true };
+    const agentId = ok("POST", "/v1/agents/deploy", await client.POST("/v1/agents/deploy", { body: deploy })).data.agentId;
+    const byId = { params: { path: { id: agentId } } };
+    ok("GET", "/v1/agents", await client.GET("/v1/agents", { params: { query: { limit: 5, status: "active" } } }));
+    ok("GET", "/v1/agents/{id}/status", await client.GET("/v1/agents/{id}/status", byId));
+    ok("POST", "/v1/agents/{id}/deactivate", await client.POST("/v1/agents/{id}/deactivate", byId));
+    ok("POST", "/v1/agents/{id}/activate", await client.POST("/v1/agents/{id}/activate", byId));
+    // No worker runs in this file: the execution stays queued, so it can be cancelled.
+    const execution = ok("POST", "/v1/agents/{id}/invoke", await client.POST("/v1/agents/{id}/invoke", { ...byId, body: { input: { n: 1 }, max_attempts: 2 } }));
+    const exe = { params: { path: { id: execution.id } } };
+    ok("GET", "/v1/executions", await client.GET("/v1/executions", { params: { query: { limit: 5, agent_id: agentId, status: "queued" } } }));
+    ok("GET", "/v1/executions/{id}", await client.GET("/v1/executions/{id}", exe));
+    ok("GET", "/v1/executions/{id}/logs", await client.GET("/v1/executions/{id}/logs", exe));
+    ok("GET", "/v1/executions/{id}/callback-attempts", await client.GET("/v1/executions/{id}/callback-attempts", exe));
+    ok("POST", "/v1/executions/{id}/cancel", await client.POST("/v1/executions/{id}/cancel", exe));
+    ok("GET", "/v1/executions/callback-secret", await client.GET("/v1/executions/callback-secret"));
+    ok("POST", "/v1/executions/callback-secret/rotate", await client.POST("/v1/executions/callback-secret/rotate"));
 
     const doc = (await call(t.server.url, "GET", "/v1/openapi.json")).body;
     const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));

@@ -140,6 +140,19 @@ const FROM_OPERATIONS: Record<string, unknown> = {
   "provenance.list": { limit: 1 },
   "provenance.get": { id: "prv_x" },
   "provenance.consistency": { from: 1, to: 1 },
+  "agents.list": { limit: 1 },
+  "agents.status": { id: "agt_x" },
+  "agents.deploy": { manifest: { name: "x", version: "1", capabilities: [] }, bundleBase64: "eA==", bundleHash: `sha256:${"0".repeat(64)}` },
+  "agents.activate": { id: "agt_x" },
+  "agents.deactivate": { id: "agt_x" },
+  "agents.invoke": { id: "agt_x", input: {} },
+  "executions.list": { limit: 1 },
+  "executions.get": { id: "exe_x" },
+  "executions.cancel": { id: "exe_x" },
+  "executions.callbackAttempts": { id: "exe_x" },
+  "executions.logs": { id: "exe_x" },
+  "executions.callbackSecret": undefined,
+  "executions.rotateCallbackSecret": undefined,
 };
 
 describe("every tRPC procedure, with a bearer token", () => {

@@ -1,0 +1,50 @@
+import type { z } from "zod";
+import type { Agent } from "../db/generated/sqlite/client";
+import type { Db } from "../db/client";
+import { IllegalTransition, NotFound } from "../errors";
+import { keyset } from "../http/cursor";
+import type { Principal } from "../identity/authenticate";
+import type { AgentListQuery } from "./schemas";
+import { agentStatusView, agentView } from "./views";
+
+/** The organization's agents, newest first (AgentListResponse keeps `data.agents` and `data.next_cursor`). */
+export async function listAgents(db: Db, principal: Principal, query: z.output<typeof AgentListQuery>, secret: Buffer) {
+  const { after, take, page } = keyset<Agent>(secret, "agents", query, (last) => [last.createdAt.toISOString(), last.id]);
+  const rows = await db.agent.findMany({
+    where: {
+      orgDid: principal.orgDid,
+      ...(query.status ? { status: query.status } : {}),
+      ...(after ? { OR: [{ createdAt: { lt: new Date(after[0] as string) } }, { createdAt: new Date(after[0] as string), id: { lt: after[1] as string } }] } : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take,
+  });
+  const { items, pagination } = page(rows);
+  return { data: { agents: items.map(agentView), next_cursor: pagination.next_cursor } };
+}
+
+export async function findAgent(db: Db, principal: Principal, id: string): Promise<Agent> {
+  const agent = await db.agent.findFirst({ where: { id, orgDid: principal.orgDid } });
+  if (!agent) throw NotFound("agent", id);
+  return agent;
+}
+
+/** AgentStatusResponse, with the last 20 deploys. */
+export async function agentStatus(db: Db, principal: Principal, id: string) {
+  const agent = await findAgent(db, principal, id);
+  const versions = await db.agentVersion.findMany({ where: { agentId: agent.id }, orderBy: { seq: "desc" }, take: 20, omit: { bundle: true } });
+  return agentStatusView(agent, versions);
+}
+
+/**
+ * active ⇄ inactive, nothing else: a deploying agent, or a move to the state it is in, is 409
+ * naming both states. An agent whose deploys all failed has nothing to run and stays inactive.
+ */
+export async function setAgentStatus(db: Db, principal: Principal, id: string, target: "active" | "inactive") {
+  const agent = await findAgent(db, principal, id);
+  const from = target === "active" ? "inactive" : "active";
+  if (agent.status !== from || (target === "active" && !agent.currentVersionId)) throw IllegalTransition("agent", agent.status, target);
+  const { count } = await db.agent.updateMany({ where: { id: agent.id, status: from }, data: { status: target } });
+  if (count === 0) throw IllegalTransition("agent", (await findAgent(db, principal, id)).status, target);
+  return agentStatus(db, principal, id);
+}

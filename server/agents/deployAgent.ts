@@ -1,0 +1,147 @@
+import { createHash } from "node:crypto";
+import { DbNull } from "@prisma/client/runtime/client";
+import type { z } from "zod";
+import { config } from "../config";
+import type { Db } from "../db/client";
+import { Forbidden, ValidationFailed } from "../errors";
+import { newId } from "../ids";
+import type { Principal } from "../identity/authenticate";
+import { missingCapabilities } from "../identity/capabilities";
+import { enqueue } from "../jobs";
+import { checkBundle, type CheckOutcome } from "../sandbox/pool";
+import type { AgentDeployRequest, AgentManifest } from "./schemas";
+
+export const DEFAULT_MEMORY_MB = 64;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Loading a bundle (its top-level code) must finish within this; a handler's own limit applies to runs. */
+const CHECK_TIMEOUT_MS = 5_000;
+export const DEPLOY_JOB = "agent.deploy";
+
+type Manifest = z.output<typeof AgentManifest>;
+
+/**
+ * Deploys an agent: checks the bundle's size and hash, the manifest's limits and passport, and
+ * that the deployer holds every capability the manifest asks for (an agent never holds more than
+ * whoever deployed it). Adds a version (a new agent on the first deploy of a name, `deploying`)
+ * and queues the `agent.deploy` job that loads the bundle in the sandbox, in the call's
+ * transaction. With `wait`, the bundle is loaded here instead and the answer gives the outcome.
+ */
+export async function deployAgent(tx: Db, principal: Principal, body: z.output<typeof AgentDeployRequest>, requestId: string) {
+  const cfg = config();
+  const bundle = Buffer.from(body.bundleBase64, "base64");
+  if (bundle.length > cfg.maxBundleBytes) {
+    throw ValidationFailed([{ field: "bundleBase64", code: "OUT_OF_RANGE", message: `The bundle is ${bundle.length} bytes; the limit is ${cfg.maxBundleBytes} bytes (SVC_MAX_BUNDLE_BYTES).` }]);
+  }
+  const actual = `sha256:${createHash("sha256").update(bundle).digest("hex")}`;
+  if (actual !== body.bundleHash) {
+    throw ValidationFailed([{ field: "bundleHash", code: "HASH_MISMATCH", message: `The decoded bundle's hash is ${actual}, not the bundleHash given.`, received: body.bundleHash }]);
+  }
+  let code: string;
+  try {
+    code = new TextDecoder("utf-8", { fatal: true }).decode(bundle);
+  } catch {
+    throw ValidationFailed([{ field: "bundleBase64", code: "INVALID_FORMAT", message: "The bundle must be UTF-8 text (one ES module)." }]);
+  }
+  const manifest = body.manifest;
+  const memoryMb = manifest.limits?.memory_mb ?? DEFAULT_MEMORY_MB;
+  const timeoutMs = manifest.limits?.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  if (memoryMb > cfg.agentMaxMemoryMb) throw ValidationFailed([{ field: "manifest.limits.memory_mb", code: "OUT_OF_RANGE", message: `At most ${cfg.agentMaxMemoryMb} MiB (SVC_AGENT_MAX_MEMORY_MB).` }]);
+  if (timeoutMs > cfg.agentMaxTimeoutMs) throw ValidationFailed([{ field: "manifest.limits.timeout_ms", code: "OUT_OF_RANGE", message: `At most ${cfg.agentMaxTimeoutMs} ms (SVC_AGENT_MAX_TIMEOUT_MS).` }]);
+
+  const capabilities = [...new Set(manifest.capabilities.map((c) => c.id))];
+  const missing = missingCapabilities(principal.capabilities, capabilities);
+  if (missing.length > 0) {
+    throw Forbidden(`An agent cannot hold more than whoever deploys it: your delegation does not cover ${missing.join(", ")}.`, { missing_capabilities: missing });
+  }
+  if (manifest.passport) {
+    const passport = await tx.passport.findFirst({ where: { did: manifest.passport, orgDid: principal.orgDid, type: "agent" } });
+    if (!passport) throw ValidationFailed([{ field: "manifest.passport", code: "UNKNOWN_PASSPORT", message: "No agent passport with this DID in your organization." }]);
+  }
+
+  // An upsert, so that concurrent deploys of one name queue on the agent's row (PostgreSQL's
+  // INSERT … ON CONFLICT DO UPDATE locks it) and each sees the versions committed before it.
+  const agent = await tx.agent.upsert({
+    where: { orgDid_name: { orgDid: principal.orgDid, name: manifest.name } },
+    update: { updatedAt: new Date() },
+    create: {
+      id: newId("agt"),
+      orgDid: principal.orgDid,
+      name: manifest.name,
+      description: manifest.description ?? null,
+      passportId: manifest.passport ?? null,
+      status: "deploying",
+      capabilities,
+      deployedBy: principal.actorDid,
+    },
+  });
+  const last = await tx.agentVersion.findFirst({ where: { agentId: agent.id }, orderBy: { seq: "desc" }, select: { seq: true } });
+  const version = await tx.agentVersion.create({
+    data: {
+      id: newId("agv"),
+      agentId: agent.id,
+      orgDid: principal.orgDid,
+      seq: (last?.seq ?? 0) + 1,
+      version: manifest.version,
+      manifest: manifest as object,
+      bundle,
+      bundleHash: actual,
+      memoryMb,
+      timeoutMs,
+      status: "deploying",
+      profile: body.profile ?? null,
+      region: body.region ?? null,
+      traceId: requestId,
+      deployedBy: principal.actorDid,
+    },
+  });
+  if (body.wait) {
+    // The check is short (the module's top level only, at most CHECK_TIMEOUT_MS); doing it here
+    // rather than waiting for the job lets the answer say how it ended, in the same transaction.
+    const outcome = await checkBundle({ code, orgDid: principal.orgDid, memoryMb, timeoutMs: Math.min(timeoutMs, CHECK_TIMEOUT_MS) });
+    const status = await recordDeployOutcome(tx, version.id, outcome);
+    return { agentId: agent.id, status, created: true };
+  }
+  await enqueue(tx, DEPLOY_JOB, { versionId: version.id }, { orgDid: principal.orgDid, maxAttempts: 3 });
+  return { agentId: agent.id, status: "deploying", created: false };
+}
+
+/** Checks a queued version in the sandbox: the `agent.deploy` job's work before it records the outcome. */
+export async function checkVersion(version: { bundle: Uint8Array; orgDid: string; memoryMb: number; timeoutMs: number }): Promise<CheckOutcome> {
+  return checkBundle({ code: Buffer.from(version.bundle).toString("utf8"), orgDid: version.orgDid, memoryMb: version.memoryMb, timeoutMs: Math.min(version.timeoutMs, CHECK_TIMEOUT_MS) });
+}
+
+/**
+ * Records how loading a version ended. Ready: it becomes the agent's current version, and an agent
+ * without one (a first deploy) becomes active; a deactivated agent stays inactive. Rejected: the
+ * version keeps the error, and an agent that has no working version is inactive with it.
+ * Returns the agent's status afterwards.
+ */
+export async function recordDeployOutcome(tx: Db, versionId: string, outcome: CheckOutcome): Promise<string> {
+  const version = await tx.agentVersion.findUniqueOrThrow({ where: { id: versionId }, include: { agent: true } });
+  const agent = version.agent;
+  if (version.status !== "deploying") return agent.status;
+  const manifest = version.manifest as Manifest;
+  if (outcome.ok) {
+    await tx.agentVersion.update({ where: { id: versionId }, data: { status: "ready", deployedAt: new Date() } });
+    const status = agent.currentVersionId === null || agent.status === "deploying" ? "active" : agent.status;
+    await tx.agent.update({
+      where: { id: agent.id },
+      data: {
+        status,
+        statusError: DbNull,
+        currentVersionId: version.id,
+        capabilities: [...new Set(manifest.capabilities.map((c) => c.id))],
+        description: manifest.description ?? null,
+        passportId: manifest.passport ?? null,
+      },
+    });
+    return status;
+  }
+  const error = { code: outcome.error.code, message: outcome.error.message };
+  await tx.agentVersion.update({ where: { id: versionId }, data: { status: "rejected", error } });
+  if (agent.currentVersionId === null) {
+    await tx.agent.update({ where: { id: agent.id }, data: { status: "inactive", statusError: error } });
+    return "inactive";
+  }
+  return agent.status;
+}

@@ -1,0 +1,23 @@
+import { database } from "../db/client";
+import { finishJob, registerJobKind } from "../jobs";
+import type { Task } from "../worker/registry";
+import { checkVersion, DEPLOY_JOB, recordDeployOutcome } from "./deployAgent";
+
+// The agents area's background work: loading a deployed bundle in the sandbox (`agent.deploy`).
+registerJobKind<{ versionId: string }>(DEPLOY_JOB, {
+  concurrency: 2,
+  async handler(job) {
+    const db = await database();
+    const version = await db.read.agentVersion.findUnique({ where: { id: job.payload.versionId } });
+    if (!version || version.status !== "deploying") return;
+    const outcome = await checkVersion(version);
+    // A crashed thread says nothing about the bundle: try again rather than reject it.
+    if (!outcome.ok && outcome.error.code === "internal") throw new Error(outcome.error.message);
+    await db.writeTx(async (tx) => {
+      await recordDeployOutcome(tx, version.id, outcome);
+      await finishJob(tx, job);
+    });
+  },
+});
+
+export const agentTasks: Task[] = [];

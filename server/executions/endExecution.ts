@@ -1,0 +1,65 @@
+import { config } from "../config";
+import { afterCommit, type Database, type Db } from "../db/client";
+import type { AsyncExecution } from "../db/generated/sqlite/client";
+import { enqueue } from "../jobs";
+import { appendInTransaction } from "../provenance/appendProvenance";
+import { requestHash } from "../provenance/record";
+import { stopLocalRun } from "./localRuns";
+
+export const CALLBACK_JOB = "execution.callback";
+
+/** The HTTP-like status a run's record carries: 200 completed, 500 failed, 499 cancelled. */
+const RECORD_STATUS = { completed: 200, failed: 500, cancelled: 499 } as const;
+
+/**
+ * The provenance record of a run, in the transaction that records how it ended: the actor is the
+ * agent's passport (or the organization), the delegation the run's own, and the grantor the invoker.
+ */
+export async function appendRunRecord(tx: Db, engine: Database["engine"], e: AsyncExecution, status: keyof typeof RECORD_STATUS): Promise<string> {
+  const delegation = await tx.delegation.findUnique({ where: { id: e.delegationId }, select: { delegateDid: true } });
+  const record = await appendInTransaction(tx, engine, {
+    org_did: e.orgDid,
+    actor_did: delegation?.delegateDid ?? e.orgDid,
+    delegation_id: e.delegationId,
+    grantor_did: e.requesterPassportId,
+    capability: "svc_api:agents:invoke",
+    operation: `RUN /v1/agents/${e.agentId}`,
+    resource_type: "execution",
+    resource_id: e.id,
+    decision: "allowed",
+    status: RECORD_STATUS[status],
+    request_hash: requestHash(undefined),
+    request_id: e.id,
+  });
+  return record.id;
+}
+
+/** Queues the callback of an execution that has just ended, if it has a callback URL. */
+export async function queueCallback(tx: Db, e: Pick<AsyncExecution, "id" | "orgDid" | "callbackUrl">): Promise<void> {
+  if (!e.callbackUrl) return;
+  const schedule = config().callbackRetrySchedule;
+  await enqueue(tx, CALLBACK_JOB, { executionId: e.id }, { orgDid: e.orgDid, maxAttempts: Math.max(1, schedule.length), runAt: new Date(Date.now() + (schedule[0] ?? 0) * 1000) });
+}
+
+/**
+ * Cancels executions that have not ended (queued → cancelled, processing → cancelled), with
+ * `error_json = {code, message}`: their queued jobs are deleted, their callbacks queued, and a
+ * run in this process stops once this commits (runs elsewhere within a poll). Returns those
+ * cancelled; an execution that ended meanwhile is left as it is.
+ */
+export async function cancelExecutions(tx: Db, rows: AsyncExecution[], error: { code: string; message: string } & Record<string, unknown>): Promise<AsyncExecution[]> {
+  const cancelled: AsyncExecution[] = [];
+  for (const e of rows) {
+    const { count } = await tx.asyncExecution.updateMany({
+      where: { id: e.id, status: { in: ["queued", "processing"] } },
+      data: { status: "cancelled", errorJson: error as object, completedAt: new Date() },
+    });
+    if (count === 0) continue;
+    // A claimed job is left to its handler, which finds the execution cancelled.
+    if (e.taskId) await tx.job.deleteMany({ where: { id: e.taskId, state: "queued" } });
+    await queueCallback(tx, e);
+    afterCommit(tx, () => stopLocalRun(e.id, error.code));
+    cancelled.push((await tx.asyncExecution.findUnique({ where: { id: e.id } }))!);
+  }
+  return cancelled;
+}

@@ -1,0 +1,14 @@
+import { registerJobKind } from "../jobs";
+import { defaultPoolSize } from "../sandbox/pool";
+import type { Task } from "../worker/registry";
+import { deliverCallbackJob } from "./deliverCallback";
+import { CALLBACK_JOB } from "./endExecution";
+import "./executions";
+import { RUN_JOB, runExecutionJob } from "./runExecution";
+
+// The executions area's background work: runs (one per sandbox thread at a time, so a claimed
+// run never waits for a slot while its lease ticks) and their callbacks.
+registerJobKind<{ executionId: string }>(RUN_JOB, { concurrency: defaultPoolSize(), handler: runExecutionJob });
+registerJobKind<{ executionId: string }>(CALLBACK_JOB, { concurrency: 10, handler: (job) => deliverCallbackJob(job) });
+
+export const executionTasks: Task[] = [];

@@ -1,0 +1,20 @@
+import type { Db } from "../db/client";
+
+/**
+ * What other areas do, in the revoking transaction, when delegations are revoked (executions
+ * cancel the runs that act under them). Identity never imports those areas: they register here.
+ */
+export type RevocationHook = (tx: Db, revokedIds: readonly string[]) => Promise<void>;
+
+// Shared by every copy of this module in the process (Next.js's bundle and the server's own modules).
+const slot = globalThis as typeof globalThis & { __svcRevocationHooks?: Map<string, RevocationHook> };
+const hooks = (slot.__svcRevocationHooks ??= new Map());
+
+/** Registers (or, with the same name, replaces) a hook run by every revocation. */
+export function onDelegationsRevoked(name: string, hook: RevocationHook): void {
+  hooks.set(name, hook);
+}
+
+export async function runRevocationHooks(tx: Db, revokedIds: readonly string[]): Promise<void> {
+  for (const hook of hooks.values()) await hook(tx, revokedIds);
+}

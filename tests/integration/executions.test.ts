@@ -1,0 +1,295 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "@/server/config";
+import { database } from "@/server/db/client";
+import { shutdownSandbox } from "@/server/sandbox/pool";
+import { startWorker, type Worker } from "@/server/worker/worker";
+import { apiKey, call, ed25519Jwk, useTestServer } from "./harness";
+import { bundleOf, deployAndWait, manifestOf } from "./agentsHelpers";
+
+process.env.SVC_SANDBOX_THREADS = "2";
+process.env.SVC_EXECUTION_RETRY_BASE_MS = "20";
+process.env.SVC_CALLBACK_RETRY_SCHEDULE = "0,0.2,0.2";
+
+// A loopback receiver for callbacks: answers with the queued statuses (then 200), keeps what came.
+const received: Array<{ headers: IncomingHttpHeaders; body: string; path: string }> = [];
+const answers: number[] = [];
+let receiver: Server;
+let receiverUrl = "";
+
+const ctx = useTestServer();
+let worker: Worker;
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body, path: req.url ?? "" });
+      if (req.url === "/redirect") res.writeHead(307, { Location: "http://127.0.0.1:1/elsewhere" }).end();
+      else res.writeHead(answers.shift() ?? 200).end("ok");
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  const { port } = receiver.address() as AddressInfo;
+  receiverUrl = `http://127.0.0.1:${port}`;
+  process.env.SVC_OUTBOUND_ALLOW = `127.0.0.1:${port}`;
+  resetConfig();
+  worker = startWorker({ log: () => undefined, tasks: [] });
+});
+afterAll(async () => {
+  await worker.stop();
+  await shutdownSandbox();
+  await new Promise((r) => receiver.close(r));
+});
+
+const BUNDLES = {
+  progress: `export default async (input, ctx) => { ctx.log("starting", input.n); ctx.progress(40, "working"); ctx.progress(80, "almost"); return { doubled: input.n * 2 }; }`,
+  throws: `export default async () => { throw new TypeError("the invoice is missing"); }`,
+  loop: `export default async () => { while (true) {} }`,
+  memory: `export default async () => { const a = []; while (true) a.push("x".repeat(1 << 20) + a.length); }`,
+  scalar: `export default async () => 42;`,
+  probe: `export default async () => {
+    const kinds = {};
+    for (const name of ["process", "require", "fetch", "setTimeout", "std", "os", "Deno", "Bun"]) {
+      kinds[name] = typeof globalThis[name];
+      kinds["eval " + name] = (0, eval)("typeof " + name);
+      kinds["Function " + name] = Function("return typeof " + name)();
+    }
+    let fs = "loaded";
+    try { await import("fs"); } catch (e) { fs = String(e.message); }
+    return { kinds, fs };
+  }`,
+  steps: `export default async (input, ctx) => {
+    for (const p of [30, 60]) { ctx.progress(p, "step " + p); const t = Date.now(); while (Date.now() - t < 600) {} }
+    return { steps: 2 };
+  }`,
+};
+
+const invoke = (agentId: string, body: Record<string, unknown> = {}, token = ctx.root.token) => call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token, body });
+const get = (id: string) => call(ctx.server.url, "GET", `/v1/executions/${id}`, { token: ctx.root.token });
+async function until(id: string, done: (e: any) => boolean, timeout = 10_000) {
+  await expect.poll(async () => done((await get(id)).body), { timeout, interval: 20 }).toBe(true);
+  return (await get(id)).body;
+}
+const ended = (e: { status: string }) => ["completed", "failed", "cancelled"].includes(e.status);
+
+const agents: Record<string, string> = {};
+beforeAll(async () => {
+  for (const [name, code] of Object.entries(BUNDLES)) {
+    const limits = name === "loop" ? { timeout_ms: 300 } : name === "memory" ? { memory_mb: 16 } : {};
+    agents[name] = await deployAndWait(ctx.server.url, ctx.root.token, `exec-${name}`, code, { limits });
+  }
+  agents.longLoop = await deployAndWait(ctx.server.url, ctx.root.token, "exec-long-loop", BUNDLES.loop, { limits: { timeout_ms: 60_000 } });
+});
+
+describe("executions", () => {
+  it("runs an invocation to completed: result, progress 100, logs, attempts, timestamps, and the run's provenance record granted by the invoker", async () => {
+    const invoker = await apiKey(["svc_api:agents:invoke", "svc_api:agents:read", "svc_api:executions:read"]);
+    const res = await invoke(agents.progress!, { input: { n: 21 } }, invoker.token);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: "queued", agent_id: agents.progress, max_attempts: 3, current_attempt: 0, progress_percent: 0, callback_url: null, provenance_id: null });
+    expect(res.body.task_id).toMatch(/^job_/);
+    const e = await until(res.body.id, ended);
+    expect(e).toMatchObject({ status: "completed", result_json: { doubled: 42 }, error_json: null, progress_percent: 100, current_attempt: 1 });
+    expect(Date.parse(e.started_at)).toBeGreaterThanOrEqual(Date.parse(e.queued_at));
+    expect(Date.parse(e.completed_at)).toBeGreaterThanOrEqual(Date.parse(e.started_at));
+    const record = await call(ctx.server.url, "GET", `/v1/provenance/${e.provenance_id}`, { token: ctx.root.token });
+    expect(record.status).toBe(200);
+    expect(record.body).toMatchObject({ operation: `RUN /v1/agents/${agents.progress}`, resource_type: "execution", resource_id: e.id, decision: "allowed", grantor_did: e.requester_passport_id });
+    const delegation = await call(ctx.server.url, "GET", `/v1/delegations/${record.body.delegation_id}`, { token: ctx.root.token });
+    expect(delegation.body).toMatchObject({ kind: "execution", parent_id: invoker.delegationId, capabilities: ["svc_api:agents:read"] });
+    const logs = await call(ctx.server.url, "GET", `/v1/executions/${e.id}/logs`, { token: ctx.root.token });
+    expect(logs.body.data[0]).toMatchObject({ seq: 1, level: "info", line: "starting 21" });
+    const scalar = await until((await invoke(agents.scalar!)).body.id, ended);
+    expect(scalar.result_json).toEqual({ value: 42 });
+  });
+
+  it("shows a run's progress while it runs, not only at its end", async () => {
+    const res = await invoke(agents.steps!);
+    const first = await until(res.body.id, (e) => e.progress_percent === 30);
+    expect(first).toMatchObject({ status: "processing", progress_message: "step 30" });
+    expect(await until(res.body.id, (e) => e.progress_percent === 60)).toMatchObject({ status: "processing", progress_message: "step 60" });
+    expect(await until(res.body.id, ended)).toMatchObject({ status: "completed", progress_percent: 100, result_json: { steps: 2 } });
+  });
+
+  it("reaches nothing of the host: no process, require, fetch, timers or modules, also through eval and Function", async () => {
+    const e = await until((await invoke(agents.probe!)).body.id, ended);
+    expect(e.status).toBe("completed");
+    expect(new Set(Object.values(e.result_json.kinds))).toEqual(new Set(["undefined"]));
+    expect(e.result_json.fs).toMatch(/could not load module/);
+  });
+
+  it("a run of an agent with a passport acts as that passport, allowed by the invoker", async () => {
+    const passport = await call(ctx.server.url, "POST", "/v1/passports", { token: ctx.root.token, body: { type: "agent", name: "runner", public_key: ed25519Jwk() } });
+    expect(passport.status).toBe(201);
+    const unknown = await call(ctx.server.url, "POST", "/v1/agents/deploy", { token: ctx.root.token, body: { manifest: manifestOf("no-such-passport", { passport: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp" }), ...bundleOf(BUNDLES.scalar), wait: true } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors[0]).toMatchObject({ field: "manifest.passport", code: "UNKNOWN_PASSPORT" });
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "with-passport", BUNDLES.scalar, { passport: passport.body.did });
+    expect((await call(ctx.server.url, "GET", `/v1/agents/${agentId}/status`, { token: ctx.root.token })).body.data.passport_id).toBe(passport.body.did);
+    const e = await until((await invoke(agentId)).body.id, ended);
+    const record = await call(ctx.server.url, "GET", `/v1/provenance/${e.provenance_id}`, { token: ctx.root.token });
+    expect(record.body).toMatchObject({ actor_did: passport.body.did, grantor_did: ctx.root.orgDid });
+  });
+
+  it("a handler that throws is retried while attempts remain, then failed with the error", async () => {
+    const res = await invoke(agents.throws!, { max_attempts: 2 });
+    const e = await until(res.body.id, ended);
+    expect(e).toMatchObject({ status: "failed", current_attempt: 2, max_attempts: 2, error_json: { code: "handler_error", name: "TypeError", message: "the invoice is missing" } });
+    expect(e.provenance_id).toMatch(/^prv_/);
+  });
+
+  it("ends `while(true){}` at its time limit and a memory hog at its memory limit; other calls are served meanwhile", async () => {
+    const t0 = Date.now();
+    const loop = await invoke(agents.loop!, { max_attempts: 1 });
+    const hog = await invoke(agents.memory!, { max_attempts: 1 });
+    expect((await call(ctx.server.url, "GET", "/v1/agents?limit=1", { token: ctx.root.token })).status).toBe(200);
+    const l = await until(loop.body.id, ended);
+    expect(l).toMatchObject({ status: "failed", error_json: { code: "timeout" } });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    const m = await until(hog.body.id, ended);
+    expect(m).toMatchObject({ status: "failed", error_json: { code: "memory_limit" } });
+  });
+
+  it("cancels a running execution within a second; an ended one is 409 naming both states", async () => {
+    const res = await invoke(agents.longLoop!, { max_attempts: 1 });
+    await until(res.body.id, (e) => e.status === "processing");
+    const t0 = Date.now();
+    const cancel = await call(ctx.server.url, "POST", `/v1/executions/${res.body.id}/cancel`, { token: ctx.root.token });
+    expect(cancel.status).toBe(200);
+    expect(cancel.body).toMatchObject({ status: "cancelled", error_json: { code: "cancelled" } });
+    // The run's record is written when the sandbox has stopped.
+    const e = await until(res.body.id, (x) => x.provenance_id !== null, 2_000);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(e.status).toBe("cancelled");
+    const again = await call(ctx.server.url, "POST", `/v1/executions/${res.body.id}/cancel`, { token: ctx.root.token });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ current_state: "cancelled", requested_state: "cancelled" });
+  });
+
+  it("revoking the invoker's key cancels its running and queued executions within a second, with delegation_revoked", async () => {
+    const invoker = await apiKey(["svc_api:agents:invoke"]);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await invoke(agents.longLoop!, { max_attempts: 1 }, invoker.token)).body.id);
+    await until(ids[0]!, (e) => e.status === "processing");
+    const t0 = Date.now();
+    const revoke = await call(ctx.server.url, "POST", `/v1/delegations/${invoker.delegationId}/revoke`, { token: ctx.root.token, body: { reason: "test" } });
+    expect(revoke.status).toBe(201);
+    for (const id of ids) {
+      const e = await until(id, (x) => x.status === "cancelled" && (x.started_at === null || x.provenance_id !== null), 2_000);
+      expect(e.error_json.code).toBe("delegation_revoked");
+    }
+    expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+
+  it("stops a run when an ancestor of its delegation is revoked without cascading (a console session signed out)", async () => {
+    const invoker = await apiKey(["svc_api:agents:invoke"]);
+    const res = await invoke(agents.longLoop!, { max_attempts: 1 }, invoker.token);
+    await until(res.body.id, (e) => e.status === "processing");
+    const db = await database();
+    const t0 = Date.now();
+    await db.writeTx((tx) => tx.delegation.update({ where: { id: invoker.delegationId }, data: { revokedAt: new Date() } }));
+    const e = await until(res.body.id, (x) => x.status === "cancelled" && x.provenance_id !== null, 2_000);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(e.error_json.code).toBe("delegation_revoked");
+  });
+
+  it("lists executions by status and agent, with cursors", async () => {
+    const all = await call(ctx.server.url, "GET", `/v1/executions?agent_id=${agents.longLoop}&limit=2`, { token: ctx.root.token });
+    expect(all.status).toBe(200);
+    expect(all.body.data).toHaveLength(2);
+    expect(all.body.pagination.has_more).toBe(true);
+    const next = await call(ctx.server.url, "GET", `/v1/executions?agent_id=${agents.longLoop}&limit=2&cursor=${encodeURIComponent(all.body.pagination.next_cursor)}`, { token: ctx.root.token });
+    expect(next.body.data.map((e: { id: string }) => e.id)).not.toContain(all.body.data[0].id);
+    const failed = await call(ctx.server.url, "GET", "/v1/executions?status=failed&limit=100", { token: ctx.root.token });
+    expect(failed.body.data.length).toBeGreaterThanOrEqual(3);
+    expect(failed.body.data.every((e: { status: string }) => e.status === "failed")).toBe(true);
+    expect((await get("exe_unknown")).status).toBe(404);
+  });
+});
+
+describe("the worked examples (examples/agents/)", () => {
+  const example = (name: string) => ({
+    code: readFileSync(join(process.cwd(), "examples/agents", `${name}.js`), "utf8"),
+    manifest: JSON.parse(readFileSync(join(process.cwd(), "examples/agents", `${name}.manifest.json`), "utf8")) as { name: string },
+  });
+
+  it("deploy and run: one reports progress, one fails and is retried, one echoes", async () => {
+    const ids: Record<string, string> = {};
+    for (const name of ["progress", "flaky", "echo"]) {
+      const { code, manifest } = example(name);
+      ids[name] = await deployAndWait(ctx.server.url, ctx.root.token, manifest.name, code, manifest);
+    }
+    const counted = await until((await invoke(ids.progress!, { input: { text: "to be or not to be", steps: 3 } })).body.id, ended);
+    expect(counted).toMatchObject({ status: "completed", progress_percent: 100, result_json: { words: 6, distinct: 4 } });
+    const flaky = await until((await invoke(ids.flaky!, { input: { failure_rate: 1 }, max_attempts: 2 })).body.id, ended);
+    expect(flaky).toMatchObject({ status: "failed", current_attempt: 2, error_json: { code: "handler_error", message: "the upstream service answered 503" } });
+    const echo = await until((await invoke(ids.echo!, { input: { hello: "world" } })).body.id, ended);
+    expect(echo.result_json.echo).toEqual({ hello: "world" });
+  });
+});
+
+describe("callbacks", () => {
+  it("POSTs the ended execution signed with Standard Webhooks, verifiable with the organization's secret", async () => {
+    const { body: secret } = await call(ctx.server.url, "GET", "/v1/executions/callback-secret", { token: ctx.root.token });
+    expect(secret.secret).toMatch(/^whsec_/);
+    received.length = 0;
+    const res = await invoke(agents.progress!, { input: { n: 1 }, callback_url: `${receiverUrl}/hook` });
+    expect(res.status).toBe(202);
+    const e = await until(res.body.id, (x) => x.callback_success === true);
+    expect(e.callback_attempts).toBe(1);
+    expect(received).toHaveLength(1);
+    const payload = new Webhook(secret.secret).verify(received[0]!.body, received[0]!.headers as Record<string, string>) as { type: string; data: { id: string; status: string } };
+    expect(payload).toMatchObject({ type: "execution.completed", data: { id: e.id, status: "completed" } });
+    expect(received[0]!.headers["webhook-id"]).toBe(`msg_${e.id}`);
+  });
+
+  it("retries a receiver that answers 500, then records success; after a rotation both secrets verify", async () => {
+    const old = (await call(ctx.server.url, "GET", "/v1/executions/callback-secret", { token: ctx.root.token })).body.secret;
+    const rotated = await call(ctx.server.url, "POST", "/v1/executions/callback-secret/rotate", { token: ctx.root.token });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(old);
+    expect(Date.parse(rotated.body.previous_expires_at) - Date.now()).toBeGreaterThan(23 * 3600 * 1000);
+    received.length = 0;
+    answers.push(500);
+    const res = await invoke(agents.throws!, { max_attempts: 1, callback_url: `${receiverUrl}/flaky` });
+    const e = await until(res.body.id, (x) => x.callback_success === true);
+    expect(e.callback_attempts).toBe(2);
+    const attempts = await call(ctx.server.url, "GET", `/v1/executions/${e.id}/callback-attempts`, { token: ctx.root.token });
+    expect(attempts.body.data.map((a: { attempt: number; status_code: number; success: boolean }) => [a.attempt, a.status_code, a.success])).toEqual([
+      [1, 500, false],
+      [2, 200, true],
+    ]);
+    expect(attempts.body.data[0].next_attempt_at).not.toBeNull();
+    const records = await (await database()).read.provenanceRecord.findMany({ where: { resourceId: e.id, operation: `CALLBACK ${receiverUrl}/flaky` }, orderBy: { seq: "asc" } });
+    expect(records.map((r) => [r.status, r.decision, r.grantorDid])).toEqual([
+      [500, "allowed", e.requester_passport_id],
+      [200, "allowed", e.requester_passport_id],
+    ]);
+    const last = received[received.length - 1]!;
+    for (const s of [old, rotated.body.secret]) {
+      expect(new Webhook(s).verify(last.body, last.headers as Record<string, string>)).toMatchObject({ type: "execution.failed" });
+    }
+  });
+
+  it("refuses a redirect to an address that is not allowed: the attempt fails at once, without retries", async () => {
+    received.length = 0;
+    const res = await invoke(agents.scalar!, { callback_url: `${receiverUrl}/redirect` });
+    const e = await until(res.body.id, (x) => x.callback_success === false);
+    expect(e.callback_attempts).toBe(1);
+    const attempts = await call(ctx.server.url, "GET", `/v1/executions/${e.id}/callback-attempts`, { token: ctx.root.token });
+    expect(attempts.body.data).toEqual([expect.objectContaining({ attempt: 1, success: false, status_code: null, error: expect.stringMatching(/^outbound_refused/) })]);
+  });
+
+  it("refuses callback URLs to private, link-local and metadata addresses at invoke", async () => {
+    for (const url of ["http://10.0.0.1/hook", "http://169.254.169.254/latest/meta-data", "http://[::ffff:a9fe:a9fe]/", "http://017700000001/", "http://127.0.0.1:1/other-port"]) {
+      const res = await invoke(agents.scalar!, { callback_url: url });
+      expect(res.status, url).toBe(400);
+      expect(res.body.errors[0].field, url).toBe("callback_url");
+    }
+  });
+});

@@ -1,0 +1,91 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { database } from "@/server/db/client";
+import { catchUp } from "@/server/ledger/buildTree";
+import { shutdownSandbox } from "@/server/sandbox/pool";
+import { call, useTestServer } from "./harness";
+import { deployAndWait } from "./agentsHelpers";
+
+/**
+ * kill -9 under load: 300 executions are queued on a process that is then killed with its whole
+ * process group mid-way; a new process on the same data brings every one to a final state, none
+ * lost and none run to a second outcome, and the ledger still verifies.
+ */
+const ctx = useTestServer();
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) process.kill(-c.pid!, "SIGKILL");
+  await shutdownSandbox();
+});
+
+async function startProcess(): Promise<{ url: string; child: ChildProcess }> {
+  // Its own process group, so that the kill takes the process and everything it started.
+  const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration/workerProcess.ts")], {
+    env: { ...process.env, NODE_ENV: "test", SVC_SANDBOX_THREADS: "2", SVC_JOB_LEASE_MS: "1000" },
+    stdio: ["ignore", "pipe", "ignore"],
+    detached: true,
+  });
+  children.push(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const line = out.split("\n").find((l) => l.startsWith("http://"));
+      if (line) resolve(line.trim());
+    });
+    child.on("exit", (code) => reject(new Error(`the worker process exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+const FINAL = ["completed", "failed", "cancelled"];
+const N = 300;
+
+describe("kill -9 under load", () => {
+  it("every execution reaches a final state after a restart, each with one outcome, and the ledger verifies", async () => {
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "crash-load", `export default async (input) => { const t = Date.now(); while (Date.now() - t < 30) {} return { n: input.n }; }`);
+    const db = await database();
+    const first = await startProcess();
+    const ids: string[] = [];
+    for (let batch = 0; batch < N; batch += 10) {
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => call(first.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { n: batch + i } } })));
+      for (const a of answers) {
+        expect(a.status).toBe(202);
+        ids.push(a.body.id);
+      }
+    }
+    await expect.poll(() => db.read.asyncExecution.count({ where: { id: { in: ids }, status: { in: FINAL } } }), { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(20);
+    process.kill(-first.child.pid!, "SIGKILL");
+    await new Promise((r) => first.child.once("exit", r));
+    const pending = await db.read.asyncExecution.count({ where: { id: { in: ids }, status: { notIn: FINAL } } });
+    expect(pending, "the kill came mid-way").toBeGreaterThan(0);
+
+    const second = await startProcess();
+    await expect.poll(() => db.read.asyncExecution.count({ where: { id: { in: ids }, status: { in: FINAL } } }), { timeout: 40_000, interval: 100 }).toBe(N);
+    second.child.kill("SIGTERM");
+    await new Promise((r) => second.child.once("exit", r));
+
+    const rows = await db.read.asyncExecution.findMany({ where: { id: { in: ids } } });
+    expect(rows).toHaveLength(N);
+    expect(rows.filter((r) => r.status !== "completed").map((r) => [r.id, r.status, r.errorJson])).toEqual([]);
+    expect(new Set(rows.map((r) => (r.resultJson as { n: number }).n)).size).toBe(N);
+    // Exactly one run record per execution: a run whose outcome was lost in the kill left none.
+    const records = await db.read.provenanceRecord.findMany({ where: { resourceType: "execution", resourceId: { in: ids }, operation: `RUN /v1/agents/${agentId}` }, select: { id: true, resourceId: true } });
+    expect(records).toHaveLength(N);
+    expect(new Set(records.map((r) => r.id))).toEqual(new Set(rows.map((r) => r.provenanceId)));
+    expect(await db.read.job.count({ where: { kind: "execution.run" } })).toBe(0);
+
+    await catchUp(db);
+    const dir = mkdtempSync(join(tmpdir(), "svc-crash-"));
+    const get = async (path: string) => (await call(ctx.server.url, "GET", path, { token: ctx.root.token })).body as string;
+    writeFileSync(join(dir, "key.txt"), await get("/v1/provenance/verifier-key"));
+    writeFileSync(join(dir, "cp.txt"), await get("/v1/provenance/checkpoint"));
+    writeFileSync(join(dir, "export.ndjson"), await get("/v1/provenance/export"));
+    const verified = await promisify(execFile)(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", "--export", join(dir, "export.ndjson"), "--checkpoint", join(dir, "cp.txt"), "--key", join(dir, "key.txt")]);
+    expect(verified.stdout).toMatch(/ok: \d+ records verified/);
+  });
+});

@@ -1,0 +1,9 @@
+// An svc process with its worker, on the test file's database (run with `node --import tsx`):
+// serves /v1, runs jobs, prints its URL. executionsCrash.test.ts kills it with SIGKILL.
+import { startWorker } from "@/server/worker/worker";
+import { startTestServer } from "./harness";
+
+const server = await startTestServer();
+startWorker({ log: (line) => process.stderr.write(`${line}\n`), tasks: [] });
+process.stdout.write(`${server.url}\n`);
+process.on("SIGTERM", () => process.exit(0));
