@@ -58,6 +58,8 @@ let worker: Worker;
 beforeAll(() => {
   // The snippets import what the README tells the reader to install (canonicalize).
   symlinkSync(join(process.cwd(), "node_modules"), join(scratch, "node_modules"));
+  // The snippets are run "from the project's directory": the example agents are where they are there.
+  symlinkSync(join(process.cwd(), "examples"), join(scratch, "examples"));
   const bin = join(scratch, ".bin");
   rmSync(bin, { recursive: true, force: true });
   mkdirSync(bin);
