@@ -11,7 +11,7 @@ import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import type { Database } from "../server/db/client";
-import type { Principal } from "../server/identity/authenticate";
+import type { Principal } from "../server/governance/principal";
 import type { ProvenanceEntry } from "../server/provenance/record";
 import { percentile } from "./lib/load";
 import { ROOT, sleep } from "./lib/server";

@@ -3,7 +3,7 @@ import type { Agent } from "../db/generated/sqlite/client";
 import type { Db } from "../db/client";
 import { IllegalTransition, NotFound } from "../errors";
 import { keyset } from "../http/cursor";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import type { AgentListQuery } from "./schemas";
 import { agentStatusView, agentView } from "./views";
 

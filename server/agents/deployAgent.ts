@@ -5,7 +5,7 @@ import { config } from "../config";
 import type { Db } from "../db/client";
 import { Forbidden, ValidationFailed } from "../errors";
 import { newId } from "../ids";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import { missingCapabilities } from "../identity/capabilities";
 import { enqueue } from "../jobs";
 import { checkBundle, type CheckOutcome } from "../sandbox/pool";

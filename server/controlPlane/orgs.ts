@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import type { Organization } from "../db/generated/sqlite/client";
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "../errors";
 import { keyset, type ListQuery } from "../http/cursor";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import type { CpOrg, CreateCpOrgRequest, UpdateCpOrgRequest } from "./schemas";
 
 export function orgView(o: Organization): z.input<typeof CpOrg> {

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import { newId } from "../ids";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import { decryptSecret, encryptSecret, newWebhookSecret } from "../signing/webhookSecrets";
 
 const PURPOSE = "callback";

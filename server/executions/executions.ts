@@ -3,7 +3,7 @@ import type { AsyncExecution } from "../db/generated/sqlite/client";
 import type { Db } from "../db/client";
 import { IllegalTransition, NotFound } from "../errors";
 import { keyset } from "../http/cursor";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import { onDelegationsRevoked } from "../identity/revocationHooks";
 import { cancelExecutions } from "./endExecution";
 import type { ExecutionListQuery } from "./schemas";

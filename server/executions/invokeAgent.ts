@@ -2,7 +2,7 @@ import { config } from "../config";
 import type { Db } from "../db/client";
 import { domainError, NotFound } from "../errors";
 import { newId } from "../ids";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import { coveredBy } from "../identity/capabilities";
 import { issueDelegation } from "../identity/issueDelegation";
 import { enqueue } from "../jobs";

@@ -10,7 +10,7 @@ import { rateLimitHeaders } from "./rateLimit";
 import { readJson } from "./body";
 import { idempotency } from "./idempotency";
 import { parseOrThrow, refuseHostileInput } from "./validation";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 
 // The tRPC endpoint imports the bounded reader from here.
 export { readLimited } from "./body";

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Database, Db } from "../db/client";
 import type { ErrorCode } from "../errorCatalogue";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 

@@ -1,26 +1,9 @@
+import type { Principal } from "../governance/principal";
 import type { Database, Db } from "../db/client";
 import { forEngine } from "../db/raw";
 import { Unauthenticated } from "../errors";
 import { tokenHash, verifyDelegationToken } from "../keys/tokens";
 
-/** Who is calling, and under which delegation: the gate's answer to "who acted, who allowed it". */
-export interface Principal {
-  delegationId: string;
-  orgDid: string;
-  /** The actor: the delegation's delegate (a passport DID, or the organization's DID for an API key). */
-  actorDid: string;
-  /** Who allowed it: the delegation's grantor. */
-  grantorDid: string;
-  capabilities: string[];
-  environment: string | null;
-  riskLevel: string;
-  kind: string;
-  expiresAt: Date;
-  /** The delegation's ancestors (root first) and itself: revoking any of them refuses the token. */
-  chain: string[];
-  /** A signed-in person's console role (sessions only). */
-  role?: string;
-}
 
 interface DelegationRow {
   id: string;

@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { NotFound } from "../errors";
 import { keyset, type ListQuery } from "../http/cursor";
 import type { Delegation, Revocation } from "../db/generated/sqlite/client";
-import type { Principal } from "./authenticate";
+import type { Principal } from "../governance/principal";
 import type { DelegationListQuery } from "./schemas";
 import { delegationView, revocationView } from "./views";
 

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Db } from "../db/client";
 import { ValidationFailed } from "../errors";
-import type { Principal } from "./authenticate";
+import type { Principal } from "../governance/principal";
 import { SESSION_DEFAULT_CAPABILITIES } from "./capabilities";
 import { issueDelegation, sessionResponse, tierTooLow } from "./issueDelegation";
 import type { SessionExchangeRequest } from "./schemas";

@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import { DomainError, domainError, Forbidden, ValidationFailed } from "../errors";
 import { newId } from "../ids";
 import { signDelegationToken } from "../keys/tokens";
-import type { Principal } from "./authenticate";
+import type { Principal } from "../governance/principal";
 import { coveredBy, missingCapabilities } from "./capabilities";
 
 const MAX_CHAIN_DEPTH = 16;

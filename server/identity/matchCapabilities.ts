@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import type { Principal } from "./authenticate";
+import type { Principal } from "../governance/principal";
 import { missingCapabilities } from "./capabilities";
 
 const MAX_CANDIDATES = 1000;

@@ -4,7 +4,7 @@ import { Forbidden, NotFound } from "../errors";
 import { coveredBy } from "./capabilities";
 import { keyset, type ListQuery } from "../http/cursor";
 import type { Passport } from "../db/generated/sqlite/client";
-import type { Principal } from "./authenticate";
+import type { Principal } from "../governance/principal";
 import type { PassportListQuery, UpdatePassportRequest } from "./schemas";
 import { passportView } from "./views";
 

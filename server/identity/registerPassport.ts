@@ -2,7 +2,7 @@ import type { JWK } from "jose";
 import type { z } from "zod";
 import type { Db } from "../db/client";
 import { Conflict } from "../errors";
-import type { Principal } from "./authenticate";
+import type { Principal } from "../governance/principal";
 import { didKeyFromJwk, jwkFromDidKey, normalizePublicJwk } from "./didKey";
 import type { CreatePassportRequest } from "./schemas";
 import { passportView } from "./views";

@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import { Forbidden, IllegalTransition, NotFound } from "../errors";
 import { coveredBy } from "./capabilities";
 import { newId } from "../ids";
-import type { Principal } from "./authenticate";
+import type { Principal } from "../governance/principal";
 import { runRevocationHooks } from "./revocationHooks";
 import { revocationView } from "./views";
 

@@ -1,7 +1,7 @@
 import type { Database } from "../db/client";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { ValidationFailed } from "../errors";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import type { ProvenanceRecord } from "../provenance/record";
 import { latestCheckpoint } from "./proofs";
 

@@ -1,6 +1,6 @@
 import type { Database } from "../db/client";
 import { NoCheckpointYet, NotFound, NotYetCheckpointed, ValidationFailed } from "../errors";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import { consistencyRanges, inclusionRanges, nodeKey, nodesFor, rangeHash, type NodeKey } from "./merkle";
 
 /**

@@ -1,6 +1,7 @@
 import { getServerSession } from "next-auth";
 import { database } from "../db/client";
-import { authenticateSession, type Principal } from "../identity/authenticate";
+import { authenticateSession } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import { authOptions } from "./nextAuth";
 
 /** The session cookie's person: their name and session delegation id, not yet checked against the database. */

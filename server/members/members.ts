@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 
 /** The signed-in person as the console shows them: who, in which organization, with which role. */
 export async function describeMe(db: Db, principal: Principal) {

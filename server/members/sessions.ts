@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { config } from "../config";
 import type { Database, Db } from "../db/client";
 import type { Member } from "../db/generated/sqlite/client";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import { Conflict } from "../errors";
 import { newId } from "../ids";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";

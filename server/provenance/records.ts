@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import type { ProvenanceRecord as Row } from "../db/generated/sqlite/client";
 import { NotFound } from "../errors";
 import { keyset, type ListQuery } from "../http/cursor";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import type { ProvenanceRecord } from "./record";
 import type { ProvenanceListQuery } from "./schemas";
 

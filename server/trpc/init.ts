@@ -4,7 +4,7 @@ import { ZodError } from "zod";
 import { DomainError, toDomainError, ValidationFailed } from "../errors";
 import { GateError, governCall, type CallScope } from "../governance/governCall";
 import { fieldErrors, refuseHostileInput } from "../http/validation";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
 

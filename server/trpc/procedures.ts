@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Database, Db } from "../db/client";
 import type { CallScope } from "../governance/governCall";
 import type { Operation } from "../http/operation";
-import type { Principal } from "../identity/authenticate";
+import type { Principal } from "../governance/principal";
 import { governedProcedure } from "./init";
 
 /**

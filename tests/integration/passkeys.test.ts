@@ -109,7 +109,7 @@ describe("console sessions", () => {
 });
 
 describe("links and administrators (review findings)", () => {
-  const caller = async (authorization: string | null, authenticate?: () => Promise<import("@/server/identity/authenticate").Principal>) => {
+  const caller = async (authorization: string | null, authenticate?: () => Promise<import("@/server/governance/principal").Principal>) => {
     const { createCaller } = await import("@/server/trpc/root");
     const { newId } = await import("@/server/ids");
     return createCaller({ authorization, clientAddress: "127.0.0.1", requestId: newId("req"), authenticate });
