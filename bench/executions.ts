@@ -10,6 +10,7 @@ import { percentile } from "./lib/load";
 import { machineLoad, mib } from "./lib/machine";
 import { createDatabase, PG_ADMIN_URL, postgresAnswers, redact, type BenchDatabase } from "./lib/postgres";
 import {
+  cpuMs,
   mintApiKey,
   rssBytes,
   sampleRss,
@@ -35,7 +36,9 @@ import {
  *   4. the peer: no-op jobs through svc's queue (server/jobs) and through graphile-worker, each with
  *      two worker processes of concurrency 10 on the same PostgreSQL; svc/peer must be ≥ 1.
  *
- * `npm run bench -- executions`; BENCH_EXECUTIONS_N sets the executions per round, BENCH_EXECUTIONS_JOBS the no-op jobs.
+ * `npm run bench -- executions`; BENCH_EXECUTIONS_ENGINES=sqlite skips PostgreSQL (and the peer),
+ * BENCH_EXECUTIONS_N sets the executions per round, BENCH_EXECUTIONS_JOBS the no-op jobs. The
+ * server's own settings pass through (SVC_SANDBOX_THREADS sizes the sandbox pool and the claims).
  */
 
 const SELF = fileURLToPath(import.meta.url);
@@ -63,13 +66,17 @@ export async function executions(): Promise<void> {
   const code = await exited(spawnChild(SELF, ["--part", "sandbox"]));
   if (code !== 0) throw new Error(`the sandbox part failed (exit ${code})`);
 
-  console.log("\nSQLite: the production server (scripts/start.mjs), one process with its in-process worker…");
-  await onServer({}, async (server, token) => {
-    const agentId = await deploy(server, token, "bench-latency");
-    await latency(server, token, agentId);
-    await sustained(server, token, await deploy(server, token, "bench-throughput"), [], TARGETS.sqlitePerSecond);
-  });
+  const wanted = (process.env.BENCH_EXECUTIONS_ENGINES || "sqlite,postgresql").split(",").map((e) => e.trim());
+  if (wanted.includes("sqlite")) {
+    console.log("\nSQLite: the production server (scripts/start.mjs), one process with its in-process worker…");
+    await onServer({}, async (server, token) => {
+      const agentId = await deploy(server, token, "bench-latency");
+      await latency(server, token, agentId);
+      await sustained(server, token, await deploy(server, token, "bench-throughput"), [], TARGETS.sqlitePerSecond);
+    });
+  }
 
+  if (!wanted.includes("postgresql")) return;
   if (!(await postgresAnswers())) {
     console.log(`\nPostgreSQL: skipped, nobody answers at ${redact(PG_ADMIN_URL)}`);
     return;
@@ -217,7 +224,10 @@ async function sustained(server: Server, token: string, agentId: string, workers
   if (serverPid === undefined) throw new Error("could not find the server/main.ts process under scripts/start.mjs");
   const db = await openReader(server.databaseUrl);
   const idle = rssBytes(serverPid) ?? 0;
-  const rss = [serverPid, ...workers.map((w) => w.pid)].map((pid) => sampleRss(pid, 250));
+  const pids = [serverPid, ...workers.map((w) => w.pid)];
+  const rss = pids.map((pid) => sampleRss(pid, 250));
+  const cpu = () => pids.reduce((sum, pid) => sum + (cpuMs(pid) ?? Number.NaN), 0);
+  const cpuBefore = cpu();
   try {
     const t0 = performance.now();
     let next = 0;
@@ -235,12 +245,14 @@ async function sustained(server: Server, token: string, agentId: string, workers
       await sleep(20);
     }
     const elapsed = performance.now() - t0;
+    const cpuPerExecution = (cpu() - cpuBefore) / N;
     const completed = await count(`"status" = 'completed'`);
     const [serverMax, ...workerMax] = rss.map((r) => r.stop());
     const rate = perSecond(N, elapsed);
     const label = workers.length > 0 ? `web + ${workers.length} workers` : "one process";
     log(`sustained, ${N} invokes at c=${INVOKE_CONCURRENCY} (${label}): ${Math.round(rate)} executions ended/s over ${(elapsed / 1000).toFixed(1)} s` + (target === undefined ? " (no target)" : ` (target ≥ ${target}: ${verdict(rate >= target)})`));
     log(`  invokes accepted at ${Math.round(perSecond(N, invoked))}/s; the ${backlog} left after the last one ended at ${Math.round(perSecond(backlog, elapsed - invoked))}/s; ${completed} of ${N} completed, ${N - completed} failed or cancelled`);
+    log(`  CPU per execution (invoke and run, ${workers.length > 0 ? "web and workers" : "the server process"}): ${ms(cpuPerExecution)}, so at most ~${Math.round(1000 / cpuPerExecution)}/s per fully used core`);
     log(`  RSS: server ${mib(idle)} idle, ${mib(serverMax ?? 0)} max` + workerMax.map((b, i) => `; worker ${i + 1} ${mib(b)} max`).join(""));
   } finally {
     rss.forEach((r) => r.stop());

@@ -175,6 +175,22 @@ export function rssBytes(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU time (user + system, all threads) a process has used so far, in ms, or undefined once it is
+ * gone. On a loaded machine this tells what the work costs, where wall-clock rates only tell what
+ * share of the CPUs the process got. Linux counts it in clock ticks of 10 ms (USER_HZ = 100).
+ */
+export function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of stat(5); the slice starts at field 3.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Samples a process's RSS on a timer; `stop()` returns the largest value seen. */
 export function sampleRss(pid: number, everyMs: number): { stop: () => number } {
   let max = rssBytes(pid) ?? 0;
