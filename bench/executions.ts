@@ -240,6 +240,7 @@ async function sustained(server: Server, token: string, agentId: string, workers
     const count = async (where: string) => Number((await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM "async_execution" WHERE "agent_id" = $1 AND ${where}`, [agentId]))[0]?.n);
     // What the workers still had to do once the front stopped feeding them: tells a slow worker from a slow invoke.
     const backlog = N - (await count(`"status" IN ${FINAL}`));
+    const cpuInvoked = cpu();
     while ((await count(`"status" IN ${FINAL}`)) < N) {
       if (performance.now() - t0 > DRAIN_TIMEOUT_MS) throw new Error(`not every execution ended within ${DRAIN_TIMEOUT_MS / 1000} s`);
       await sleep(20);
@@ -252,7 +253,9 @@ async function sustained(server: Server, token: string, agentId: string, workers
     const label = workers.length > 0 ? `web + ${workers.length} workers` : "one process";
     log(`sustained, ${N} invokes at c=${INVOKE_CONCURRENCY} (${label}): ${Math.round(rate)} executions ended/s over ${(elapsed / 1000).toFixed(1)} s` + (target === undefined ? " (no target)" : ` (target ≥ ${target}: ${verdict(rate >= target)})`));
     log(`  invokes accepted at ${Math.round(perSecond(N, invoked))}/s; the ${backlog} left after the last one ended at ${Math.round(perSecond(backlog, elapsed - invoked))}/s; ${completed} of ${N} completed, ${N - completed} failed or cancelled`);
-    log(`  CPU per execution (invoke and run, ${workers.length > 0 ? "web and workers" : "the server process"}): ${ms(cpuPerExecution)}, so at most ~${Math.round(1000 / cpuPerExecution)}/s per fully used core`);
+    log(`  CPU per execution (invoke and run, ${workers.length > 0 ? "web and workers" : "the server process"}): ${ms(cpuPerExecution)}, so at most ~${Math.round(1000 / cpuPerExecution)}/s per fully used core;`);
+    // Approximate split: the first phase also ran the N - backlog executions that got through.
+    log(`    of which ~${ms((cpuInvoked - cpuBefore) / N)} per invoke while invoking, ~${ms((cpu() - cpuInvoked) / Math.max(1, backlog))} per run of the backlog`);
     log(`  RSS: server ${mib(idle)} idle, ${mib(serverMax ?? 0)} max` + workerMax.map((b, i) => `; worker ${i + 1} ${mib(b)} max`).join(""));
   } finally {
     rss.forEach((r) => r.stop());
