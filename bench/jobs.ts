@@ -1,13 +1,12 @@
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
-import { ROOT } from "./lib/server";
+import { exited, spawnChild } from "./lib/child";
+import { machineLoad, mib } from "./lib/machine";
+import { createDatabase, PG_ADMIN_URL, postgresAnswers, redact, type BenchDatabase } from "./lib/postgres";
 
 /**
  * jobs: the durable job queue (server/jobs) on no-op jobs, in-process, per engine in a child
@@ -24,7 +23,6 @@ import { ROOT } from "./lib/server";
 
 type Engine = "sqlite" | "postgresql";
 const SELF = fileURLToPath(import.meta.url);
-const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
 const N = Number(process.env.BENCH_JOBS_N || 2000);
 const ENQUEUE_C1 = 500;
 const CONCURRENCY = 32;
@@ -35,37 +33,14 @@ export async function jobs(): Promise<void> {
   for (const engine of ["sqlite", "postgresql"] as const) {
     if (!wanted.includes(engine)) continue;
     if (engine === "postgresql" && !(await postgresAnswers())) {
-      console.log(`\njobs (postgresql): skipped, nobody answers at ${PG_ADMIN_URL}`);
+      console.log(`\njobs (postgresql): skipped, nobody answers at ${redact(PG_ADMIN_URL)}`);
       continue;
     }
     console.log(`\njobs (${engine}): ${N} no-op jobs per round, in a child process…`);
-    const child = spawn(process.execPath, ["--import", "tsx", SELF, "--engine", engine], { cwd: ROOT, stdio: "inherit" });
-    const code = await new Promise<number>((res, rej) => child.once("error", rej).once("exit", (c, s) => res(c ?? (s ? 128 : 1))));
+    const code = await exited(spawnChild(SELF, ["--engine", engine]));
     if (code !== 0) failed.push(`${engine} (exit ${code})`);
   }
   if (failed.length > 0) throw new Error(`the jobs bench failed on ${failed.join(", ")}`);
-}
-
-async function postgresAnswers(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 const log = (line: string) => console.log(`  ${line}`);
@@ -73,15 +48,12 @@ const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleS
 
 async function child(engine: Engine): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-jobs-"));
-  let pgName: string | undefined;
+  let pgDb: BenchDatabase | undefined;
   try {
     process.env.DATA_DIR = dataDir;
     if (engine === "postgresql") {
-      pgName = `svc_bench_${randomBytes(4).toString("hex")}`;
-      await admin(`CREATE DATABASE "${pgName}"`);
-      const url = new URL(PG_ADMIN_URL);
-      url.pathname = `/${pgName}`;
-      process.env.DATABASE_URL = url.toString();
+      pgDb = await createDatabase();
+      process.env.DATABASE_URL = pgDb.url;
     } else {
       process.env.DATABASE_URL = `file:${join(dataDir, "svc.db")}`;
     }
@@ -122,11 +94,11 @@ async function child(engine: Engine): Promise<void> {
       await fill("bench.noop", N);
       log(`drain, 2 workers, handler returns: ${rate(N, await drain("bench.noop", 2))}`);
     }
-    log(`RSS ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} cpus (figures scale with a quiet machine)`);
+    log(`RSS ${mib(process.memoryUsage().rss)}; ${machineLoad()}`);
     await closeDatabase();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
-    if (pgName) await admin(`DROP DATABASE IF EXISTS "${pgName}" WITH (FORCE)`).catch((e: unknown) => console.error(`  could not drop ${pgName}: ${String(e)}`));
+    await pgDb?.drop();
   }
 }
 

@@ -9,11 +9,12 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import type { Database } from "../server/db/client";
 import type { Principal } from "../server/governance/principal";
 import type { ProvenanceEntry } from "../server/provenance/record";
+import { exited } from "./lib/child";
 import { percentile } from "./lib/load";
+import { createDatabase, PG_ADMIN_URL, postgresAnswers, redact, type BenchDatabase } from "./lib/postgres";
 import { ROOT, sleep } from "./lib/server";
 
 /**
@@ -43,7 +44,6 @@ const PROOFS = 1_000;
 const WARM_UP_PROOFS = 20;
 /** Per engine, so a slower engine can be given a smaller log (say so in its report) if the time budget needs it. */
 const LOG_RECORDS: Record<Engine, number> = { sqlite: 1_000_000, postgresql: 1_000_000 };
-const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
 
 type Engine = "sqlite" | "postgresql";
 const SELF = fileURLToPath(import.meta.url);
@@ -68,32 +68,12 @@ export async function ledger(): Promise<void> {
   if (failed.length > 0) throw new Error(`the ledger bench failed on ${failed.join(", ")}`);
 }
 
-async function postgresAnswers(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    await client.query("SELECT 1");
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 function runChild(engine: Engine): Promise<number> {
   console.log(`\nledger (${engine}): in-process, in a child process of its own…`);
   // Same process group: a Ctrl-C reaches the child, which drops its database and temp dir itself.
   // --expose-gc: the proof timing starts on a collected heap, not on the growth phase's garbage.
   const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", SELF, "--engine", engine], { cwd: ROOT, stdio: "inherit" });
-  return new Promise((resolvePromise, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code, signal) => resolvePromise(code ?? (signal ? 128 : 1)));
-  });
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
+  return exited(child);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,7 +134,7 @@ async function child(engine: Engine, records: number): Promise<void> {
   const started = performance.now();
   const loadAtStart = load();
   const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-ledger-"));
-  let pgDatabase: string | undefined;
+  let pgDatabase: BenchDatabase | undefined;
   let s: ServerModules | undefined;
   let cleaned = false;
   const cleanUp = async (signalled: boolean) => {
@@ -165,7 +145,7 @@ async function child(engine: Engine, records: number): Promise<void> {
     if (signalled) process.on("uncaughtException", () => undefined);
     else await s?.closeDatabase().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
-    if (pgDatabase) await dropPostgresDatabase(pgDatabase).catch((e: unknown) => console.error(`  could not drop ${pgDatabase}: ${String(e)}`));
+    await pgDatabase?.drop();
   };
   const onSignal = () => {
     interrupted = true;
@@ -176,8 +156,8 @@ async function child(engine: Engine, records: number): Promise<void> {
   try {
     process.env.DATA_DIR = dataDir;
     if (engine === "postgresql") {
-      pgDatabase = `svc_bench_${randomBytes(4).toString("hex")}`;
-      process.env.DATABASE_URL = await createPostgresDatabase(pgDatabase);
+      pgDatabase = await createDatabase();
+      process.env.DATABASE_URL = pgDatabase.url;
     } else {
       process.env.DATABASE_URL = `file:${join(dataDir, "svc.db")}`;
     }
@@ -602,33 +582,6 @@ function summarise(r: Results): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-function adminClient(): pg.Client {
-  return new pg.Client({ connectionString: PG_ADMIN_URL });
-}
-
-async function createPostgresDatabase(name: string): Promise<string> {
-  const client = adminClient();
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropPostgresDatabase(name: string): Promise<void> {
-  const client = adminClient();
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
 
 function gitCommit(): string | null {
   try {

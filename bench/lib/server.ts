@@ -40,15 +40,17 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts the production server exactly as operators do (`node scripts/start.mjs`) on a fresh data
- * dir, with the rate limits lifted, and resolves once /livez answers. DATABASE_URL passes through
- * so the same bench runs against PostgreSQL.
+ * dir, with the rate limits lifted, and resolves once /livez answers. DATABASE_URL (or
+ * `options.databaseUrl`) passes through so the same bench runs against PostgreSQL; `options.env`
+ * adds settings (SVC_IN_PROCESS_WORKER=0 beside `npm run worker` processes).
  */
-export async function startServer(): Promise<Server> {
+export async function startServer(options: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<Server> {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-"));
-  const databaseUrl = process.env.DATABASE_URL || `file:${join(dataDir, "svc.db")}`;
+  const databaseUrl = options.databaseUrl || process.env.DATABASE_URL || `file:${join(dataDir, "svc.db")}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...options.env,
     PORT: String(port),
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
@@ -173,6 +175,22 @@ export function rssBytes(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU time (user + system, all threads) a process has used so far, in ms, or undefined once it is
+ * gone. On a loaded machine this tells what the work costs, where wall-clock rates only tell what
+ * share of the CPUs the process got. Linux counts it in clock ticks of 10 ms (USER_HZ = 100).
+ */
+export function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of stat(5); the slice starts at field 3.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Samples a process's RSS on a timer; `stop()` returns the largest value seen. */
 export function sampleRss(pid: number, everyMs: number): { stop: () => number } {
   let max = rssBytes(pid) ?? 0;
@@ -203,6 +221,41 @@ export async function mintApiKey(server: Server): Promise<ApiKey> {
   const key = JSON.parse(last) as ApiKey;
   if (typeof key.token !== "string") throw new Error(`svc keys create printed no token: ${stdout}`);
   return key;
+}
+
+export interface WorkerProcess {
+  pid: number;
+  child: ChildProcess;
+  logFile: string;
+}
+
+/**
+ * One more `npm run worker` process (server/worker/main.ts) on the server's database and settings,
+ * in a process group of its own; resolves once it says it is running.
+ */
+export async function startWorkerProcess(server: Server, index: number): Promise<WorkerProcess> {
+  const logFile = join(server.dataDir, `worker-${index}.log`);
+  const log = openSync(logFile, "a");
+  const child = spawn(process.execPath, ["--import", "tsx", "server/worker/main.ts"], { cwd: ROOT, env: server.env, detached: true, stdio: ["ignore", log, log] });
+  if (child.pid === undefined) throw new Error("could not spawn server/worker/main.ts");
+  const worker = { pid: child.pid, child, logFile };
+  const started = Date.now();
+  while (!readFileSync(logFile, "utf8").includes("svc-worker: running")) {
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() - started > READY_TIMEOUT_MS) {
+      await stopWorkerProcess(worker);
+      throw new Error(`worker ${index} did not start:\n${readFileSync(logFile, "utf8").trimEnd().split("\n").slice(-20).join("\n")}`);
+    }
+    await sleep(100);
+  }
+  return worker;
+}
+
+/** SIGTERM (the worker finishes its running jobs), SIGKILL if it has not exited within 15 s. */
+export async function stopWorkerProcess(worker: WorkerProcess): Promise<void> {
+  signalGroup(worker.pid, "SIGTERM");
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline && running(worker.pid)) await sleep(100);
+  if (running(worker.pid)) signalGroup(worker.pid, "SIGKILL");
 }
 
 export function sleep(ms: number): Promise<void> {
