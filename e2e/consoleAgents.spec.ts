@@ -72,13 +72,13 @@ test("deploy an uploaded bundle → active → invoke → progress reaches 100 %
   await detail.getByLabel("Input (JSON)").fill(JSON.stringify({ text: "the quick brown fox jumps over the lazy dog the end", steps: 4 }));
   await detail.getByLabel("Max attempts").fill("2");
   await detail.getByRole("button", { name: "Invoke" }).click();
-  await expect(page).toHaveURL(/\/executions\/exe_/);
+  await expect(page).toHaveURL(/\/executions\/exe_/, { timeout: 30_000 });
   // A marker on the window survives only if the page is never reloaded.
   await page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
   await expect(page.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "100", { timeout: 20_000 });
   await expect(page.getByTestId("execution-status")).toHaveText("completed");
   expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
-  await expect(page.getByText("1/2")).toBeVisible();
+  await expect(page.getByText("1/2", { exact: true })).toBeVisible();
   await expect(page.getByLabel("Result JSON")).toContainText('"words": 11');
   await expect(page.getByTestId("execution-logs")).toContainText("counted 11 words");
   await expect(page.getByRole("button", { name: "Cancel execution" })).toHaveCount(0);
@@ -96,7 +96,7 @@ test("deploy an uploaded bundle → active → invoke → progress reaches 100 %
   const looping = page.getByRole("dialog", { name: "looping" });
   await expect(looping.getByTestId("agent-status")).toHaveText("active", { timeout: 20_000 });
   await looping.getByRole("button", { name: "Invoke" }).click();
-  await expect(page).toHaveURL(/\/executions\/exe_/);
+  await expect(page).toHaveURL(/\/executions\/exe_/, { timeout: 30_000 });
   await expect(page.getByTestId("execution-status")).toHaveText("processing", { timeout: 20_000 });
   await shot(page, "54-execution-running");
   await page.getByRole("button", { name: "Cancel execution" }).click();
