@@ -53,7 +53,7 @@ export function Agents() {
     {
       header: "Name",
       cell: ({ row }) => (
-        <button type="button" className="text-left font-medium text-primary underline-offset-2 hover:underline focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring" onClick={(e) => { e.stopPropagation(); setDetail(row.original.id); }}>
+        <button type="button" className="whitespace-nowrap text-left font-medium text-primary underline-offset-2 hover:underline focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring" onClick={(e) => { e.stopPropagation(); setDetail(row.original.id); }}>
           {row.original.name}
         </button>
       ),

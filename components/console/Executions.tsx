@@ -21,6 +21,11 @@ export function useAgentNames() {
   return { list, nameOf: (id: string | undefined) => list.find((a) => a.id === id)?.name };
 }
 
+/** Execution ids share their first characters (the time): the start says what it is, the end tells two apart. */
+function shortId(id: string): string {
+  return id.length > 20 ? `${id.slice(0, 8)}…${id.slice(-6)}` : id;
+}
+
 /** Every run of every agent, newest first; the bars move on their own while anything runs. */
 export function Executions() {
   const trpc = useTRPC();
@@ -55,14 +60,14 @@ export function Executions() {
     {
       header: "Execution",
       cell: ({ row }) => (
-        <Link href={`/executions/${row.original.id}`} onClick={(e) => e.stopPropagation()} className="whitespace-nowrap font-mono text-xs text-primary underline-offset-2 hover:underline">
-          {row.original.id}
+        <Link href={`/executions/${row.original.id}`} title={row.original.id} aria-label={row.original.id} onClick={(e) => e.stopPropagation()} className="whitespace-nowrap font-mono text-xs text-primary underline-offset-2 hover:underline">
+          {shortId(row.original.id)}
         </Link>
       ),
     },
-    { header: "Agent", cell: ({ row }) => <span className="whitespace-nowrap text-sm">{nameOf(row.original.agent_id) ?? <span className="font-mono text-xs">{row.original.agent_id}</span>}</span> },
     { header: "Status", cell: ({ row }) => <ExecutionStatusBadge status={row.original.status} /> },
     { header: "Progress", cell: ({ row }) => <ExecutionProgress execution={row.original} className="w-40" /> },
+    { header: "Agent", cell: ({ row }) => <span className="whitespace-nowrap text-sm">{nameOf(row.original.agent_id) ?? <span className="font-mono text-xs">{row.original.agent_id}</span>}</span> },
     { header: "Attempts", cell: ({ row }) => <span className="tabular-nums text-xs">{row.original.current_attempt ?? 0}/{row.original.max_attempts ?? "—"}</span> },
     { header: "Queued", cell: ({ row }) => <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.queued_at}>{ago(row.original.queued_at)}</span> },
     { header: "Ended", cell: ({ row }) => <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.completed_at ?? undefined}>{row.original.completed_at ? ago(row.original.completed_at) : "—"}</span> },
