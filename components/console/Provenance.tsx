@@ -22,7 +22,8 @@ type ProvenanceRecord = inferRouterOutputs<AppRouter>["provenance"]["list"]["dat
 type ListInput = inferRouterInputs<AppRouter>["provenance"]["list"];
 
 /** The explorer's filters as they appear in its URL, so a filtered view can be shared or reloaded. */
-const FILTER_KEYS = ["decision", "operation", "actor", "from", "to", "console_reads"] as const;
+// `resource` has no control: links from other pages (an execution's records) set it.
+const FILTER_KEYS = ["decision", "operation", "actor", "from", "to", "console_reads", "resource"] as const;
 type FilterState = Record<(typeof FILTER_KEYS)[number], string>;
 
 function stateFrom(params: URLSearchParams): FilterState {
@@ -45,6 +46,7 @@ function listInput(state: FilterState): Omit<ListInput, "limit" | "cursor"> {
     ...(state.decision === "allowed" || state.decision === "denied" ? { decision: state.decision } : {}),
     ...(state.operation.trim() ? { operation: state.operation.trim() } : {}),
     ...(state.actor.trim() ? { actor: state.actor.trim() } : {}),
+    ...(state.resource.trim() ? { resource: state.resource.trim() } : {}),
     ...(from ? { from } : {}),
     ...(to ? { to } : {}),
     console_reads: state.console_reads === "include" ? "include" : "exclude",
