@@ -300,6 +300,21 @@ describe("platform events and the dispatcher registry", () => {
     }
   });
 
+  it("agents and executions raise their platform events (agent.deployed, agent.activated, agent.deactivated, execution.completed)", async () => {
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "announced", ECHO);
+    const inv = await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { x: 1 } } });
+    await finishedExecution(inv.body.id);
+    await call(ctx.server.url, "POST", `/v1/agents/${agentId}/deactivate`, { token: ctx.root.token });
+    const of = async (type: string) => (await call(ctx.server.url, "GET", `/v1/events?type=${type}&limit=100`, { token: ctx.root.token })).body.data as { payload: Record<string, unknown>; provenance_record_id: string }[];
+    expect((await of("agent.deployed")).some((e) => e.payload.agent_id === agentId)).toBe(true);
+    expect((await of("agent.activated")).some((e) => e.payload.agent_id === agentId)).toBe(true);
+    expect((await of("agent.deactivated")).some((e) => e.payload.agent_id === agentId)).toBe(true);
+    const completed = (await of("execution.completed")).find((e) => e.payload.id === inv.body.id);
+    expect(completed?.payload).toMatchObject({ status: "completed", result_json: { got: { x: 1 } }, provenance_id: expect.stringMatching(/^prv_/) });
+    const db = await database();
+    expect(await db.read.provenanceRecord.findUnique({ where: { id: completed!.provenance_record_id } })).toMatchObject({ operation: "PLATFORM_EVENT execution.completed" });
+  });
+
   it("a payload over the body limit is refused with 413", async () => {
     const res = await ingest({ type: "big.one", payload: { blob: "x".repeat(1_100_000) } });
     expect(res.status).toBe(413);
