@@ -1,3 +1,4 @@
+import { events } from "./events";
 import { executions } from "./executions";
 import { governedCall } from "./governed-call";
 import { jobs } from "./jobs";
@@ -15,6 +16,7 @@ const benches: Array<[name: string, run: () => Promise<void>]> = [
   ["ledger", ledger],
   ["jobs", jobs],
   ["executions", executions],
+  ["events", events],
 ];
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));

@@ -33,6 +33,8 @@ export interface Config {
   executionRetryBaseMs: number;
   /** SVC_CALLBACK_RETRY_SCHEDULE (else SVC_WEBHOOK_RETRY_SCHEDULE): seconds before each callback attempt. */
   callbackRetrySchedule: number[];
+  /** SVC_EVENT_MAX_DEPTH: how long a chain event → trigger run → emitted event may grow; the emit that would reach it is refused. */
+  eventMaxDepth: number;
 }
 
 const STANDARD_WEBHOOKS_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -86,6 +88,7 @@ export function loadConfig(): Config {
     runDelegationSeconds: int("SVC_RUN_DELEGATION_SECONDS", 3600, 60, 30 * 86_400),
     executionRetryBaseMs: int("SVC_EXECUTION_RETRY_BASE_MS", 1000, 1, 3_600_000),
     callbackRetrySchedule: schedule("SVC_CALLBACK_RETRY_SCHEDULE", schedule("SVC_WEBHOOK_RETRY_SCHEDULE", STANDARD_WEBHOOKS_SCHEDULE)),
+    eventMaxDepth: int("SVC_EVENT_MAX_DEPTH", 8, 1, 64),
   };
 }
 

@@ -1,6 +1,7 @@
 import { agentsRouter } from "../agents/router";
 import { controlPlaneRouter } from "../controlPlane/router";
 import { executionsRouter } from "../executions/router";
+import { eventsRouter } from "../events/router";
 import { identityRouter } from "../identity/router";
 import { membersRouter } from "../members/router";
 import { provenanceRouter } from "../provenance/router";
@@ -14,6 +15,7 @@ export const appRouter = router({
   provenance: provenanceRouter,
   agents: agentsRouter,
   executions: executionsRouter,
+  events: eventsRouter,
 });
 
 export type AppRouter = typeof appRouter;
