@@ -2,7 +2,7 @@ import { DbNull } from "@prisma/client/runtime/client";
 import { config } from "../config";
 import { database, type Database, type Db } from "../db/client";
 import type { AsyncExecution } from "../db/generated/sqlite/client";
-import { backoffDelay, finishJob, retryJob, type ClaimedJob, type JobHelpers } from "../jobs";
+import { backoffDelay, finishJob, retryJob, WorkerLost, type ClaimedJob, type JobHelpers } from "../jobs";
 import { runBundle, type SandboxOutcome } from "../sandbox/pool";
 import { appendRunRecord, cancelExecutions, queueCallback } from "./endExecution";
 import { localRuns } from "./localRuns";
@@ -38,11 +38,6 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
       await cancelExecutions(tx, [e], revoked());
       await finishJob(tx, job);
     });
-    return;
-  }
-  if (job.attempts > e.maxAttempts) {
-    // The last attempt's worker died holding it: the attempts are spent.
-    await settle(db, job, e, { ok: false, error: { code: "worker_lost", message: "The worker running the last attempt stopped before it ended." } }, chain);
     return;
   }
   const started = await db.writeTx(async (tx) => {
@@ -163,6 +158,30 @@ async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome:
     await queueCallback(tx, failed);
     await finishJob(tx, job);
   });
+}
+
+/**
+ * The `execution.run` job's `onExhausted`: its last attempt threw or its worker was lost, so the
+ * job is dead-lettered; the execution ends `failed` with it (`worker_lost`, else `internal`), with
+ * the run's record and its callback, as any failed run does.
+ */
+export async function failExhaustedRun(tx: Db, job: ClaimedJob<{ executionId: string }>, error: unknown): Promise<void> {
+  const now = await tx.asyncExecution.findUnique({ where: { id: job.payload.executionId } });
+  if (!now || (now.status !== "queued" && now.status !== "processing")) return;
+  const lost = error instanceof WorkerLost;
+  const errorJson = {
+    code: lost ? "worker_lost" : "internal",
+    message: lost ? "The worker running the last attempt stopped before it ended." : "The last attempt ended in an internal error of the service.",
+    attempt: Math.max(now.currentAttempt, 1),
+  };
+  const { count } = await tx.asyncExecution.updateMany({
+    where: { id: now.id, status: { in: ["queued", "processing"] } },
+    data: { status: "failed", errorJson, completedAt: new Date() },
+  });
+  if (count === 0) return;
+  const failed = await tx.asyncExecution.findUniqueOrThrow({ where: { id: now.id } });
+  await tx.asyncExecution.update({ where: { id: now.id }, data: { provenanceId: await appendRunRecord(tx, config().engine, failed, "failed") } });
+  await queueCallback(tx, failed);
 }
 
 async function chainRevoked(db: Db, chain: string[]): Promise<boolean> {

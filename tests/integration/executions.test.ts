@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
 import { shutdownSandbox } from "@/server/sandbox/pool";
+import { startJobWorker } from "@/server/jobs";
+import { RUN_JOB } from "@/server/executions/runExecution";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { apiKey, call, ed25519Jwk, useTestServer } from "./harness";
 import { bundleOf, deployAndWait, manifestOf } from "./agentsHelpers";
@@ -196,6 +198,28 @@ describe("executions", () => {
     const e = await until(res.body.id, (x) => x.status === "cancelled" && x.provenance_id !== null, 2_000);
     expect(Date.now() - t0).toBeLessThan(1_000);
     expect(e.error_json.code).toBe("delegation_revoked");
+  });
+
+  it("fails an execution whose last attempt's worker was lost, with worker_lost and the run's record", async () => {
+    await worker.stop();
+    const first = startJobWorker({ kinds: [RUN_JOB], leaseMs: 1000, log: () => undefined });
+    let second: ReturnType<typeof startJobWorker> | undefined;
+    try {
+      const res = await invoke(agents.longLoop!, { max_attempts: 1 });
+      await until(res.body.id, (e) => e.status === "processing");
+      await first.stop({ abandon: true }); // as a crash: no heartbeat, no outcome
+      second = startJobWorker({ kinds: [RUN_JOB], leaseMs: 1000, pollMs: 100, log: () => undefined });
+      const e = await until(res.body.id, ended, 10_000);
+      expect(e).toMatchObject({ status: "failed", error_json: { code: "worker_lost" }, current_attempt: 1 });
+      expect(e.provenance_id).toMatch(/^prv_/);
+      const record = await call(ctx.server.url, "GET", `/v1/provenance/${e.provenance_id}`, { token: ctx.root.token });
+      expect(record.body).toMatchObject({ resource_id: e.id, status: 500 });
+      const db = await database();
+      expect(await db.read.job.findUnique({ where: { id: e.task_id } })).toMatchObject({ state: "failed" });
+    } finally {
+      await second?.stop();
+      worker = startWorker({ log: () => undefined, tasks: [] });
+    }
   });
 
   it("lists executions by status and agent, with cursors", async () => {
