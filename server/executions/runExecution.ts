@@ -3,6 +3,8 @@ import { config } from "../config";
 import { database, type Database, type Db } from "../db/client";
 import type { AsyncExecution } from "../db/generated/sqlite/client";
 import { backoffDelay, finishJob, retryJob, WorkerLost, type ClaimedJob, type JobHelpers } from "../jobs";
+import { DomainError } from "../errors";
+import { refuseHostileInput } from "../http/validation";
 import { runBundle, type SandboxOutcome } from "../sandbox/pool";
 import { appendRunRecord, cancelExecutions, queueCallback } from "./endExecution";
 import { localRuns } from "./localRuns";
@@ -15,7 +17,7 @@ const POLL_MS = 250;
 const FLUSH_MS = 200;
 const MAX_LOG_LINES = 200;
 /** Errors after which another attempt cannot help. */
-const FINAL_CODES = new Set(["cancelled", "delegation_revoked", "no_handler", "syntax_error"]);
+const FINAL_CODES = new Set(["cancelled", "delegation_revoked", "no_handler", "syntax_error", "invalid_result"]);
 
 const revoked = (code = "delegation_revoked") => ({ code, message: "The delegation this run acts under (or one it derives from) was revoked." });
 
@@ -75,11 +77,11 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
     orgDid: e.orgDid,
     bridge: {
       context: { executionId: id, delegationId: e.delegationId, agentId: e.agentId, orgDid: e.orgDid },
-      onProgress: (percent, message) => void (progress = { percent, message: message ?? null }),
+      onProgress: (percent, message) => void (progress = { percent, message: message === undefined ? null : storableText(message) }),
       onLog: (line, level) => {
         if (logged >= MAX_LOG_LINES) return;
         logged++;
-        lines.push({ level, line, at: new Date() });
+        lines.push({ level, line: storableText(line), at: new Date() });
       },
     },
   });
@@ -115,8 +117,28 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
   // The worker was abandoned (as in a crash) or lost the lease: it records nothing; the job is
   // claimed again after its lease, and counts as an attempt (worker_lost once they are spent).
   if (!outcome.ok && outcome.error.code === "worker_stopped") throw new Error("the worker stopped during the run");
-  await settle(db, job, e, outcome, chain);
+  await settle(db, job, e, storableOutcome(outcome), chain);
 }
+
+/**
+ * The outcome as it can be stored: a result or error holding what the database refuses (NUL, lone
+ * surrogates: PostgreSQL's jsonb rejects them) or no JSON (too deep, non-finite numbers) would make
+ * every attempt to record it throw. Checked by the rules every request's input is held to; such a
+ * run fails with `invalid_result`.
+ */
+function storableOutcome(outcome: SandboxOutcome): SandboxOutcome {
+  try {
+    refuseHostileInput(outcome.ok ? outcome.result : outcome.error, outcome.ok ? "result" : "error");
+    return outcome;
+  } catch (err) {
+    const why = err instanceof DomainError ? err.extra.errors?.[0] : undefined;
+    const message = `The handler's ${outcome.ok ? "result" : "error"} cannot be stored${why ? ` (${why.field}: ${why.message})` : ""}.`;
+    return { ok: false, error: { code: "invalid_result", message: storableText(message.slice(0, 500)) } };
+  }
+}
+
+/** Telemetry text as the database can store it: NUL and lone surrogates become U+FFFD. */
+const storableText = (s: string) => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 
 /** Records how an attempt ended, with the job's end (or retry), in one transaction. */
 async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome: SandboxOutcome, chain: string[]): Promise<void> {

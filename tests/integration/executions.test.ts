@@ -65,6 +65,8 @@ const BUNDLES = {
     try { await import("fs"); } catch (e) { fs = String(e.message); }
     return { kinds, fs };
   }`,
+  nulresult: `export default async () => ({ a: "x\\u0000y" })`,
+  lonesurrogate: `export default async () => ({ a: ["\\ud800"] })`,
   steps: `export default async (input, ctx) => {
     for (const p of [30, 60]) { ctx.progress(p, "step " + p); const t = Date.now(); while (Date.now() - t < 600) {} }
     return { steps: 2 };
@@ -143,6 +145,14 @@ describe("executions", () => {
     const e = await until(res.body.id, ended);
     expect(e).toMatchObject({ status: "failed", current_attempt: 2, max_attempts: 2, error_json: { code: "handler_error", name: "TypeError", message: "the invoice is missing" } });
     expect(e.provenance_id).toMatch(/^prv_/);
+  });
+
+  it("fails a run whose result cannot be stored (NUL, lone surrogate) with invalid_result, at once, on both engines", async () => {
+    for (const name of ["nulresult", "lonesurrogate"]) {
+      const e = await until((await invoke(agents[name]!, { max_attempts: 3 })).body.id, ended);
+      expect({ name, ...e }).toMatchObject({ name, status: "failed", current_attempt: 1, error_json: { code: "invalid_result" } });
+      expect(e.provenance_id).toMatch(/^prv_/);
+    }
   });
 
   it("ends `while(true){}` at its time limit and a memory hog at its memory limit; other calls are served meanwhile", async () => {
