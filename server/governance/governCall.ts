@@ -51,6 +51,13 @@ export interface CallScope {
   secret: Buffer;
   setResource(id: string | null, type?: string): void;
   setStatus(status: number): void;
+  /**
+   * Work the call's answer waits for once its transaction has committed, outside it (nothing is
+   * locked meanwhile; on SQLite every other write would wait otherwise). It may still change the
+   * answer (its body, `setStatus`); its record and an idempotent replay keep what was known at commit.
+   * It must not throw: the call has committed.
+   */
+  afterCommit(fn: () => Promise<void>): void;
 }
 
 export interface Prepared {
@@ -153,6 +160,7 @@ export async function governCall<T>(
 
     const secret = (await keyRing()).secret;
     let status = spec.successStatus;
+    const afterCommitted: Array<() => Promise<void>> = [];
     const scope = (dbh: Db): CallScope => ({
       db: dbh,
       database: db,
@@ -165,6 +173,7 @@ export async function governCall<T>(
       setStatus: (s) => {
         status = s;
       },
+      afterCommit: (fn) => void afterCommitted.push(fn),
     });
 
     let value: T;
@@ -182,6 +191,7 @@ export async function governCall<T>(
       });
     }
     recorded = true;
+    for (const fn of afterCommitted) await fn().catch((e: unknown) => console.error(`svc: ${spec.id}: work after commit failed:`, e));
     return { value, status, rateLimit: rl, replayed: false };
   } catch (error) {
     if (!recorded) {

@@ -20,6 +20,8 @@ export interface HandlerContext<P, Q, B> {
   setResource(id: string | null, type?: string): void;
   /** Overrides the operation's success status (e.g. 201 instead of 202). */
   setStatus(status: number): void;
+  /** Work the answer waits for after the call's transaction commits (see CallScope.afterCommit). */
+  afterCommit(fn: () => Promise<void>): void;
 }
 
 /**

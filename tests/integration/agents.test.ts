@@ -61,6 +61,21 @@ describe("deploying agents", () => {
     ]);
   });
 
+  it("with wait, loading a bundle whose top level loops holds no other write meanwhile", async () => {
+    const other = await apiKey(["svc_api:agents:deploy", "svc_api:agents:read"]);
+    const slow = deploy({ manifest: manifestOf("top-loop"), ...bundleOf(`while (true) {} export default async () => 1;`), wait: true });
+    await new Promise((r) => setTimeout(r, 300)); // the check is running
+    const t0 = Date.now();
+    const write = await deploy({ manifest: manifestOf("meanwhile"), ...bundleOf(OK) }, other.token);
+    const took = Date.now() - t0;
+    expect(write.status).toBe(202);
+    expect(took).toBeLessThan(500);
+    const res = await slow;
+    expect(res.status).toBe(201);
+    expect(res.body.data.status).toBe("inactive");
+    expect((await status(res.body.data.agentId)).body.data.runtime.error).toMatchObject({ code: "timeout" });
+  });
+
   it("concurrent deploys of one name make one agent with consecutive versions", async () => {
     const answers = await Promise.all([1, 2, 3, 4].map((i) => deploy({ manifest: manifestOf("racy", { version: `${i}.0.0` }), ...bundleOf(OK) })));
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
