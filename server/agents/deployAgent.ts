@@ -129,8 +129,9 @@ export async function checkVersion(version: { bundle: Uint8Array; orgDid: string
 }
 
 /**
- * Records how loading a version ended. Ready: it becomes the agent's current version, and an agent
- * without one (a first deploy) becomes active; a deactivated agent stays inactive. Rejected: the
+ * Records how loading a version ended. Ready: it becomes the agent's current version unless a later
+ * deploy (higher seq) is current already (an older deploy that loaded more slowly never rolls the
+ * agent back), and an agent without one (a first deploy) becomes active; a deactivated agent stays inactive. Rejected: the
  * version keeps the error, and an agent that has no working version is inactive with it.
  * Returns the agent's status afterwards.
  */
@@ -141,6 +142,8 @@ export async function recordDeployOutcome(tx: Db, versionId: string, outcome: Ch
   const manifest = version.manifest as Manifest;
   if (outcome.ok) {
     await tx.agentVersion.update({ where: { id: versionId }, data: { status: "ready", deployedAt: new Date() } });
+    const current = agent.currentVersionId ? await tx.agentVersion.findUnique({ where: { id: agent.currentVersionId }, select: { seq: true } }) : null;
+    if (current && current.seq > version.seq) return agent.status;
     const status = agent.currentVersionId === null || agent.status === "deploying" ? "active" : agent.status;
     await tx.agent.update({
       where: { id: agent.id },

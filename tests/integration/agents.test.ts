@@ -76,6 +76,20 @@ describe("deploying agents", () => {
     expect((await status(res.body.data.agentId)).body.data.runtime.error).toMatchObject({ code: "timeout" });
   });
 
+  it("an older deploy that loads more slowly does not roll the agent back", async () => {
+    const older = deploy({ manifest: manifestOf("no-rollback"), ...bundleOf(`{ const t = Date.now(); while (Date.now() - t < 1500) {} } export default async () => "v1";`), wait: true });
+    await new Promise((r) => setTimeout(r, 400)); // v1 committed, its check running
+    const newer = await deploy({ manifest: manifestOf("no-rollback", { version: "2.0.0" }), ...bundleOf(`export default async () => "v2";`), wait: true });
+    expect(newer.status).toBe(201);
+    expect((await older).status).toBe(201);
+    const agent = (await status(newer.body.data.agentId)).body.data;
+    expect(agent.version).toBe("2.0.0");
+    expect(agent.runtime.versions.map((v: { seq: number; status: string }) => [v.seq, v.status])).toEqual([
+      [2, "ready"],
+      [1, "ready"],
+    ]);
+  });
+
   it("concurrent deploys of one name make one agent with consecutive versions", async () => {
     const answers = await Promise.all([1, 2, 3, 4].map((i) => deploy({ manifest: manifestOf("racy", { version: `${i}.0.0` }), ...bundleOf(OK) })));
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
