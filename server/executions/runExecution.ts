@@ -140,45 +140,48 @@ function storableOutcome(outcome: SandboxOutcome): SandboxOutcome {
 /** Telemetry text as the database can store it: NUL and lone surrogates become U+FFFD. */
 const storableText = (s: string) => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 
-/** Records how an attempt ended, with the job's end (or retry), in one transaction. */
+/**
+ * Records how an attempt ended, with the job's end (or retry), in one transaction. Every move is
+ * conditional on the execution not having ended: on PostgreSQL (READ COMMITTED) a cancel or
+ * revocation can commit between the read below and the update, and must not be overwritten.
+ */
 async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome: SandboxOutcome, chain: string[]): Promise<void> {
   await db.writeTx(async (tx) => {
-    const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
-    if (now.status !== "processing" && now.status !== "queued") {
-      // Cancelled meanwhile: the run still gets its record.
+    const move = async (data: Parameters<typeof tx.asyncExecution.updateMany>[0]["data"]) =>
+      (await tx.asyncExecution.updateMany({ where: { id: e.id, status: { in: ["processing", "queued"] } }, data })).count > 0;
+    // Cancelled meanwhile: the run still gets its record.
+    const endedMeanwhile = async () => {
+      const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
       if (now.status === "cancelled" && now.startedAt && !now.provenanceId) {
         const provenanceId = await appendRunRecord(tx, db.engine, now, "cancelled");
         await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId } });
       }
       await finishJob(tx, job);
-      return;
-    }
+    };
+    const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
+    if (now.status !== "processing" && now.status !== "queued") return endedMeanwhile();
     if ((!outcome.ok && outcome.error.code === "delegation_revoked") || (await chainRevoked(tx, chain))) {
       const [cancelled] = await cancelExecutions(tx, [now], revoked());
-      if (cancelled) await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId: await appendRunRecord(tx, db.engine, cancelled, "cancelled") } });
+      if (!cancelled) return endedMeanwhile();
+      await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId: await appendRunRecord(tx, db.engine, cancelled, "cancelled") } });
       await finishJob(tx, job);
       return;
     }
-    if (outcome.ok) {
-      const done = await tx.asyncExecution.update({
-        where: { id: e.id },
-        data: { status: "completed", resultJson: resultJson(outcome.result) as object, errorJson: DbNull, progressPercent: 100, completedAt: new Date() },
-      });
-      await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId: await appendRunRecord(tx, db.engine, done, "completed") } });
-      await queueCallback(tx, done);
+    const end = async (status: "completed" | "failed", data: Parameters<typeof move>[0]) => {
+      if (!(await move({ ...data, status, completedAt: new Date() }))) return endedMeanwhile();
+      const ended = await tx.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
+      await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId: await appendRunRecord(tx, db.engine, ended, status) } });
+      await queueCallback(tx, ended);
       await finishJob(tx, job);
-      return;
-    }
+    };
+    if (outcome.ok) return end("completed", { resultJson: resultJson(outcome.result) as object, errorJson: DbNull, progressPercent: 100 });
     const error = { ...outcome.error, attempt: now.currentAttempt };
     if (!FINAL_CODES.has(error.code) && now.currentAttempt < now.maxAttempts && job.attempts < job.maxAttempts) {
-      await tx.asyncExecution.update({ where: { id: e.id }, data: { status: "queued", errorJson: error } });
+      if (!(await move({ status: "queued", errorJson: error }))) return endedMeanwhile();
       await retryJob(tx, job, `${error.code}: ${error.message}`, backoffDelay(job.attempts, config().executionRetryBaseMs));
       return;
     }
-    const failed = await tx.asyncExecution.update({ where: { id: e.id }, data: { status: "failed", errorJson: error, completedAt: new Date() } });
-    await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId: await appendRunRecord(tx, db.engine, failed, "failed") } });
-    await queueCallback(tx, failed);
-    await finishJob(tx, job);
+    return end("failed", { errorJson: error });
   });
 }
 
