@@ -17,9 +17,13 @@ const POLL_MS = 250;
 const FLUSH_MS = 200;
 const MAX_LOG_LINES = 200;
 /** Errors after which another attempt cannot help. */
-const FINAL_CODES = new Set(["cancelled", "delegation_revoked", "no_handler", "syntax_error", "invalid_result"]);
+const FINAL_CODES = new Set(["cancelled", "delegation_revoked", "delegation_expired", "no_handler", "syntax_error", "invalid_result"]);
 
-const revoked = (code = "delegation_revoked") => ({ code, message: "The delegation this run acts under (or one it derives from) was revoked." });
+type ChainEnd = "delegation_revoked" | "delegation_expired";
+const chainEndError = (code: ChainEnd) => ({
+  code,
+  message: `The delegation this run acts under (or one it derives from) ${code === "delegation_revoked" ? "was revoked" : "has expired"}.`,
+});
 
 /**
  * The `execution.run` job: queued → processing, the bundle in the sandbox, then in one transaction
@@ -32,12 +36,13 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
   const id = job.payload.executionId;
   const e = await db.read.asyncExecution.findUnique({ where: { id }, include: { version: true, delegation: { select: { ancestry: true } } } });
   if (!e || (e.status !== "queued" && e.status !== "processing")) return;
-  // The run's delegation and every one it derives from: a revocation anywhere in it ends the run,
-  // including revocations that did not cascade to it (a console session signed out).
+  // The run's delegation and every one it derives from: a revocation or expiry anywhere in it ends
+  // the run, including revocations that did not cascade to it (a console session signed out).
   const chain = [...e.delegation.ancestry.split(" ").filter(Boolean), e.delegationId];
-  if (await chainRevoked(db.read, chain)) {
+  const ended = await chainEnded(db.read, chain);
+  if (ended) {
     await db.writeTx(async (tx) => {
-      await cancelExecutions(tx, [e], revoked());
+      await cancelExecutions(tx, [e], chainEndError(ended));
       await finishJob(tx, job);
     });
     return;
@@ -98,7 +103,10 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
       .then(async (now) => {
         if (!now) return;
         if (now.status === "cancelled") run.cancel(((now.errorJson as { code?: string } | null)?.code ?? "cancelled") as string);
-        else if (await chainRevoked(db.read, chain)) run.cancel("delegation_revoked");
+        else {
+          const end = await chainEnded(db.read, chain);
+          if (end) run.cancel(end);
+        }
       })
       .catch(() => undefined)
       .finally(() => (polling = false));
@@ -160,8 +168,9 @@ async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome:
     };
     const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
     if (now.status !== "processing" && now.status !== "queued") return endedMeanwhile();
-    if ((!outcome.ok && outcome.error.code === "delegation_revoked") || (await chainRevoked(tx, chain))) {
-      const [cancelled] = await cancelExecutions(tx, [now], revoked());
+    const chainEnd = !outcome.ok && (outcome.error.code === "delegation_revoked" || outcome.error.code === "delegation_expired") ? (outcome.error.code as ChainEnd) : await chainEnded(tx, chain);
+    if (chainEnd) {
+      const [cancelled] = await cancelExecutions(tx, [now], chainEndError(chainEnd));
       if (!cancelled) return endedMeanwhile();
       await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId: await appendRunRecord(tx, db.engine, cancelled, "cancelled") } });
       await finishJob(tx, job);
@@ -209,6 +218,11 @@ export async function failExhaustedRun(tx: Db, job: ClaimedJob<{ executionId: st
   await queueCallback(tx, failed);
 }
 
-async function chainRevoked(db: Db, chain: string[]): Promise<boolean> {
-  return (await db.delegation.count({ where: { id: { in: chain }, revokedAt: { not: null } } })) > 0;
+/** Whether a delegation of the chain was revoked, else whether one has expired. */
+async function chainEnded(db: Db, chain: string[]): Promise<ChainEnd | undefined> {
+  const rows = await db.delegation.findMany({ where: { id: { in: chain } }, select: { revokedAt: true, expiresAt: true } });
+  if (rows.some((d) => d.revokedAt !== null)) return "delegation_revoked";
+  const now = Date.now();
+  if (rows.some((d) => d.expiresAt.getTime() <= now)) return "delegation_expired";
+  return undefined;
 }

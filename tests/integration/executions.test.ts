@@ -232,6 +232,16 @@ describe("executions", () => {
     }
   });
 
+  it("stops a run when its delegation expires (a short-lived invoker key), with delegation_expired", async () => {
+    const invoker = await apiKey(["svc_api:agents:invoke"], undefined, 2);
+    const res = await invoke(agents.longLoop!, { max_attempts: 3 }, invoker.token);
+    expect(res.status).toBe(202);
+    await until(res.body.id, (e) => e.status === "processing");
+    const e = await until(res.body.id, (x) => x.status === "cancelled" && x.provenance_id !== null, 5_000);
+    expect(e.error_json.code).toBe("delegation_expired");
+    expect(Date.parse(e.completed_at) - Date.parse(e.queued_at)).toBeLessThan(3_500);
+  });
+
   it("lists executions by status and agent, with cursors", async () => {
     const all = await call(ctx.server.url, "GET", `/v1/executions?agent_id=${agents.longLoop}&limit=2`, { token: ctx.root.token });
     expect(all.status).toBe(200);
