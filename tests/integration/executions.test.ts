@@ -9,6 +9,7 @@ import { database } from "@/server/db/client";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { startJobWorker } from "@/server/jobs";
 import { RUN_JOB } from "@/server/executions/runExecution";
+import { endConsoleSession } from "@/server/members/sessions";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { apiKey, call, ed25519Jwk, useTestServer } from "./harness";
 import { bundleOf, deployAndWait, manifestOf } from "./agentsHelpers";
@@ -240,6 +241,20 @@ describe("executions", () => {
     const e = await until(res.body.id, (x) => x.status === "cancelled" && x.provenance_id !== null, 5_000);
     expect(e.error_json.code).toBe("delegation_expired");
     expect(Date.parse(e.completed_at) - Date.parse(e.queued_at)).toBeLessThan(3_500);
+  });
+
+  it("signing out (a revocation that does not cascade) cancels the queued executions derived from the session at once", async () => {
+    await worker.stop(); // nothing claims the run: only the revocation can end it
+    try {
+      const session = await apiKey(["svc_api:agents:invoke"]);
+      const res = await invoke(agents.scalar!, {}, session.token);
+      expect(res.body.status).toBe("queued");
+      await endConsoleSession(await database(), session.delegationId);
+      const e = (await get(res.body.id)).body;
+      expect(e).toMatchObject({ status: "cancelled", error_json: { code: "delegation_revoked" } });
+    } finally {
+      worker = startWorker({ log: () => undefined, tasks: [] });
+    }
   });
 
   it("lists executions by status and agent, with cursors", async () => {
