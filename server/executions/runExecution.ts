@@ -59,7 +59,9 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
 
   // Telemetry is kept in memory and written every FLUSH_MS, never on the guest's critical path.
   let progress: { percent: number; message: string | null } | undefined;
-  const lines: Array<{ level: string; line: string; at: Date }> = [];
+  // Each line's seq is taken when it is logged: computed at flush, a flush waiting for the write
+  // lock would number its lines after the ones logged meanwhile, and the next flush collide.
+  const lines: Array<{ seq: number; level: string; line: string; at: Date }> = [];
   let logged = await db.read.executionLog.count({ where: { executionId: id } });
   let flushing: Promise<void> = Promise.resolve();
   const flush = () =>
@@ -70,7 +72,7 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
       if (!p && batch.length === 0) return;
       await db.writeTx(async (tx) => {
         if (p) await tx.asyncExecution.updateMany({ where: { id, status: "processing" }, data: { progressPercent: p.percent, progressMessage: p.message } });
-        if (batch.length > 0) await tx.executionLog.createMany({ data: batch.map((l, i) => ({ id: `${id}:${logged - batch.length + i + 1}`, executionId: id, seq: logged - batch.length + i + 1, level: l.level, line: l.line, createdAt: l.at })) });
+        if (batch.length > 0) await tx.executionLog.createMany({ data: batch.map((l) => ({ id: `${id}:${l.seq}`, executionId: id, seq: l.seq, level: l.level, line: l.line, createdAt: l.at })) });
       });
     }).catch((err: unknown) => helpers.log(`execution ${id}: telemetry not written: ${err instanceof Error ? err.message : String(err)}`)));
 
@@ -85,8 +87,7 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
       onProgress: (percent, message) => void (progress = { percent, message: message === undefined ? null : storableText(message) }),
       onLog: (line, level) => {
         if (logged >= MAX_LOG_LINES) return;
-        logged++;
-        lines.push({ level, line: storableText(line), at: new Date() });
+        lines.push({ seq: ++logged, level, line: storableText(line), at: new Date() });
       },
     },
   });
