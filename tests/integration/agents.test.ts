@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { database } from "@/server/db/client";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { apiKey, call, useTestServer } from "./harness";
@@ -88,6 +89,27 @@ describe("deploying agents", () => {
       [2, "ready"],
       [1, "ready"],
     ]);
+  });
+
+  it("a first deploy whose last attempt's worker was lost leaves the version rejected and the agent inactive, not deploying", async () => {
+    await worker.stop(); // the job is left for the "dead" worker below
+    try {
+      const res = await deploy({ manifest: manifestOf("lost-deploy"), ...bundleOf(OK) });
+      expect(res.status).toBe(202);
+      const db = await database();
+      const version = await db.read.agentVersion.findFirstOrThrow({ where: { agentId: res.body.data.agentId } });
+      // As a worker that died holding the job's last attempt: running, its lease expired.
+      await db.writeTx((tx) =>
+        tx.job.updateMany({ where: { kind: "agent.deploy", payload: { contains: version.id } }, data: { state: "running", attempts: 3, lockedBy: "wrk_dead", leaseToken: "dead", availableAt: new Date(Date.now() - 1000) } }),
+      );
+      worker = startWorker({ log: () => undefined, tasks: [] });
+      const agent = await settled(res.body.data.agentId);
+      expect(agent).toMatchObject({ status: "inactive", runtime: { error: { code: "worker_lost" } } });
+      expect(agent.runtime.versions.map((v: { status: string }) => v.status)).toEqual(["rejected"]);
+    } finally {
+      await worker.stop();
+      worker = startWorker({ log: () => undefined, tasks: [] });
+    }
   });
 
   it("concurrent deploys of one name make one agent with consecutive versions", async () => {
