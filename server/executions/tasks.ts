@@ -13,7 +13,7 @@ registerJobKind<{ executionId: string }>(CALLBACK_JOB, {
   concurrency: 10,
   handler: (job) => deliverCallbackJob(job),
   // A callback whose attempts ran out without an answer recorded has failed.
-  onExhausted: async (tx, job) => void (await tx.asyncExecution.updateMany({ where: { id: job.payload.executionId, callbackSuccess: null }, data: { callbackSuccess: false } })),
+  onExhausted: async (tx, job) => void (await tx.asyncExecution.updateMany({ where: { id: job.payload.executionId, callbackUrl: { not: null }, callbackSuccess: null }, data: { callbackSuccess: false } })),
 });
 
 export const executionTasks: Task[] = [];

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
 import { shutdownSandbox } from "@/server/sandbox/pool";
-import { startJobWorker } from "@/server/jobs";
+import { enqueue, startJobWorker } from "@/server/jobs";
+import { CALLBACK_JOB } from "@/server/executions/endExecution";
 import { RUN_JOB } from "@/server/executions/runExecution";
 import { endConsoleSession } from "@/server/members/sessions";
 import { startWorker, type Worker } from "@/server/worker/worker";
@@ -344,6 +345,26 @@ describe("callbacks", () => {
     const last = received[received.length - 1]!;
     for (const s of [old, rotated.body.secret]) {
       expect(new Webhook(s).verify(last.body, last.headers as Record<string, string>)).toMatchObject({ type: "execution.failed" });
+    }
+  });
+
+  it("records callback_success false when the worker of a callback's last attempt was lost", async () => {
+    await worker.stop();
+    try {
+      const res = await invoke(agents.scalar!, { callback_url: `${receiverUrl}/lost` });
+      const db = await database();
+      // As a worker that died holding the callback's last attempt: running, its lease expired.
+      await db.writeTx(async (tx) => {
+        await tx.job.delete({ where: { id: res.body.task_id } }); // the run itself stays queued: only the callback job matters here
+        const id = await enqueue(tx, CALLBACK_JOB, { executionId: res.body.id }, { maxAttempts: 1 });
+        await tx.job.update({ where: { id }, data: { state: "running", attempts: 1, lockedBy: "wrk_dead", leaseToken: "dead", availableAt: new Date(Date.now() - 1000) } });
+      });
+      worker = startWorker({ log: () => undefined, tasks: [] });
+      const e = await until(res.body.id, (x) => x.callback_success !== null);
+      expect(e.callback_success).toBe(false);
+    } finally {
+      await worker.stop();
+      worker = startWorker({ log: () => undefined, tasks: [] });
     }
   });
 
