@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { DbNull } from "@prisma/client/runtime/client";
 import type { z } from "zod";
 import { config } from "../config";
-import type { Db } from "../db/client";
+import type { Database, Db } from "../db/client";
 import { Forbidden, ValidationFailed } from "../errors";
 import { newId } from "../ids";
 import type { Principal } from "../governance/principal";
@@ -19,6 +19,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Loading a bundle (its top-level code) must finish within this; a handler's own limit applies to runs. */
 const CHECK_TIMEOUT_MS = 5_000;
 export const DEPLOY_JOB = "agent.deploy";
+/** With `wait`, the job is only a safety net (the process dying before the check is recorded): it runs this much later. */
+const WAIT_SAFETY_NET_MS = 60_000;
 
 type Manifest = z.output<typeof AgentManifest>;
 
@@ -27,7 +29,9 @@ type Manifest = z.output<typeof AgentManifest>;
  * that the deployer holds every capability the manifest asks for (an agent never holds more than
  * whoever deployed it). Adds a version (a new agent on the first deploy of a name, `deploying`)
  * and queues the `agent.deploy` job that loads the bundle in the sandbox, in the call's
- * transaction. With `wait`, the bundle is loaded here instead and the answer gives the outcome.
+ * transaction. With `wait`, `settle` loads the bundle once the call has committed (never inside
+ * its transaction: on SQLite that would hold every other write for as long as the bundle's top
+ * level runs) and gives the outcome; the job, queued for later, only covers a process that died first.
  */
 export async function deployAgent(tx: Db, principal: Principal, body: z.output<typeof AgentDeployRequest>, requestId: string) {
   const cfg = config();
@@ -99,11 +103,25 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
     },
   });
   if (body.wait) {
-    // The check is short (the module's top level only, at most CHECK_TIMEOUT_MS); doing it here
-    // rather than waiting for the job lets the answer say how it ended, in the same transaction.
-    const outcome = await checkBundle({ code, orgDid: principal.orgDid, memoryMb, timeoutMs: Math.min(timeoutMs, CHECK_TIMEOUT_MS) });
-    const status = await recordDeployOutcome(tx, version.id, outcome);
-    return { agentId: agent.id, status, created: true };
+    const jobId = await enqueue(tx, DEPLOY_JOB, { versionId: version.id }, { orgDid: principal.orgDid, maxAttempts: 3, runAt: new Date(Date.now() + WAIT_SAFETY_NET_MS) });
+    /** After commit: checks the bundle and records the outcome; the agent's status after it ("deploying" if left to the job). */
+    const settle = async (db: Database): Promise<string> => {
+      try {
+        const outcome = await checkBundle({ code, orgDid: principal.orgDid, memoryMb, timeoutMs: Math.min(timeoutMs, CHECK_TIMEOUT_MS) });
+        return await db.writeTx(async (t) => {
+          // A crashed thread says nothing about the bundle: the job tries again, now.
+          if (!outcome.ok && outcome.error.code === "internal") {
+            await t.job.updateMany({ where: { id: jobId, state: "queued" }, data: { availableAt: new Date() } });
+            return "deploying";
+          }
+          return recordDeployOutcome(t, version.id, outcome);
+        });
+      } catch (e) {
+        console.error(`svc: deploy of version ${version.id}: the check is left to its job:`, e);
+        return "deploying";
+      }
+    };
+    return { agentId: agent.id, status: "deploying", created: true, settle };
   }
   await enqueue(tx, DEPLOY_JOB, { versionId: version.id }, { orgDid: principal.orgDid, maxAttempts: 3 });
   return { agentId: agent.id, status: "deploying", created: false };
@@ -131,8 +149,9 @@ export async function checkVersion(version: { bundle: Uint8Array; orgDid: string
 }
 
 /**
- * Records how loading a version ended. Ready: it becomes the agent's current version, and an agent
- * without one (a first deploy) becomes active; a deactivated agent stays inactive. Rejected: the
+ * Records how loading a version ended. Ready: it becomes the agent's current version unless a later
+ * deploy (higher seq) is current already (an older deploy that loaded more slowly never rolls the
+ * agent back), and an agent without one (a first deploy) becomes active; a deactivated agent stays inactive. Rejected: the
  * version keeps the error, and an agent that has no working version is inactive with it.
  * Returns the agent's status afterwards.
  */
@@ -143,6 +162,8 @@ export async function recordDeployOutcome(tx: Db, versionId: string, outcome: Ch
   const manifest = version.manifest as Manifest;
   if (outcome.ok) {
     await tx.agentVersion.update({ where: { id: versionId }, data: { status: "ready", deployedAt: new Date() } });
+    const current = agent.currentVersionId ? await tx.agentVersion.findUnique({ where: { id: agent.currentVersionId }, select: { seq: true } }) : null;
+    if (current && current.seq > version.seq) return agent.status;
     const status = agent.currentVersionId === null || agent.status === "deploying" ? "active" : agent.status;
     await tx.agent.update({
       where: { id: agent.id },

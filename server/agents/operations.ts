@@ -39,7 +39,10 @@ export const deployAgentOp = defineOperation({
     const out = await deployAgent(ctx.db, ctx.principal, ctx.body, ctx.requestId);
     ctx.setResource(out.agentId);
     if (out.created) ctx.setStatus(201);
-    return { data: { agentId: out.agentId, status: out.status, trace_id: ctx.requestId } };
+    const answer = { data: { agentId: out.agentId, status: out.status, trace_id: ctx.requestId } };
+    const settle = out.settle;
+    if (settle) ctx.afterCommit(async () => void (answer.data.status = await settle(ctx.database)));
+    return answer;
   },
 });
 

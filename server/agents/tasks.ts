@@ -1,5 +1,5 @@
 import { database } from "../db/client";
-import { finishJob, registerJobKind } from "../jobs";
+import { finishJob, registerJobKind, WorkerLost } from "../jobs";
 import type { Task } from "../worker/registry";
 import { checkVersion, DEPLOY_JOB, recordDeployOutcome } from "./deployAgent";
 
@@ -16,6 +16,15 @@ registerJobKind<{ versionId: string }>(DEPLOY_JOB, {
     await db.writeTx(async (tx) => {
       await recordDeployOutcome(tx, version.id, outcome);
       await finishJob(tx, job);
+    });
+  },
+  // Its attempts ran out (the check kept crashing, or its worker was lost): the version is rejected,
+  // and a first deploy leaves the agent inactive, rather than both staying `deploying`.
+  async onExhausted(tx, job, error) {
+    const lost = error instanceof WorkerLost;
+    await recordDeployOutcome(tx, job.payload.versionId, {
+      ok: false,
+      error: { code: lost ? "worker_lost" : "internal", message: lost ? "The worker loading the bundle stopped before it ended." : "Loading the bundle failed on every attempt with an internal error of the service." },
     });
   },
 });

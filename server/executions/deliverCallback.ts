@@ -70,7 +70,8 @@ export async function deliverCallbackJob(job: ClaimedJob<{ executionId: string }
       delegation_id: e.delegationId,
       grantor_did: e.requesterPassportId,
       capability: null,
-      operation: `CALLBACK ${url.slice(0, 500)}`,
+      // Origin and path only: a query string may carry the receiver's token, and records are widely readable.
+      operation: `CALLBACK ${callbackTarget(url)}`,
       resource_type: "execution",
       resource_id: e.id,
       decision: final ? "denied" : "allowed",
@@ -81,4 +82,13 @@ export async function deliverCallbackJob(job: ClaimedJob<{ executionId: string }
     if (retry) await retryJob(tx, job, error ?? `HTTP ${statusCode}`, delayMs);
     else await finishJob(tx, job);
   });
+}
+
+function callbackTarget(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`.slice(0, 500);
+  } catch {
+    return "(invalid URL)";
+  }
 }

@@ -60,8 +60,13 @@ export async function cancelExecution(db: Db, principal: Principal, id: string) 
 }
 
 // Revoking a delegation cancels the executions that act under it, in the revoking transaction.
+// A run's delegation derives from its invoker's: revoking that one, or any ancestor, even without
+// cascading (a console session signed out), ends the runs under it.
 onDelegationsRevoked("executions", async (tx, ids) => {
-  const rows = await tx.asyncExecution.findMany({ where: { delegationId: { in: [...ids] }, status: { in: ["queued", "processing"] } } });
+  if (ids.length === 0) return;
+  const rows = await tx.asyncExecution.findMany({
+    where: { status: { in: ["queued", "processing"] }, OR: [{ delegationId: { in: [...ids] } }, ...ids.map((id) => ({ delegation: { ancestry: { contains: id } } }))] },
+  });
   if (rows.length === 0) return;
   await cancelExecutions(tx, rows, { code: "delegation_revoked", message: "The delegation this run acts under (or one it derives from) was revoked." });
 });

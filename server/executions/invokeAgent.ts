@@ -34,7 +34,7 @@ export async function invokeAgent(tx: Db, principal: Principal, agentId: string,
   const issued = await issueDelegation(tx, principal, {
     kind: "execution",
     delegateDid: agent.passportId ?? principal.orgDid,
-    capabilities: wanted.filter((c) => coveredBy(principal.capabilities, c)),
+    capabilities: narrowed(wanted, principal.capabilities),
     defaultSeconds: config().runDelegationSeconds,
     name: `run of ${agent.name}`,
   });
@@ -58,4 +58,18 @@ export async function invokeAgent(tx: Db, principal: Principal, agentId: string,
   });
   await enqueue(tx, RUN_JOB, { executionId: id }, { id: taskId, orgDid: principal.orgDid, maxAttempts: body.max_attempts });
   return executionView(row);
+}
+
+/**
+ * The intersection of what the manifest asks for and what the invoker holds, both ways: a wanted
+ * capability the invoker holds is kept, and a held one within a broader wanted one is taken
+ * (manifest `svc_api:*`, invoker `svc_api:agents:*` → `svc_api:agents:*`).
+ */
+function narrowed(wanted: readonly string[], held: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const w of wanted) {
+    if (coveredBy(held, w)) out.add(w);
+    else for (const h of held) if (coveredBy([w], h)) out.add(h);
+  }
+  return [...out];
 }

@@ -4,11 +4,16 @@ import type { Task } from "../worker/registry";
 import { deliverCallbackJob } from "./deliverCallback";
 import { CALLBACK_JOB } from "./endExecution";
 import "./executions";
-import { RUN_JOB, runExecutionJob } from "./runExecution";
+import { failExhaustedRun, RUN_JOB, runExecutionJob } from "./runExecution";
 
 // The executions area's background work: runs (one per sandbox thread at a time, so a claimed
 // run never waits for a slot while its lease ticks) and their callbacks.
-registerJobKind<{ executionId: string }>(RUN_JOB, { concurrency: defaultPoolSize(), handler: runExecutionJob });
-registerJobKind<{ executionId: string }>(CALLBACK_JOB, { concurrency: 10, handler: (job) => deliverCallbackJob(job) });
+registerJobKind<{ executionId: string }>(RUN_JOB, { concurrency: defaultPoolSize(), handler: runExecutionJob, onExhausted: failExhaustedRun });
+registerJobKind<{ executionId: string }>(CALLBACK_JOB, {
+  concurrency: 10,
+  handler: (job) => deliverCallbackJob(job),
+  // A callback whose attempts ran out without an answer recorded has failed.
+  onExhausted: async (tx, job) => void (await tx.asyncExecution.updateMany({ where: { id: job.payload.executionId, callbackUrl: { not: null }, callbackSuccess: null }, data: { callbackSuccess: false } })),
+});
 
 export const executionTasks: Task[] = [];

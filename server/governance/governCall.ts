@@ -57,6 +57,13 @@ export interface CallScope {
    * the call wrote at the record that covers them.
    */
   onRecord(fn: (tx: Db, record: ProvenanceRecord) => Promise<void>): void;
+  /**
+   * Work the call's answer waits for once its transaction has committed, outside it (nothing is
+   * locked meanwhile; on SQLite every other write would wait otherwise). It may still change the
+   * answer (its body, `setStatus`); its record and an idempotent replay keep what was known at commit.
+   * It must not throw: the call has committed.
+   */
+  afterCommit(fn: () => Promise<void>): void;
 }
 
 export interface Prepared {
@@ -160,6 +167,7 @@ export async function governCall<T>(
     const secret = (await keyRing()).secret;
     let status = spec.successStatus;
     const afterRecord: Array<(tx: Db, record: ProvenanceRecord) => Promise<void>> = [];
+    const afterCommitted: Array<() => Promise<void>> = [];
     const scope = (dbh: Db): CallScope => ({
       db: dbh,
       database: db,
@@ -176,6 +184,7 @@ export async function governCall<T>(
         if (!spec.write) throw new Error(`${spec.id} reads: it has no transaction to run onRecord in`);
         afterRecord.push(fn);
       },
+      afterCommit: (fn) => void afterCommitted.push(fn),
     });
 
     let value: T;
@@ -194,6 +203,7 @@ export async function governCall<T>(
       });
     }
     recorded = true;
+    for (const fn of afterCommitted) await fn().catch((e: unknown) => console.error(`svc: ${spec.id}: work after commit failed:`, e));
     return { value, status, rateLimit: rl, replayed: false };
   } catch (error) {
     if (!recorded) {

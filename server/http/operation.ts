@@ -23,6 +23,8 @@ export interface HandlerContext<P, Q, B> {
   setStatus(status: number): void;
   /** Write calls: runs in the call's transaction with its provenance record once appended (see CallScope.onRecord). */
   onRecord(fn: (tx: Db, record: ProvenanceRecord) => Promise<void>): void;
+  /** Work the answer waits for after the call's transaction commits (see CallScope.afterCommit). */
+  afterCommit(fn: () => Promise<void>): void;
 }
 
 /**

@@ -25,9 +25,10 @@ export function outcomeCommitted(job: ClaimedJob): boolean {
 /**
  * Puts a job back in the queue after a failed attempt, `delayMs` from now (default: the kind's
  * `retryDelay`, else exponential backoff), or dead-letters it as `failed` once its attempts are
- * spent. Fenced like `finishJob`. Returns the state the job is left in.
+ * spent, with its kind's `onExhausted` in the same transaction (unless `exhaustedHook` is false).
+ * Fenced like `finishJob`. Returns the state the job is left in.
  */
-export async function retryJob(tx: Db, job: ClaimedJob, error: unknown, delayMs?: number): Promise<"queued" | "failed"> {
+export async function retryJob(tx: Db, job: ClaimedJob, error: unknown, delayMs?: number, { exhaustedHook = true } = {}): Promise<"queued" | "failed"> {
   const state = job.attempts >= job.maxAttempts ? "failed" : "queued";
   const delay = delayMs ?? jobKind(job.kind)?.retryDelay?.(job.attempts) ?? backoffDelay(job.attempts);
   const { count } = await tx.job.updateMany({
@@ -35,6 +36,7 @@ export async function retryJob(tx: Db, job: ClaimedJob, error: unknown, delayMs?
     data: { state, availableAt: new Date(Date.now() + (state === "queued" ? delay : 0)), lastError: describeError(error), leaseToken: null, lockedBy: null },
   });
   if (count === 0) throw new LeaseLost(job.id);
+  if (state === "failed" && exhaustedHook) await jobKind(job.kind)?.onExhausted?.(tx, job, error);
   afterCommit(tx, () => settled.add(job));
   if (state === "queued") afterCommit(tx, () => setTimeout(() => wakeWorkers(job.kind), delay).unref());
   return state;

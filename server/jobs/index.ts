@@ -4,5 +4,5 @@ export { backoffDelay } from "./backoff";
 export { enqueue, type EnqueueOptions } from "./enqueue";
 export { finishJob, retryJob } from "./finishJob";
 export { registerJobKind, type JobKind } from "./registry";
-export { LeaseLost, type ClaimedJob, type JobHelpers } from "./types";
+export { LeaseLost, WorkerLost, type ClaimedJob, type JobHelpers } from "./types";
 export { jobLeaseMs, standaloneWorkerRefusal, startJobWorker, type JobWorker, type JobWorkerOptions } from "./worker";

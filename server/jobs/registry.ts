@@ -1,3 +1,4 @@
+import type { Db } from "../db/client";
 import type { ClaimedJob, JobHelpers } from "./types";
 
 export interface JobKind<P = unknown> {
@@ -7,6 +8,12 @@ export interface JobKind<P = unknown> {
    * Returning without either finishes the job; throwing retries it (backoff) or dead-letters it.
    */
   handler(job: ClaimedJob<P>, helpers: JobHelpers): Promise<void>;
+  /**
+   * Runs in the transaction that dead-letters a job of this kind (its attempts spent: the last one
+   * threw, or its worker was lost, `WorkerLost`), so the domain row it worked on ends with it
+   * instead of staying "in progress" for ever. If it throws, the job is dead-lettered without it.
+   */
+  onExhausted?(tx: Db, job: ClaimedJob<P>, error: unknown): Promise<void>;
   /** Jobs of this kind one worker runs at once (default 10). */
   concurrency?: number;
   /** Wait before retry number `attempt` (1 after the first failure); default `backoffDelay`. */

@@ -19,6 +19,15 @@ export interface JobHelpers {
   log(line: string): void;
 }
 
+/** Why a job's attempts ran out when the worker of its last attempt died holding it (its lease expired). */
+export class WorkerLost extends Error {
+  readonly code = "worker_lost";
+  constructor(readonly jobId: string) {
+    super(`the worker running the last attempt of job ${jobId} stopped before it ended (its lease expired)`);
+    this.name = "WorkerLost";
+  }
+}
+
 /** The claim was lost (lease expired and taken over, or the job settled elsewhere): this worker may not record an outcome. */
 export class LeaseLost extends Error {
   readonly code = "lease_lost";

@@ -4,7 +4,7 @@ import { newId } from "../ids";
 import { claimJobs, deleteFinished, extendLeases, reclaimExpiredJobs, releaseRunningJobs } from "./claim";
 import { describeError, outcomeCommitted, retryJob } from "./finishJob";
 import { jobKind, registeredJobKinds, type JobKind } from "./registry";
-import { LeaseLost, type ClaimedJob } from "./types";
+import { LeaseLost, WorkerLost, type ClaimedJob } from "./types";
 import { JOBS_CHANNEL, onJobEnqueued } from "./wake";
 
 export interface JobWorkerOptions {
@@ -168,10 +168,8 @@ export function startJobWorker(opts: JobWorkerOptions = {}): JobWorker {
     const done = (async () => {
       // Claimed again after its last allowed attempt's lease expired: its worker died every time.
       if (job.attempts > job.maxAttempts) {
-        await db.writeTx((tx) => retryJob(tx, job, "worker_lost: the lease of its last attempt expired", 0)).catch((e: unknown) => {
-          if (!(e instanceof LeaseLost)) log(`job ${job.id}: could not dead-letter it: ${describeError(e)}`);
-        });
-        log(`job ${job.id} (${job.kind}) dead-lettered: its worker was lost on every one of ${job.maxAttempts} attempts`);
+        await deadLetter(db, job, new WorkerLost(job.id));
+        log(`job ${job.id} (${job.kind}) dead-lettered: the worker of its last attempt was lost`);
         return;
       }
       try {
@@ -182,9 +180,14 @@ export function startJobWorker(opts: JobWorkerOptions = {}): JobWorker {
         }
       } catch (e) {
         if (abandoned || e instanceof LeaseLost || outcomeCommitted(job)) return;
+        if (job.attempts >= job.maxAttempts) {
+          await deadLetter(db, job, e);
+          log(`job ${job.id} (${job.kind}) attempt ${job.attempts} of ${job.maxAttempts} failed: ${describeError(e)}; dead-lettered`);
+          return;
+        }
         try {
-          const state = await db.writeTx((tx) => retryJob(tx, job, e));
-          log(`job ${job.id} (${job.kind}) attempt ${job.attempts} of ${job.maxAttempts} failed: ${describeError(e)}${state === "failed" ? "; dead-lettered" : "; will retry"}`);
+          await db.writeTx((tx) => retryJob(tx, job, e));
+          log(`job ${job.id} (${job.kind}) attempt ${job.attempts} of ${job.maxAttempts} failed: ${describeError(e)}; will retry`);
         } catch (e2) {
           if (!(e2 instanceof LeaseLost)) log(`job ${job.id}: could not record its failure: ${describeError(e2)}`);
         }
@@ -195,6 +198,20 @@ export function startJobWorker(opts: JobWorkerOptions = {}): JobWorker {
       if (!stopped) setImmediate(() => void pump());
     });
     running.set(job.id, { job, abort, done });
+  }
+
+  /** Dead-letters a job with its kind's `onExhausted`; should that fail, without it, so the job cannot come back for ever. */
+  async function deadLetter(db: Database, job: ClaimedJob, error: unknown): Promise<void> {
+    try {
+      await db.writeTx((tx) => retryJob(tx, job, error, 0));
+      return;
+    } catch (e) {
+      if (e instanceof LeaseLost) return;
+      log(`job ${job.id} (${job.kind}): its onExhausted failed, dead-lettered without it: ${describeError(e)}`);
+    }
+    await db.writeTx((tx) => retryJob(tx, job, error, 0, { exhaustedHook: false })).catch((e: unknown) => {
+      if (!(e instanceof LeaseLost)) log(`job ${job.id}: could not dead-letter it: ${describeError(e)}`);
+    });
   }
 
   function scheduleFlush(db: Database): void {
@@ -256,14 +273,16 @@ export function startJobWorker(opts: JobWorkerOptions = {}): JobWorker {
     },
     async stop({ abandon = false } = {}) {
       stopped = true;
-      clearInterval(heartbeat);
       clearInterval(poll);
       unsubscribe();
       if (abandon) {
+        clearInterval(heartbeat);
         abandoned = true;
         for (const r of running.values()) r.abort.abort(new Error("the worker stopped"));
       } else {
+        // The heartbeat goes on until the handlers end: a lapsed lease would let another worker run them again.
         await Promise.all([...running.values()].map((r) => r.done));
+        clearInterval(heartbeat);
         await flushed();
       }
       await pumping;

@@ -4,6 +4,7 @@ import type { Database, Db } from "../db/client";
 import type { Member } from "../db/generated/sqlite/client";
 import type { Principal } from "../governance/principal";
 import { Conflict } from "../errors";
+import { runRevocationHooks } from "../identity/revocationHooks";
 import { newId } from "../ids";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
 import { EMPTY_SHA256 } from "../governance/governCall";
@@ -54,6 +55,7 @@ export async function endConsoleSession(db: Database, delegationId: string): Pro
     if (!d || d.revokedAt) return;
     const now = new Date();
     await tx.delegation.update({ where: { id: delegationId }, data: { revokedAt: now } });
+    await runRevocationHooks(tx, [delegationId]);
     await tx.revocation.create({ data: { id: newId("rev"), delegationId, orgDid: d.orgDid, revokedBy: d.delegateDid, revokedAt: now, reason: "signed out" } });
     await appendInTransaction(tx, db.engine, consoleEntry("CONSOLE session.end", d.orgDid, d.delegateDid, delegationId, 200, "allowed", "delegation", delegationId));
   });
@@ -86,6 +88,7 @@ export async function revokeMember(tx: Db, principal: Principal, passportDid: st
     const derived = held.length === 0 ? [] : await tx.delegation.findMany({ where: { orgDid: principal.orgDid, revokedAt: null, OR: held.map((d) => ({ ancestry: { contains: d.id } })) }, select: { id: true } });
     const live = [...held, ...derived.filter((d) => !held.some((h) => h.id === d.id))];
     await tx.delegation.updateMany({ where: { id: { in: live.map((d) => d.id) } }, data: { revokedAt: now } });
+    await runRevocationHooks(tx, live.map((d) => d.id));
     for (const d of live) await tx.revocation.create({ data: { id: newId("rev"), delegationId: d.id, orgDid: principal.orgDid, revokedBy: principal.actorDid, revokedAt: now, reason: "member revoked" } });
     return { ...member, status: "revoked" };
   }

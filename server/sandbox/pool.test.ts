@@ -221,3 +221,24 @@ describe("the process's pool", () => {
     }
   });
 });
+
+describe("a bundle that tampers with its realm", () => {
+  it("cannot pass a progress message or log line beyond the limits, nor telemetry out of shape", async () => {
+    const progress: [number, string | undefined][] = [];
+    const lines: string[] = [];
+    const out = await run(
+      `export default async (input, ctx) => {
+        const big = "x".repeat(100000);
+        String.prototype.slice = function () { return big; };
+        JSON.stringify = () => big;
+        await ctx.progress(50, "y".repeat(600));
+        ctx.log("z".repeat(3000));
+        return 1;
+      }`,
+      { bridge: { onProgress: (p, m) => void progress.push([p, m]), onLog: (l) => void lines.push(l) } },
+    );
+    expect(out).toEqual({ ok: true, result: 1 });
+    expect(progress).toEqual([[50, "y".repeat(500)]]);
+    expect(lines).toEqual(["z".repeat(2047) + "…"]);
+  });
+});

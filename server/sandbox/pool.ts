@@ -15,6 +15,11 @@ import { BUILT_IN_ENTRIES, bridgeEntries, type BridgeHandler, type RunBridge, ty
  */
 
 /** `code` is one of timeout, cancelled (or the code given to `cancel`), memory_limit, stack_overflow, no_handler, syntax_error, handler_error, internal. */
+// The telemetry limits of prelude.mjs (LOG_LINE_CHARS, PROGRESS_MESSAGE_CHARS), enforced again on this side.
+const LOG_LINE_CHARS = 2048;
+const PROGRESS_MESSAGE_CHARS = 500;
+const LOG_LEVELS = new Set(["debug", "info", "warn", "error"]);
+
 export interface SandboxError {
   code: string;
   message: string;
@@ -263,16 +268,25 @@ export class SandboxPool {
     }
   }
 
+  /**
+   * Telemetry from the guest, checked again here: the prelude's own checks run in the guest's
+   * realm, where a bundle may have tampered with what they rely on. Anything out of shape is dropped.
+   */
   private notify(run: PendingRun, kind: string, values: unknown[]): void {
     const bridge = run.request.bridge;
     const report = (e: unknown) => console.error(`svc: sandbox ${kind} callback failed:`, e);
     try {
-      const pending =
-        kind === "progress"
-          ? bridge?.onProgress?.(values[0] as number, values[1] as string | undefined)
-          : kind === "log"
-            ? bridge?.onLog?.(String(values[0]), (values[1] ?? "info") as "debug" | "info" | "warn" | "error")
-            : undefined;
+      let pending: void | Promise<void> | undefined;
+      if (kind === "progress") {
+        const [percent, message] = values;
+        if (!Number.isInteger(percent) || (percent as number) < 0 || (percent as number) > 100) return;
+        if (message !== undefined && message !== null && (typeof message !== "string" || message.length > PROGRESS_MESSAGE_CHARS)) return;
+        pending = bridge?.onProgress?.(percent as number, message ?? undefined);
+      } else if (kind === "log") {
+        const [line, level = "info"] = values;
+        if (typeof line !== "string" || line.length > LOG_LINE_CHARS || !LOG_LEVELS.has(level as string)) return;
+        pending = bridge?.onLog?.(line, level as "debug" | "info" | "warn" | "error");
+      }
       if (pending) pending.catch(report);
     } catch (e) {
       report(e);

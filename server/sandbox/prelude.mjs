@@ -1,6 +1,8 @@
 // The guest-side half of the bridge: the only script, besides the bundle, that runs inside a
-// sandbox. It is evaluated before the bundle, so everything it captures (JSON, the two host
-// functions) is the original, whatever the bundle later does to its own globals.
+// sandbox. It is evaluated before the bundle, so everything it captures (JSON, String, the string
+// methods it cuts with, the two host functions) is the original, whatever the bundle later does to
+// its own globals and prototypes. The host checks the sizes again (pool.ts): this only keeps
+// honest bundles' telemetry tidy.
 
 /** Largest JSON (in characters) that crosses the boundary in one piece: bridge arguments, results. */
 export const MAX_JSON_CHARS = 4 * 1024 * 1024;
@@ -24,6 +26,10 @@ export function preludeSource(entries) {
   const { parse, stringify } = JSON;
   const { isInteger } = Number;
   const { freeze, keys } = Object;
+  const Str = String, WS = WeakSet, Err = Error, isError = (v) => v instanceof Err;
+  const uncurry = Function.prototype.bind.bind(Function.prototype.call);
+  const slice = uncurry(String.prototype.slice);
+  const wsHas = uncurry(WeakSet.prototype.has), wsAdd = uncurry(WeakSet.prototype.add);
   const MAX_JSON = ${MAX_JSON_CHARS}, LINE = ${LOG_LINE_CHARS}, LINES = ${LOG_MAX_LINES}, MESSAGE = ${PROGRESS_MESSAGE_CHARS};
 
   const encode = (what, value) => {
@@ -35,17 +41,17 @@ export function preludeSource(entries) {
   const show = (v) => {
     if (typeof v === "string") return v;
     try {
-      if (v instanceof Error) return v.stack ? String(v) + "\\n" + v.stack : String(v);
-      const seen = new WeakSet();
+      if (isError(v)) return v.stack ? Str(v) + "\\n" + v.stack : Str(v);
+      const seen = new WS();
       const s = stringify(v, (k, x) => {
-        if (typeof x === "bigint") return String(x) + "n";
+        if (typeof x === "bigint") return Str(x) + "n";
         if (typeof x === "function") return "[Function]";
-        if (typeof x === "symbol") return String(x);
-        if (typeof x === "object" && x !== null) { if (seen.has(x)) return "[Circular]"; seen.add(x); }
+        if (typeof x === "symbol") return Str(x);
+        if (typeof x === "object" && x !== null) { if (wsHas(seen, x)) return "[Circular]"; wsAdd(seen, x); }
         return x;
       });
-      return s === undefined ? String(v) : s;
-    } catch { try { return String(v); } catch { return "[unprintable]"; } }
+      return s === undefined ? Str(v) : s;
+    } catch { try { return Str(v); } catch { return "[unprintable]"; } }
   };
   let lines = 0;
   const log = (level, args) => {
@@ -53,8 +59,11 @@ export function preludeSource(entries) {
     lines += 1;
     if (lines > LINES) { notify("log", "[log truncated: more than " + LINES + " lines]", "warn"); return; }
     let line = "";
-    for (let i = 0; i < args.length && line.length <= LINE; i++) line += (i ? " " : "") + show(args[i]);
-    notify("log", line.length > LINE ? line.slice(0, LINE - 1) + "…" : line, level);
+    for (let i = 0; i < args.length && line.length <= LINE; i++) {
+      const part = show(args[i]);
+      line += (i ? " " : "") + (typeof part === "string" ? part : "[unprintable]");
+    }
+    notify("log", line.length > LINE ? slice(line, 0, LINE - 1) + "…" : line, level);
   };
 
   const deepFreeze = (o) => { for (const k of keys(o)) if (typeof o[k] === "object") deepFreeze(o[k]); return freeze(o); };
@@ -68,7 +77,7 @@ export function preludeSource(entries) {
   ctx.progress = async (percent, message) => {
     if (!isInteger(percent) || percent < 0 || percent > 100) throw new TypeError("ctx.progress: percent must be an integer from 0 to 100");
     if (message !== undefined && message !== null && typeof message !== "string") throw new TypeError("ctx.progress: message must be a string");
-    notify("progress", percent, typeof message === "string" ? message.slice(0, MESSAGE) : undefined);
+    notify("progress", percent, typeof message === "string" ? slice(message, 0, MESSAGE) : undefined);
   };
   ctx.log = (...args) => log("info", args);
   // Libraries log through console; it writes to the same capped log and nowhere else.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { database } from "@/server/db/client";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { apiKey, call, useTestServer } from "./harness";
@@ -59,6 +60,56 @@ describe("deploying agents", () => {
       [2, "ready"],
       [1, "ready"],
     ]);
+  });
+
+  it("with wait, loading a bundle whose top level loops holds no other write meanwhile", async () => {
+    const other = await apiKey(["svc_api:agents:deploy", "svc_api:agents:read"]);
+    const slow = deploy({ manifest: manifestOf("top-loop"), ...bundleOf(`while (true) {} export default async () => 1;`), wait: true });
+    await new Promise((r) => setTimeout(r, 300)); // the check is running
+    const t0 = Date.now();
+    const write = await deploy({ manifest: manifestOf("meanwhile"), ...bundleOf(OK) }, other.token);
+    const took = Date.now() - t0;
+    expect(write.status).toBe(202);
+    expect(took).toBeLessThan(500);
+    const res = await slow;
+    expect(res.status).toBe(201);
+    expect(res.body.data.status).toBe("inactive");
+    expect((await status(res.body.data.agentId)).body.data.runtime.error).toMatchObject({ code: "timeout" });
+  });
+
+  it("an older deploy that loads more slowly does not roll the agent back", async () => {
+    const older = deploy({ manifest: manifestOf("no-rollback"), ...bundleOf(`{ const t = Date.now(); while (Date.now() - t < 1500) {} } export default async () => "v1";`), wait: true });
+    await new Promise((r) => setTimeout(r, 400)); // v1 committed, its check running
+    const newer = await deploy({ manifest: manifestOf("no-rollback", { version: "2.0.0" }), ...bundleOf(`export default async () => "v2";`), wait: true });
+    expect(newer.status).toBe(201);
+    expect((await older).status).toBe(201);
+    const agent = (await status(newer.body.data.agentId)).body.data;
+    expect(agent.version).toBe("2.0.0");
+    expect(agent.runtime.versions.map((v: { seq: number; status: string }) => [v.seq, v.status])).toEqual([
+      [2, "ready"],
+      [1, "ready"],
+    ]);
+  });
+
+  it("a first deploy whose last attempt's worker was lost leaves the version rejected and the agent inactive, not deploying", async () => {
+    await worker.stop(); // the job is left for the "dead" worker below
+    try {
+      const res = await deploy({ manifest: manifestOf("lost-deploy"), ...bundleOf(OK) });
+      expect(res.status).toBe(202);
+      const db = await database();
+      const version = await db.read.agentVersion.findFirstOrThrow({ where: { agentId: res.body.data.agentId } });
+      // As a worker that died holding the job's last attempt: running, its lease expired.
+      await db.writeTx((tx) =>
+        tx.job.updateMany({ where: { kind: "agent.deploy", payload: { contains: version.id } }, data: { state: "running", attempts: 3, lockedBy: "wrk_dead", leaseToken: "dead", availableAt: new Date(Date.now() - 1000) } }),
+      );
+      worker = startWorker({ log: () => undefined, tasks: [] });
+      const agent = await settled(res.body.data.agentId);
+      expect(agent).toMatchObject({ status: "inactive", runtime: { error: { code: "worker_lost" } } });
+      expect(agent.runtime.versions.map((v: { status: string }) => v.status)).toEqual(["rejected"]);
+    } finally {
+      await worker.stop();
+      worker = startWorker({ log: () => undefined, tasks: [] });
+    }
   });
 
   it("concurrent deploys of one name make one agent with consecutive versions", async () => {

@@ -3,7 +3,7 @@ import pg from "pg";
 import { config } from "@/server/config";
 import { closeDatabase, database } from "@/server/db/client";
 import { newId } from "@/server/ids";
-import { enqueue, finishJob, LeaseLost, registerJobKind, standaloneWorkerRefusal, startJobWorker, type ClaimedJob, type JobWorker } from "@/server/jobs";
+import { enqueue, finishJob, LeaseLost, registerJobKind, standaloneWorkerRefusal, startJobWorker, WorkerLost, type ClaimedJob, type JobWorker } from "@/server/jobs";
 
 // Engine-specific tests are not registered at all on the other engine: a skipped test fails CI.
 const itNever = (..._args: unknown[]) => undefined;
@@ -143,6 +143,79 @@ describe("the durable job queue", () => {
     expect(await db.read.job.findUnique({ where: { id } })).toMatchObject({ state: "running", attempts: 2, lockedBy: second.id });
     wakeSecond();
     await expect.poll(() => domainRows(`${id}:second`), { timeout: 5_000 }).toBe(1);
+    expect(await db.read.job.findUnique({ where: { id } })).toBeNull();
+  });
+
+  it("runs the kind's onExhausted in the transaction that dead-letters a job whose last attempt threw", async () => {
+    const db = await database();
+    const exhausted: unknown[] = [];
+    registerJobKind("test.exhausted", {
+      retryDelay: () => 20,
+      handler: async () => {
+        throw new Error("always");
+      },
+      onExhausted: async (tx, job, error) => {
+        exhausted.push(error);
+        await domainWrite(tx, `${job.id}:exhausted`);
+      },
+    });
+    worker(["test.exhausted"], { pollMs: 50 });
+    const id = await db.writeTx((tx) => enqueue(tx, "test.exhausted", {}, { maxAttempts: 2 }));
+    await expect.poll(() => domainRows(`${id}:exhausted`), { timeout: 10_000 }).toBe(1);
+    expect(await db.read.job.findUnique({ where: { id } })).toMatchObject({ state: "failed", attempts: 2 });
+    expect(exhausted).toHaveLength(1);
+    expect(String(exhausted[0])).toMatch(/always/);
+  });
+
+  it("dead-letters a job whose last attempt's worker was lost with onExhausted(WorkerLost), without running the handler again", async () => {
+    const db = await database();
+    const claims: number[] = [];
+    const exhausted: unknown[] = [];
+    registerJobKind("test.lost", {
+      handler: async (job) => {
+        claims.push(job.attempts);
+        await sleep(60_000);
+      },
+      onExhausted: async (tx, job, error) => {
+        exhausted.push(error);
+        await domainWrite(tx, `${job.id}:lost`);
+      },
+    });
+    const first = worker(["test.lost"], { leaseMs: 1000, pollMs: 100 });
+    await first.ready;
+    const id = await db.writeTx((tx) => enqueue(tx, "test.lost", {}, { maxAttempts: 1 }));
+    await expect.poll(() => claims.length, { timeout: 5_000, interval: 10 }).toBe(1);
+    await first.stop({ abandon: true });
+    worker(["test.lost"], { leaseMs: 1000, pollMs: 100 });
+    await expect.poll(() => domainRows(`${id}:lost`), { timeout: 10_000 }).toBe(1);
+    expect(exhausted[0]).toBeInstanceOf(WorkerLost);
+    expect(claims).toEqual([1]);
+    expect(await db.read.job.findUnique({ where: { id } })).toMatchObject({ state: "failed" });
+  });
+
+  it("a graceful stop keeps the running handlers' leases alive until they end", async () => {
+    const db = await database();
+    const claims: number[] = [];
+    registerJobKind("test.graceful", {
+      handler: async (job) => {
+        claims.push(job.attempts);
+        await sleep(2_500);
+        await db.writeTx(async (tx) => {
+          await domainWrite(tx, `${job.id}:graceful`);
+          await finishJob(tx, job);
+        });
+      },
+    });
+    const first = worker(["test.graceful"], { leaseMs: 1000, pollMs: 100 });
+    await first.ready;
+    const id = await db.writeTx((tx) => enqueue(tx, "test.graceful", {}));
+    await expect.poll(() => claims.length, { timeout: 5_000, interval: 10 }).toBe(1);
+    const stopping = first.stop();
+    worker(["test.graceful"], { leaseMs: 1000, pollMs: 100 }); // would take the job over if its lease lapsed
+    await stopping;
+    await sleep(500);
+    expect(claims).toEqual([1]);
+    expect(await domainRows(`${id}:graceful`)).toBe(1);
     expect(await db.read.job.findUnique({ where: { id } })).toBeNull();
   });
 
