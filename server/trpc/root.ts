@@ -4,6 +4,7 @@ import { executionsRouter } from "../executions/router";
 import { identityRouter } from "../identity/router";
 import { membersRouter } from "../members/router";
 import { provenanceRouter } from "../provenance/router";
+import { webhooksRouter } from "../webhooks/router";
 import { createCallerFactory, router } from "./init";
 
 /** Every area's router, registered once. */
@@ -14,6 +15,7 @@ export const appRouter = router({
   provenance: provenanceRouter,
   agents: agentsRouter,
   executions: executionsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,17 +1,11 @@
 import { z } from "zod";
 import { ListQuery, PaginationInfo } from "../http/listSchemas";
 import { EXAMPLE } from "../openapi/examples";
+import { EventPattern } from "../events/schemas";
 
 // Pure zod: the console's webhook pages import these.
 
 const Timestamp = z.string().describe("ISO 8601 date-time");
-
-/** An event type, or a prefix ending in `.*` (`invoice.*` matches `invoice.paid` and `invoice.line.added`). */
-export const EventTypePattern = z
-  .string()
-  .max(200)
-  .regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$/, "An event type in dot notation (lower-case letters, digits, _), optionally ending in .*")
-  .describe("An event type (`invoice.paid`) or a prefix pattern ending in `.*` (`invoice.*`)");
 
 export const WebhookStatus = z.enum(["active", "disabled"]);
 
@@ -26,7 +20,7 @@ const WEBHOOK_EXAMPLE = {
 export const WebhookCreateRequest = z
   .object({
     target_url: z.string().min(1).max(2000).describe("Where deliveries are POSTed: https (plain http only for hosts in SVC_OUTBOUND_ALLOW); never a private or metadata address"),
-    event_types: z.array(EventTypePattern).min(1).max(50).describe("The event types (or `.*` prefixes) delivered to it"),
+    event_types: z.array(EventPattern).min(1).max(50).describe("The event types (or `.*` prefixes) delivered to it"),
     description: z.string().max(500).optional().describe("A note for people"),
   })
   .strict()
@@ -35,7 +29,7 @@ export const WebhookCreateRequest = z
 export const WebhookUpdateRequest = z
   .object({
     target_url: z.string().min(1).max(2000).optional().describe("A new target (checked like at creation)"),
-    event_types: z.array(EventTypePattern).min(1).max(50).optional(),
+    event_types: z.array(EventPattern).min(1).max(50).optional(),
     description: z.string().max(500).nullable().optional(),
     status: WebhookStatus.optional().describe("`active` re-enables a disabled webhook (its failure period starts over); `disabled` pauses it"),
   })

@@ -5,6 +5,7 @@ import { complianceTasks } from "../compliance/tasks";
 import { idempotencyTasks } from "../http/tasks";
 import { ledgerTasks } from "../ledger/tasks";
 import { memberTasks } from "../members/tasks";
+import { webhookTasks } from "../webhooks/tasks";
 
 /**
  * A periodic piece of background work, declared by the area whose tables it writes (its
@@ -18,4 +19,4 @@ export interface Task {
 }
 
 /** Every area's background work: a new area adds one line here. */
-export const tasks: readonly Task[] = [...ledgerTasks, ...complianceTasks, ...memberTasks, ...idempotencyTasks, ...agentTasks, ...executionTasks];
+export const tasks: readonly Task[] = [...ledgerTasks, ...complianceTasks, ...memberTasks, ...idempotencyTasks, ...agentTasks, ...executionTasks, ...webhookTasks];
