@@ -39,6 +39,8 @@ export interface Config {
   webhookDisableAfterSeconds: number;
   /** SVC_WEBHOOK_TIMEOUT_MS: one delivery attempt's limit (connect, headers and body). */
   webhookTimeoutMs: number;
+  /** SVC_EVENT_MAX_DEPTH: how long a chain event → trigger run → emitted event may grow; the emit that would reach it is refused. */
+  eventMaxDepth: number;
 }
 
 const STANDARD_WEBHOOKS_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -95,6 +97,7 @@ export function loadConfig(): Config {
     webhookRetrySchedule: schedule("SVC_WEBHOOK_RETRY_SCHEDULE", STANDARD_WEBHOOKS_SCHEDULE),
     webhookDisableAfterSeconds: int("SVC_WEBHOOK_DISABLE_AFTER_SECONDS", 5 * 86_400, 0, 365 * 86_400),
     webhookTimeoutMs: int("SVC_WEBHOOK_TIMEOUT_MS", 15_000, 50, 120_000),
+    eventMaxDepth: int("SVC_EVENT_MAX_DEPTH", 8, 1, 64),
   };
 }
 

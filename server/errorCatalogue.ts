@@ -25,7 +25,7 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "Validation failed",
     description:
-      "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+      "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
     fix: "Correct the fields named in errors[] and send the request again.",
   },
   unauthenticated: {
@@ -122,6 +122,12 @@ export const ERROR_CATALOGUE = {
     title: "Idempotency key reused",
     description: "The Idempotency-Key was used before with a different request.",
     fix: "Use a new key for a new request.",
+  },
+  event_depth_exceeded: {
+    status: 403,
+    title: "Event chain too deep",
+    description: "An agent run emitted an event from a chain of events and the trigger runs they started that already reached SVC_EVENT_MAX_DEPTH (default 8): the emit is refused and recorded (denied), so a loop of agents triggering each other stops.",
+    fix: "Break the loop: an agent should not emit an event type that (through other triggers) starts it again, or raise SVC_EVENT_MAX_DEPTH if the chain is meant to be that long.",
   },
   rate_limited: {
     status: 429,

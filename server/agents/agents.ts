@@ -6,6 +6,7 @@ import { keyset } from "../http/cursor";
 import type { Principal } from "../governance/principal";
 import type { AgentListQuery } from "./schemas";
 import { agentStatusView, agentView } from "./views";
+import { syncAgentTriggers } from "../events/triggers";
 
 /** The organization's agents, newest first (AgentListResponse keeps `data.agents` and `data.next_cursor`). */
 export async function listAgents(db: Db, principal: Principal, query: z.output<typeof AgentListQuery>, secret: Buffer) {
@@ -46,5 +47,6 @@ export async function setAgentStatus(db: Db, principal: Principal, id: string, t
   if (agent.status !== from || (target === "active" && !agent.currentVersionId)) throw IllegalTransition("agent", agent.status, target);
   const { count } = await db.agent.updateMany({ where: { id: agent.id, status: from }, data: { status: target } });
   if (count === 0) throw IllegalTransition("agent", (await findAgent(db, principal, id)).status, target);
+  await syncAgentTriggers(db, agent.id);
   return agentStatus(db, principal, id);
 }

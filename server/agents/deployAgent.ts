@@ -9,6 +9,8 @@ import type { Principal } from "../governance/principal";
 import { missingCapabilities } from "../identity/capabilities";
 import { enqueue } from "../jobs";
 import { checkBundle, type CheckOutcome } from "../sandbox/pool";
+import { isTriggerCapability, TRIGGER_CAPABILITY } from "../events/schemas";
+import { syncAgentTriggers } from "../events/triggers";
 import type { AgentDeployRequest, AgentManifest } from "./schemas";
 
 export const DEFAULT_MEMORY_MB = 64;
@@ -48,7 +50,8 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
   if (memoryMb > cfg.agentMaxMemoryMb) throw ValidationFailed([{ field: "manifest.limits.memory_mb", code: "OUT_OF_RANGE", message: `At most ${cfg.agentMaxMemoryMb} MiB (SVC_AGENT_MAX_MEMORY_MB).` }]);
   if (timeoutMs > cfg.agentMaxTimeoutMs) throw ValidationFailed([{ field: "manifest.limits.timeout_ms", code: "OUT_OF_RANGE", message: `At most ${cfg.agentMaxTimeoutMs} ms (SVC_AGENT_MAX_TIMEOUT_MS).` }]);
 
-  const capabilities = [...new Set(manifest.capabilities.map((c) => c.id))];
+  assertTriggersDeclared(manifest);
+  const capabilities = grantedCapabilities(manifest);
   const missing = missingCapabilities(principal.capabilities, capabilities);
   if (missing.length > 0) {
     throw Forbidden(`An agent cannot hold more than whoever deploys it: your delegation does not cover ${missing.join(", ")}.`, { missing_capabilities: missing });
@@ -105,6 +108,22 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
   return { agentId: agent.id, status: "deploying", created: false };
 }
 
+/** The manifest's capabilities a run may be granted: its trigger declarations are not grants (see server/events/schemas.ts). */
+function grantedCapabilities(manifest: Manifest): string[] {
+  return [...new Set(manifest.capabilities.map((c) => c.id).filter((id) => !isTriggerCapability(id)))];
+}
+
+/** Every `on` entry needs `event_trigger` and `event_trigger:<its event>` declared, each with evidence. */
+function assertTriggersDeclared(manifest: Manifest): void {
+  const evidenced = new Set(manifest.capabilities.filter((c) => c.evidence.length > 0).map((c) => c.id));
+  const errors = (manifest.on ?? []).flatMap((entry, i) =>
+    [TRIGGER_CAPABILITY, `${TRIGGER_CAPABILITY}:${entry.event}`]
+      .filter((needed) => !evidenced.has(needed))
+      .map((needed) => ({ field: `manifest.on.${i}.event`, code: "TRIGGER_NOT_DECLARED", message: `A trigger on ${entry.event} needs the manifest capability ${needed}, with a non-empty evidence list.`, received: entry.event })),
+  );
+  if (errors.length > 0) throw ValidationFailed(errors, "The manifest's triggers are not all declared in its capabilities.");
+}
+
 /** Checks a queued version in the sandbox: the `agent.deploy` job's work before it records the outcome. */
 export async function checkVersion(version: { bundle: Uint8Array; orgDid: string; memoryMb: number; timeoutMs: number }): Promise<CheckOutcome> {
   return checkBundle({ code: Buffer.from(version.bundle).toString("utf8"), orgDid: version.orgDid, memoryMb: version.memoryMb, timeoutMs: Math.min(version.timeoutMs, CHECK_TIMEOUT_MS) });
@@ -130,11 +149,12 @@ export async function recordDeployOutcome(tx: Db, versionId: string, outcome: Ch
         status,
         statusError: DbNull,
         currentVersionId: version.id,
-        capabilities: [...new Set(manifest.capabilities.map((c) => c.id))],
+        capabilities: grantedCapabilities(manifest),
         description: manifest.description ?? null,
         passportId: manifest.passport ?? null,
       },
     });
+    await syncAgentTriggers(tx, agent.id);
     return status;
   }
   const error = { code: outcome.error.code, message: outcome.error.message };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ListQuery } from "../http/listSchemas";
 import { Capability } from "../identity/schemas";
+import { isEventPattern, isTriggerCapability, TRIGGER_CAPABILITY } from "../events/schemas";
 import { EXAMPLE } from "../openapi/examples";
 
 // Pure zod (the console's deploy and invoke forms import these): service maxima that come from
@@ -25,7 +26,20 @@ export const AgentStatus = z.enum(["active", "inactive", "deploying"]);
 
 export const ManifestCapability = z
   .object({
-    id: Capability.describe("A capability the agent's runs may use; the deployer must hold it"),
+    id: z
+      .string()
+      .min(3)
+      .max(220)
+      .superRefine((value, ctx) => {
+        if (isTriggerCapability(value)) {
+          if (value !== TRIGGER_CAPABILITY && !isEventPattern(value.slice(TRIGGER_CAPABILITY.length + 1)))
+            ctx.addIssue({ code: "custom", message: "must be event_trigger or event_trigger:<event type or prefix.*>", params: { code: "INVALID_FORMAT" } });
+          return;
+        }
+        const parsed = Capability.safeParse(value);
+        if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, params: { code: (issue as { params?: { code?: string } }).params?.code ?? "INVALID_FORMAT" } });
+      })
+      .describe("A capability the agent's runs may use (the deployer must hold it), or a trigger declaration: event_trigger and event_trigger:<on entry's event>"),
     evidence: z.array(z.string().min(1).max(500)).max(20).describe("Why the agent needs it (shown to reviewers)"),
   })
   .strict();

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { ListQuery, PaginationInfo } from "../http/listSchemas";
 import { EXAMPLE } from "../openapi/examples";
-import { AGENT_EXAMPLE } from "../agents/schemas";
 
-// Pure zod: the console's event pages and h16's webhooks import these.
+// Pure zod: the console's event pages, the webhooks area and agent manifests import these.
 
 const Timestamp = z.string().describe("ISO 8601 date-time");
 
@@ -76,7 +75,7 @@ const eventExample = {
   leaf_index: 4211,
   depth: 0,
   created_at: "2026-11-21T09:30:00.012Z",
-  matches: [{ subscription_id: EVENT_EXAMPLE.triggerId, kind: "agent_trigger" as const, agent_id: AGENT_EXAMPLE.agentId, execution_id: AGENT_EXAMPLE.executionId, delivery_id: null }],
+  matches: [{ subscription_id: EVENT_EXAMPLE.triggerId, kind: "agent_trigger" as const, agent_id: "agt_01m806mp6t3m7bq1xkz3k9r2hd", execution_id: "exe_01m806mp6v2d8h5qz0w3c6p9ka", delivery_id: null }],
 };
 
 export const EventView = z
@@ -110,3 +109,15 @@ export const EventIdParams = z.object({ id: z.string().min(1).max(100) });
 
 /** A manifest's `on` entry. */
 export const TriggerEntry = z.object({ event: EventPattern, description: z.string().max(500) });
+
+/**
+ * Trigger capabilities are declarations of a manifest, not grants: `event_trigger` (the agent may
+ * be started by events) and `event_trigger:<pattern>` (by this `on` entry). They are never part of
+ * a delegation and never checked against the deployer; a trigger run's authority comes from the
+ * delegation of whoever put the event on the bus (see server/events/triggers.ts).
+ */
+export const TRIGGER_CAPABILITY = "event_trigger";
+
+export function isTriggerCapability(id: string): boolean {
+  return id === TRIGGER_CAPABILITY || id.startsWith(`${TRIGGER_CAPABILITY}:`);
+}

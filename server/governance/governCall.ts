@@ -7,7 +7,7 @@ import type { Principal } from "./principal";
 import { coveredBy } from "../identity/capabilities";
 import { keyRing } from "../keys/signingKeys";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
-import { requestHash, type ProvenanceEntry } from "../provenance/record";
+import { requestHash, type ProvenanceEntry, type ProvenanceRecord } from "../provenance/record";
 import { rootOrgDidOf } from "../setup/rootOrg";
 
 /**
@@ -51,6 +51,12 @@ export interface CallScope {
   secret: Buffer;
   setResource(id: string | null, type?: string): void;
   setStatus(status: number): void;
+  /**
+   * Write calls only: runs in the call's transaction right after its provenance record is
+   * appended, with that record (its id and leaf index are only known then), e.g. to point rows
+   * the call wrote at the record that covers them.
+   */
+  onRecord(fn: (tx: Db, record: ProvenanceRecord) => Promise<void>): void;
 }
 
 export interface Prepared {
@@ -153,6 +159,7 @@ export async function governCall<T>(
 
     const secret = (await keyRing()).secret;
     let status = spec.successStatus;
+    const afterRecord: Array<(tx: Db, record: ProvenanceRecord) => Promise<void>> = [];
     const scope = (dbh: Db): CallScope => ({
       db: dbh,
       database: db,
@@ -164,6 +171,10 @@ export async function governCall<T>(
       },
       setStatus: (s) => {
         status = s;
+      },
+      onRecord: (fn) => {
+        if (!spec.write) throw new Error(`${spec.id} reads: it has no transaction to run onRecord in`);
+        afterRecord.push(fn);
       },
     });
 
@@ -177,7 +188,8 @@ export async function governCall<T>(
         await assertChainLive(tx, db.engine, principal!.chain);
         const out = await run(scope(tx));
         await prepared.beforeCommit?.(tx, out, status);
-        await appendInTransaction(tx, db.engine, entry(status));
+        const record = await appendInTransaction(tx, db.engine, entry(status));
+        for (const fn of afterRecord) await fn(tx, record);
         return out;
       });
     }

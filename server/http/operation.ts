@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Database, Db } from "../db/client";
 import type { ErrorCode } from "../errorCatalogue";
 import type { Principal } from "../governance/principal";
+import type { ProvenanceRecord } from "../provenance/record";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 
@@ -20,6 +21,8 @@ export interface HandlerContext<P, Q, B> {
   setResource(id: string | null, type?: string): void;
   /** Overrides the operation's success status (e.g. 201 instead of 202). */
   setStatus(status: number): void;
+  /** Write calls: runs in the call's transaction with its provenance record once appended (see CallScope.onRecord). */
+  onRecord(fn: (tx: Db, record: ProvenanceRecord) => Promise<void>): void;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { agentsRouter } from "../agents/router";
 import { controlPlaneRouter } from "../controlPlane/router";
 import { executionsRouter } from "../executions/router";
+import { eventsRouter } from "../events/router";
 import { identityRouter } from "../identity/router";
 import { membersRouter } from "../members/router";
 import { provenanceRouter } from "../provenance/router";
@@ -16,6 +17,7 @@ export const appRouter = router({
   agents: agentsRouter,
   executions: executionsRouter,
   webhooks: webhooksRouter,
+  events: eventsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,6 +1,7 @@
 import type { Database } from "../db/client";
 import { agentTasks } from "../agents/tasks";
 import { executionTasks } from "../executions/tasks";
+import { eventTasks } from "../events/tasks";
 import { complianceTasks } from "../compliance/tasks";
 import { idempotencyTasks } from "../http/tasks";
 import { ledgerTasks } from "../ledger/tasks";
@@ -19,4 +20,4 @@ export interface Task {
 }
 
 /** Every area's background work: a new area adds one line here. */
-export const tasks: readonly Task[] = [...ledgerTasks, ...complianceTasks, ...memberTasks, ...idempotencyTasks, ...agentTasks, ...executionTasks, ...webhookTasks];
+export const tasks: readonly Task[] = [...ledgerTasks, ...complianceTasks, ...memberTasks, ...idempotencyTasks, ...agentTasks, ...executionTasks, ...webhookTasks, ...eventTasks];

@@ -1,0 +1,152 @@
+import type { z } from "zod";
+import { config } from "../config";
+import type { Database, Db } from "../db/client";
+import type { Event, EventMatch } from "../db/generated/sqlite/client";
+import { domainError, NotFound } from "../errors";
+import type { Principal } from "../governance/principal";
+import { keyset } from "../http/cursor";
+import { newId } from "../ids";
+import type { ProvenanceRecord } from "../provenance/record";
+import { dispatcherFor, type DispatchOutcome } from "./dispatch";
+import { subscriptionIndex } from "./matcher";
+import type { EventBody, EventListQuery } from "./schemas";
+
+// Registers the agent_trigger dispatcher wherever events are put on the bus.
+import "./triggers";
+
+export type EventVia = "ingest" | "emit";
+
+/** What putting an event on the bus needs from the governed call it runs in. */
+export interface BusScope {
+  db: Db;
+  database: Database;
+  principal: Principal;
+  requestId: string;
+  setResource(id: string | null, type?: string): void;
+  onRecord(fn: (tx: Db, record: ProvenanceRecord) => Promise<void>): void;
+}
+
+export interface EventAnswer {
+  event_id: string;
+  matched_subscriptions: number;
+  queued_executions: number;
+}
+
+/**
+ * Puts one event on the organization's bus, in the call's transaction: the event, what it
+ * matched, and the executions and deliveries it queued commit with the call's provenance record,
+ * or none of them does. Dispatch waits for that record (`onRecord`) so each trigger run's input
+ * and each delivery can name the record and its leaf index. A sender id seen before answers the
+ * first answer and dispatches nothing. `depth` counts the trigger runs between this event and one
+ * that came from outside; reaching SVC_EVENT_MAX_DEPTH is refused (a denied record).
+ */
+export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>, via: EventVia, depth = 0): Promise<EventAnswer> {
+  const { db: tx, database, principal } = scope;
+  const max = config().eventMaxDepth;
+  if (depth >= max) {
+    throw domainError("event_depth_exceeded", `This event would be number ${depth + 1} in a chain of events and the agent runs they triggered; chains stop at ${max} (SVC_EVENT_MAX_DEPTH).`, { depth, max_depth: max });
+  }
+  if (body.id !== undefined) {
+    // Two concurrent calls with one sender id: the second waits here and then finds the first.
+    if (database.engine === "postgresql") await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext($1))::text`, `event:${principal.orgDid}:${body.id}`);
+    const seen = await tx.event.findUnique({ where: { orgDid_senderId: { orgDid: principal.orgDid, senderId: body.id } }, select: { id: true, answer: true } });
+    if (seen) {
+      scope.setResource(seen.id, "event");
+      return seen.answer as unknown as EventAnswer;
+    }
+  }
+  await subscriptionIndex.refresh(tx, database.engine);
+  const candidates = subscriptionIndex.match(principal.orgDid, body.type);
+  // The index may be up to one refresh old: the rows, read in this transaction, have the last word.
+  const subscriptions = candidates.length === 0 ? [] : await tx.subscription.findMany({ where: { id: { in: candidates }, orgDid: principal.orgDid, status: "active" }, orderBy: { id: "asc" } });
+  const id = newId("evt");
+  const answer: EventAnswer = {
+    event_id: id,
+    matched_subscriptions: subscriptions.length,
+    queued_executions: subscriptions.filter((s) => s.kind === "agent_trigger").length,
+  };
+  await tx.event.create({
+    data: {
+      id,
+      orgDid: principal.orgDid,
+      type: body.type,
+      payload: (body.payload ?? {}) as object,
+      senderId: body.id ?? null,
+      source: body.source ?? null,
+      occurredAt: body.occurred_at ? new Date(body.occurred_at) : new Date(),
+      ingestedVia: via,
+      actorDid: principal.actorDid,
+      delegationId: principal.delegationId || null,
+      requestId: scope.requestId,
+      depth,
+      answer: answer as object,
+    },
+  });
+  scope.setResource(id, "event");
+  scope.onRecord(async (rtx, record) => {
+    const event = await rtx.event.update({ where: { id }, data: { provenanceId: record.id, provenanceSeq: BigInt(record.seq) } });
+    const matches: { eventId: string; subscriptionId: string; executionId: string | null; deliveryId: string | null }[] = [];
+    for (const subscription of subscriptions) {
+      const outcome: DispatchOutcome | void = await dispatcherFor(subscription.kind)?.(rtx, { event, subscription, principal });
+      matches.push({ eventId: id, subscriptionId: subscription.id, executionId: outcome?.executionId ?? null, deliveryId: outcome?.deliveryId ?? null });
+    }
+    if (matches.length > 0) await rtx.eventMatch.createMany({ data: matches });
+  });
+  return answer;
+}
+
+/** The chain depth of an event emitted by a run: one more than the event that triggered it, 0 for a run invoked directly. */
+export async function depthOfRun(db: Db, executionId: string): Promise<number> {
+  const match = await db.eventMatch.findFirst({ where: { executionId }, select: { event: { select: { depth: true } } } });
+  return match ? match.event.depth + 1 : 0;
+}
+
+type EventWithMatches = Event & { matches: EventMatch[] };
+
+async function eventViews(db: Db, rows: EventWithMatches[]) {
+  const ids = [...new Set(rows.flatMap((r) => r.matches.map((m) => m.subscriptionId)))];
+  const subs = ids.length === 0 ? [] : await db.subscription.findMany({ where: { id: { in: ids } }, select: { id: true, kind: true, agentId: true } });
+  const byId = new Map(subs.map((s) => [s.id, s]));
+  return rows.map((e) => ({
+    id: e.id,
+    type: e.type,
+    payload: e.payload as Record<string, unknown>,
+    sender_id: e.senderId,
+    source: e.source,
+    occurred_at: e.occurredAt.toISOString(),
+    via: e.ingestedVia as EventVia,
+    actor: e.actorDid,
+    delegation_id: e.delegationId,
+    provenance_record_id: e.provenanceId,
+    leaf_index: e.provenanceSeq === null ? null : Number(e.provenanceSeq),
+    depth: e.depth,
+    created_at: e.createdAt.toISOString(),
+    matches: e.matches.map((m) => {
+      const s = byId.get(m.subscriptionId);
+      return { subscription_id: m.subscriptionId, kind: (s?.kind ?? null) as "webhook" | "agent_trigger" | null, agent_id: s?.agentId ?? null, execution_id: m.executionId, delivery_id: m.deliveryId };
+    }),
+  }));
+}
+
+/** The organization's events, newest first, with what each matched. */
+export async function listEvents(db: Db, principal: Principal, query: z.output<typeof EventListQuery>, secret: Buffer) {
+  const { after, take, page } = keyset<EventWithMatches>(secret, "events", query, (last) => [last.createdAt.toISOString(), last.id]);
+  const rows = await db.event.findMany({
+    where: {
+      orgDid: principal.orgDid,
+      ...(query.type ? { type: query.type } : {}),
+      ...(after ? { OR: [{ createdAt: { lt: new Date(after[0] as string) } }, { createdAt: new Date(after[0] as string), id: { lt: after[1] as string } }] } : {}),
+    },
+    include: { matches: { orderBy: { subscriptionId: "asc" } } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take,
+  });
+  const { items, pagination } = page(rows);
+  return { data: await eventViews(db, items), pagination };
+}
+
+export async function getEvent(db: Db, principal: Principal, id: string) {
+  const row = await db.event.findFirst({ where: { id, orgDid: principal.orgDid }, include: { matches: { orderBy: { subscriptionId: "asc" } } } });
+  if (!row) throw NotFound("event", id);
+  return (await eventViews(db, [row]))[0]!;
+}

@@ -1,0 +1,76 @@
+import type { Db } from "../db/client";
+import { newId } from "../ids";
+import { invokeAgent } from "../executions/invokeAgent";
+import { registerSubscriptionDispatcher } from "./dispatch";
+import { subscriptionsChanged } from "./matcher";
+
+interface ManifestOn {
+  on?: { event: string; description: string }[];
+}
+
+/**
+ * Brings an agent's `agent_trigger` subscriptions in line with its state, in the caller's
+ * transaction: one active subscription per `on` entry of the current version while the agent is
+ * active; the rest disabled (kept, so events that matched them still name them). Called wherever
+ * the agent's status or current version changes (deploy outcome, activate, deactivate); the bus
+ * re-reads matched subscriptions in its own transaction, so a deactivation stops triggers at once.
+ */
+export async function syncAgentTriggers(tx: Db, agentId: string): Promise<void> {
+  const agent = await tx.agent.findUnique({ where: { id: agentId } });
+  if (!agent) return;
+  const version = agent.currentVersionId ? await tx.agentVersion.findUnique({ where: { id: agent.currentVersionId }, select: { manifest: true } }) : null;
+  const wanted = new Map<string, string>();
+  if (agent.status === "active") for (const entry of (version?.manifest as ManifestOn | undefined)?.on ?? []) if (!wanted.has(entry.event)) wanted.set(entry.event, entry.description);
+  const existing = await tx.subscription.findMany({ where: { agentId, kind: "agent_trigger" } });
+  let changed = false;
+  for (const sub of existing) {
+    const pattern = (sub.eventTypes as string[])[0]!;
+    const description = wanted.get(pattern);
+    if (description !== undefined) {
+      wanted.delete(pattern);
+      if (sub.status !== "active" || sub.description !== description) {
+        await tx.subscription.update({ where: { id: sub.id }, data: { status: "active", description, disabledReason: null } });
+        changed = true;
+      }
+    } else if (sub.status === "active") {
+      const reason = agent.status === "active" ? "no longer in the agent's manifest" : `agent ${agent.status}`;
+      await tx.subscription.update({ where: { id: sub.id }, data: { status: "disabled", disabledReason: reason } });
+      changed = true;
+    }
+  }
+  for (const [event, description] of wanted) {
+    await tx.subscription.create({
+      data: { id: newId("sub"), orgDid: agent.orgDid, kind: "agent_trigger", eventTypes: [event], targetUrl: "", agentId, description, status: "active" },
+    });
+    changed = true;
+  }
+  if (changed) await subscriptionsChanged(tx);
+}
+
+/**
+ * A matched trigger queues an ordinary execution of the agent through the invoke service, with
+ * the ingesting call's principal as its invoker: the run's delegation derives from the
+ * delegation that put the event on the bus (an API key, or the emitting run's own delegation),
+ * narrowed to the manifest's capabilities it covers. The manifest's `event_trigger:<pattern>`
+ * declaration is what lets the event start the agent at all (no declaration, no subscription);
+ * revoking the sender's delegation cancels the runs it caused.
+ */
+registerSubscriptionDispatcher("agent_trigger", async (tx, { event, subscription, principal }) => {
+  if (!subscription.agentId) return;
+  const agent = await tx.agent.findUnique({ where: { id: subscription.agentId }, select: { status: true, currentVersionId: true } });
+  if (agent?.status !== "active" || !agent.currentVersionId) return;
+  const input = {
+    event_id: event.id,
+    event_type: event.type,
+    payload: event.payload,
+    org_did: event.orgDid,
+    verification: {
+      provenance_record_id: event.provenanceId,
+      leaf_index: event.provenanceSeq === null ? null : Number(event.provenanceSeq),
+      actor: event.actorDid,
+      via: event.ingestedVia,
+    },
+  };
+  const execution = await invokeAgent(tx, principal, subscription.agentId, { input, max_attempts: 3 });
+  return { executionId: execution.id };
+});

@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { database } from "@/server/db/client";
+import { SubscriptionIndex } from "@/server/events/matcher";
+import { shutdownSandbox } from "@/server/sandbox/pool";
+import { startWorker, type Worker } from "@/server/worker/worker";
+import { apiKey, call, startOtherProcess, useTestServer } from "./harness";
+import { bundleOf, deployAndWait } from "./agentsHelpers";
+
+process.env.SVC_SANDBOX_THREADS = "2";
+process.env.SVC_EXECUTION_RETRY_BASE_MS = "20";
+
+const ctx = useTestServer();
+let worker: Worker;
+beforeAll(() => {
+  worker = startWorker({ log: () => undefined, tasks: [] });
+});
+afterAll(async () => {
+  await worker.stop();
+  await shutdownSandbox();
+});
+
+const ECHO = `export default async (input) => ({ got: input })`;
+const triggerManifest = (events: string[], extra: { id: string; evidence: string[] }[] = []) => ({
+  capabilities: [
+    { id: "svc_api:agents:read", evidence: ["reads agents"] },
+    ...extra,
+    { id: "event_trigger", evidence: ["started by events"] },
+    ...events.map((e) => ({ id: `event_trigger:${e}`, evidence: [`reacts to ${e}`] })),
+  ],
+  on: events.map((e) => ({ event: e, description: `on ${e}` })),
+});
+
+const ingest = (body: unknown, token = ctx.root.token, path = "/v1/events/ingest", base = ctx.server.url) => call(base, "POST", path, { token, body });
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const got = await probe();
+    if (got !== undefined) return got;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function finishedExecution(id: string) {
+  return waitFor(`execution ${id}`, async () => {
+    const res = await call(ctx.server.url, "GET", `/v1/executions/${id}`, { token: ctx.root.token });
+    return ["completed", "failed", "cancelled"].includes(res.body.status) ? res.body : undefined;
+  });
+}
+
+describe("ingest and emit", () => {
+  it("answer 202 {event_id, matched_subscriptions, queued_executions} and record the call", async () => {
+    for (const path of ["/v1/events/ingest", "/v1/events/emit"]) {
+      const res = await ingest({ type: "nobody.listens", payload: { a: 1 }, source: "tests", occurred_at: "2026-11-21T09:30:00.000Z" }, ctx.root.token, path);
+      expect(res.status).toBe(202);
+      expect(res.body).toEqual({ event_id: expect.stringMatching(/^evt_/), matched_subscriptions: 0, queued_executions: 0 });
+      const event = await call(ctx.server.url, "GET", `/v1/events/${res.body.event_id}`, { token: ctx.root.token });
+      expect(event.body).toMatchObject({ type: "nobody.listens", payload: { a: 1 }, source: "tests", occurred_at: "2026-11-21T09:30:00.000Z", via: path.endsWith("ingest") ? "ingest" : "emit", depth: 0, matches: [] });
+      const record = await call(ctx.server.url, "GET", `/v1/provenance/${event.body.provenance_record_id}`, { token: ctx.root.token });
+      expect(record.body).toMatchObject({ operation: `POST ${path}`, decision: "allowed", resource_id: res.body.event_id, seq: event.body.leaf_index });
+    }
+  });
+
+  it("need svc_api:events:write", async () => {
+    const reader = await apiKey(["svc_api:events:read"]);
+    const res = await ingest({ type: "a.b" }, reader.token);
+    expect(res.status).toBe(403);
+    expect(res.body.missing_capability).toBe("svc_api:events:write");
+  });
+
+  it("refuse malformed types with 400", async () => {
+    for (const type of ["Invoice..paid", "*", "a.*.b", "invoice.*", "a".repeat(300), "", "a..b", ".a", "a."]) {
+      const res = await ingest({ type, payload: {} });
+      expect(res.status, type).toBe(400);
+      expect(res.body.errors[0].field).toBe("type");
+    }
+    expect((await ingest({ type: "a.b", payload: [1] })).status).toBe(400);
+    expect((await ingest({ type: "a.b", unknown: 1 })).status).toBe(400);
+  });
+
+  it("answer a repeated sender id with the first answer and dispatch nothing twice", async () => {
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "dedup-agent", ECHO, triggerManifest(["dedup.happened"]));
+    const first = await ingest({ type: "dedup.happened", id: "sender-42", payload: { n: 1 } });
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ matched_subscriptions: 1, queued_executions: 1 });
+    const again = await ingest({ type: "dedup.happened", id: "sender-42", payload: { n: 2 } });
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual(first.body);
+    const db = await database();
+    expect(await db.read.event.count({ where: { senderId: "sender-42" } })).toBe(1);
+    expect(await db.read.asyncExecution.count({ where: { agentId } })).toBe(1);
+  });
+});
+
+describe("agent triggers", () => {
+  it("run the agent with {event_id, event_type, payload, org_did, verification}", async () => {
+    await deployAndWait(ctx.server.url, ctx.root.token, "invoice-echo", ECHO, triggerManifest(["invoice.paid"]));
+    const res = await ingest({ type: "invoice.paid", payload: { invoice_id: "inv_1", amount: 5 } });
+    expect(res.body).toMatchObject({ matched_subscriptions: 1, queued_executions: 1 });
+    const event = (await call(ctx.server.url, "GET", `/v1/events/${res.body.event_id}`, { token: ctx.root.token })).body;
+    expect(event.matches).toEqual([expect.objectContaining({ kind: "agent_trigger", execution_id: expect.stringMatching(/^exe_/), delivery_id: null })]);
+    const execution = await finishedExecution(event.matches[0].execution_id);
+    expect(execution.status).toBe("completed");
+    expect(execution.result_json.got).toEqual({
+      event_id: res.body.event_id,
+      event_type: "invoice.paid",
+      payload: { invoice_id: "inv_1", amount: 5 },
+      org_did: ctx.root.orgDid,
+      verification: { provenance_record_id: event.provenance_record_id, leaf_index: event.leaf_index, actor: ctx.root.orgDid, via: "ingest" },
+    });
+    const record = await call(ctx.server.url, "GET", `/v1/provenance/${event.provenance_record_id}`, { token: ctx.root.token });
+    expect(record.body).toMatchObject({ operation: "POST /v1/events/ingest", seq: event.leaf_index, resource_id: res.body.event_id });
+  });
+
+  it("match a trailing .* on every type under the prefix, and nothing else", async () => {
+    await deployAndWait(ctx.server.url, ctx.root.token, "bill-family", ECHO, triggerManifest(["bill.*"]));
+    const matched = async (type: string) => (await ingest({ type })).body.matched_subscriptions;
+    expect(await matched("bill.paid")).toBe(1);
+    expect(await matched("bill.line.added")).toBe(1);
+    expect(await matched("bills.x")).toBe(0);
+    expect(await matched("bill")).toBe(0);
+    expect(await matched("other.bill.paid")).toBe(0);
+  });
+
+  it("refuse a deploy whose on entries lack their event_trigger capabilities (400 naming the field)", async () => {
+    const code = bundleOf(ECHO);
+    const deploy = (manifest: Record<string, unknown>) => call(ctx.server.url, "POST", "/v1/agents/deploy", { token: ctx.root.token, body: { manifest: { name: "undeclared", version: "1.0.0", ...manifest }, ...code, wait: true } });
+    const none = await deploy({ capabilities: [], on: [{ event: "x.y", description: "" }] });
+    expect(none.status).toBe(400);
+    expect(none.body.errors).toEqual([
+      expect.objectContaining({ field: "manifest.on.0.event", code: "TRIGGER_NOT_DECLARED", message: expect.stringContaining("capability event_trigger,") }),
+      expect.objectContaining({ field: "manifest.on.0.event", code: "TRIGGER_NOT_DECLARED", message: expect.stringContaining("event_trigger:x.y") }),
+    ]);
+    const noEvidence = await deploy({ capabilities: [{ id: "event_trigger", evidence: ["yes"] }, { id: "event_trigger:x.y", evidence: [] }], on: [{ event: "x.y", description: "" }] });
+    expect(noEvidence.status).toBe(400);
+    expect(noEvidence.body.errors).toEqual([expect.objectContaining({ field: "manifest.on.0.event", message: expect.stringContaining("event_trigger:x.y") })]);
+    const badPattern = await deploy({ capabilities: [{ id: "event_trigger:a.*.b", evidence: ["x"] }] });
+    expect(badPattern.status).toBe(400);
+    const ok = await deploy({ capabilities: [{ id: "event_trigger", evidence: ["yes"] }, { id: "event_trigger:x.y", evidence: ["yes"] }], on: [{ event: "x.y", description: "" }] });
+    expect(ok.status).toBe(201);
+    // Trigger declarations are not grants: the agent's capabilities do not list them.
+    const agent = await call(ctx.server.url, "GET", `/v1/agents/${ok.body.data.agentId}/status`, { token: ctx.root.token });
+    expect(JSON.stringify(agent.body)).not.toContain('"event_trigger');
+  });
+
+  it("stop at once when the agent is deactivated, and come back when it is activated", async () => {
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "switchable", ECHO, triggerManifest(["switch.flipped"]));
+    expect((await ingest({ type: "switch.flipped" })).body.matched_subscriptions).toBe(1);
+    expect((await call(ctx.server.url, "POST", `/v1/agents/${agentId}/deactivate`, { token: ctx.root.token })).status).toBe(200);
+    expect((await ingest({ type: "switch.flipped" })).body).toMatchObject({ matched_subscriptions: 0, queued_executions: 0 });
+    expect((await call(ctx.server.url, "POST", `/v1/agents/${agentId}/activate`, { token: ctx.root.token })).status).toBe(200);
+    expect((await ingest({ type: "switch.flipped" })).body.matched_subscriptions).toBe(1);
+  });
+
+  it("follow a redeploy: entries removed from the manifest stop matching, new ones start", async () => {
+    await deployAndWait(ctx.server.url, ctx.root.token, "redeployed", ECHO, triggerManifest(["first.kind"]));
+    expect((await ingest({ type: "first.kind" })).body.matched_subscriptions).toBe(1);
+    await deployAndWait(ctx.server.url, ctx.root.token, "redeployed", ECHO, { ...triggerManifest(["second.kind"]), version: "2.0.0" });
+    expect((await ingest({ type: "first.kind" })).body.matched_subscriptions).toBe(0);
+    expect((await ingest({ type: "second.kind" })).body.matched_subscriptions).toBe(1);
+  });
+});
+
+describe("emitting from agents", () => {
+  it("cuts a loop of agents emitting the event that triggers them at depth 8, with a denied record", async () => {
+    const LOOP = `export default async (input, ctx) => {
+      try { const answer = await ctx.events.emit("loop.ping", { n: input.payload.n + 1 }); return { emitted: answer }; }
+      catch (e) { return { refused: e.message, name: e.name }; }
+    }`;
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "looper", LOOP, triggerManifest(["loop.ping"], [{ id: "svc_api:events:write", evidence: ["emits loop.ping"] }]));
+    const res = await ingest({ type: "loop.ping", payload: { n: 0 } });
+    expect(res.body.queued_executions).toBe(1);
+    const db = await database();
+    const refused = await waitFor("the refused emit", async () => {
+      const rows = await db.read.asyncExecution.findMany({ where: { agentId, status: "completed" } });
+      return rows.find((r) => (r.resultJson as { refused?: string }).refused);
+    }, 30_000);
+    expect(refused.resultJson).toMatchObject({ name: "event_depth_exceeded", refused: expect.stringContaining("SVC_EVENT_MAX_DEPTH") });
+    const events = await db.read.event.findMany({ where: { type: "loop.ping" }, orderBy: { depth: "asc" } });
+    expect(events.map((e) => e.depth)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(events.slice(1).every((e) => e.ingestedVia === "emit")).toBe(true);
+    expect(await db.read.asyncExecution.count({ where: { agentId } })).toBe(8);
+    const denied = await db.read.provenanceRecord.findMany({ where: { operation: "POST /v1/events/emit", decision: "denied", delegationId: refused.delegationId } });
+    expect(denied).toEqual([expect.objectContaining({ status: 403, actorDid: ctx.root.orgDid })]);
+    // Each allowed emit is its own record, under the emitting run's delegation.
+    const emitted = events[1]!;
+    const run = await db.read.asyncExecution.findFirstOrThrow({ where: { id: (await db.read.eventMatch.findFirstOrThrow({ where: { eventId: events[0]!.id } })).executionId! } });
+    expect(emitted.delegationId).toBe(run.delegationId);
+    const emitRecord = await db.read.provenanceRecord.findUniqueOrThrow({ where: { id: emitted.provenanceId! } });
+    expect(emitRecord).toMatchObject({ operation: "POST /v1/events/emit", decision: "allowed", delegationId: run.delegationId });
+  });
+
+  it("refuses an emit from a run whose manifest lacks svc_api:events:write (a denied record)", async () => {
+    const EMIT = `export default async (input, ctx) => { try { await ctx.events.emit("unauth.x", {}); return { ok: true }; } catch (e) { return { refused: e.message }; } }`;
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "no-emit", EMIT);
+    const inv = await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: {} });
+    const done = await finishedExecution(inv.body.id ?? inv.body.data?.id ?? inv.body.execution_id);
+    expect(done.result_json.refused).toContain("svc_api:events:write");
+    const db = await database();
+    const run = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: done.id } });
+    expect(await db.read.provenanceRecord.findMany({ where: { operation: "POST /v1/events/emit", delegationId: run.delegationId } })).toEqual([expect.objectContaining({ decision: "denied", status: 403 })]);
+  });
+});
+
+describe("matching across processes", () => {
+  it("another matcher reading the database sees a new subscription within a second", async () => {
+    const db = await database();
+    const other = new SubscriptionIndex();
+    await other.refresh(db.read, db.engine);
+    expect(other.match(ctx.root.orgDid, "fresh.sub.added")).toEqual([]);
+    await deployAndWait(ctx.server.url, ctx.root.token, "fresh-sub", ECHO, triggerManifest(["fresh.sub.*"]));
+    const started = Date.now();
+    await waitFor("the other index", async () => {
+      await other.refresh(db.read, db.engine);
+      return other.match(ctx.root.orgDid, "fresh.sub.added").length === 1 ? true : undefined;
+    }, 1000);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("another process on the same database matches a new trigger within a second", async () => {
+    const proc = await startOtherProcess();
+    try {
+      expect((await ingest({ type: "remote.seen" }, ctx.root.token, "/v1/events/ingest", proc.url)).body.matched_subscriptions).toBe(0);
+      await deployAndWait(ctx.server.url, ctx.root.token, "remote-sub", ECHO, triggerManifest(["remote.seen"]));
+      const started = Date.now();
+      await waitFor("the other process", async () => ((await ingest({ type: "remote.seen" }, ctx.root.token, "/v1/events/ingest", proc.url)).body.matched_subscriptions === 1 ? true : undefined), 1000);
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      proc.stop();
+    }
+  });
+});
+
+describe("the event list", () => {
+  it("lists events newest first with their matches, by type, with cursors", async () => {
+    await deployAndWait(ctx.server.url, ctx.root.token, "listed", ECHO, triggerManifest(["listed.thing"]));
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await ingest({ type: "listed.thing", payload: { i } })).body.event_id);
+    const page1 = await call(ctx.server.url, "GET", "/v1/events?type=listed.thing&limit=2", { token: ctx.root.token });
+    expect(page1.status).toBe(200);
+    expect(page1.body.data.map((e: { id: string }) => e.id)).toEqual([ids[2], ids[1]]);
+    expect(page1.body.data[0].matches).toEqual([expect.objectContaining({ kind: "agent_trigger", agent_id: expect.stringMatching(/^agt_/), execution_id: expect.stringMatching(/^exe_/) })]);
+    expect(page1.body.pagination.has_more).toBe(true);
+    const page2 = await call(ctx.server.url, "GET", `/v1/events?type=listed.thing&limit=2&cursor=${encodeURIComponent(page1.body.pagination.next_cursor)}`, { token: ctx.root.token });
+    expect(page2.body.data.map((e: { id: string }) => e.id)).toEqual([ids[0]]);
+    expect((await call(ctx.server.url, "GET", "/v1/events/evt_nope", { token: ctx.root.token })).status).toBe(404);
+  });
+});
