@@ -1,5 +1,6 @@
 import type { Database, Db } from "../db/client";
 import type { Subscription } from "../db/generated/sqlite/client";
+import { subscriptionsChanged } from "../events/matcher";
 import { newId } from "../ids";
 import { appendInTransaction } from "../provenance/appendProvenance";
 import { requestHash } from "../provenance/record";
@@ -14,6 +15,7 @@ export type DisabledReason = "gone" | "failing" | "delegation_revoked";
 export async function disableWebhook(tx: Db, engine: Database["engine"], s: Subscription, reason: DisabledReason): Promise<void> {
   const { count } = await tx.subscription.updateMany({ where: { id: s.id, status: "active" }, data: { status: "disabled", disabledReason: reason } });
   if (count === 0) return;
+  await subscriptionsChanged(tx);
   const id = newId("evt");
   const payload = { webhook_id: s.id, target_url: s.targetUrl, reason, failing_since: s.failingSince?.toISOString() ?? null };
   const record = await appendInTransaction(tx, engine, {
@@ -30,8 +32,10 @@ export async function disableWebhook(tx: Db, engine: Database["engine"], s: Subs
     request_hash: requestHash(payload),
     request_id: id,
   });
-  // TODO(h15): route through the bus's emit service once it exists, so subscriptions to
-  // webhook.disabled (webhooks and agent triggers) are dispatched too; for now it is recorded.
+  // Recorded on the bus (GET /v1/events lists it) but not dispatched: the bus's putEvent runs
+  // inside a governed call and dispatches under the caller's principal (a trigger run derives its
+  // delegation from it), and a background disable has no such caller (after a revocation, not
+  // even a valid creator). Dispatching platform events needs a service principal on the bus.
   await tx.event.create({
     data: {
       id,

@@ -6,6 +6,7 @@ import type { Principal } from "../governance/principal";
 import { keyset } from "../http/cursor";
 import { newId } from "../ids";
 import { enqueue } from "../jobs";
+import { subscriptionsChanged } from "../events/matcher";
 import { assertOutboundUrl } from "../outbound/assertOutboundUrl";
 import { newWebhookSecret } from "../signing/webhookSecrets";
 import { DELIVER_JOB, deliverJobOptions } from "./deliveryJob";
@@ -34,6 +35,7 @@ export async function createWebhook(tx: Db, principal: Principal, body: z.output
       createdAt: new Date(),
     },
   });
+  await subscriptionsChanged(tx);
   const { health: _none, ...view } = webhookView(row);
   return { ...view, secret };
 }
@@ -96,6 +98,7 @@ export async function updateWebhook(tx: Db, principal: Principal, id: string, bo
       ...(body.status === "disabled" && row.status !== "disabled" ? { status: "disabled", disabledReason: "manual" } : {}),
     },
   });
+  await subscriptionsChanged(tx);
   return webhookView(updated, await health(tx, updated));
 }
 
@@ -104,6 +107,7 @@ export async function deleteWebhook(tx: Db, principal: Principal, id: string) {
   const row = await findWebhook(tx, principal, id);
   await tx.webhookDelivery.deleteMany({ where: { subscriptionId: row.id } });
   await tx.subscription.delete({ where: { id: row.id } });
+  await subscriptionsChanged(tx);
   return { id: row.id, deleted: true as const };
 }
 

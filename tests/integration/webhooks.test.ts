@@ -104,6 +104,31 @@ describe("webhooks: delivering", () => {
     expect(health.last_success_at).not.toBeNull();
   });
 
+  it("an event ingested through POST /v1/events/ingest reaches the matching webhooks (and only them), naming the ingest call's record", async () => {
+    const hook = await createWebhook("/ingested", { event_types: ["billing.*"] });
+    const exact = await createWebhook("/ingested-exact", { event_types: ["billing.invoice.paid"] });
+    const other = await createWebhook("/ingested-other", { event_types: ["shipping.*"] });
+    const res = await api("POST", "/v1/events/ingest", { type: "billing.invoice.paid", payload: { amount: 7 }, id: "sender-77" });
+    expect(res.status).toBe(202);
+    expect(res.body.matched_subscriptions).toBe(2);
+    await until(async () => receiver.at("/ingested").length + receiver.at("/ingested-exact").length).toBe(2);
+    const got = receiver.at("/ingested")[0]!;
+    const message = new Webhook(hook.secret).verify(got.body, got.headers as Record<string, string>) as any;
+    const event = (await api("GET", `/v1/events/${res.body.event_id}`)).body;
+    expect(message).toMatchObject({ type: "billing.invoice.paid", data: { event_id: res.body.event_id, payload: { amount: 7 } }, provenance: { record_id: event.provenance_record_id, leaf_index: event.leaf_index } });
+    const record = await api("GET", `/v1/provenance/${event.provenance_record_id}`);
+    expect(record.body).toMatchObject({ operation: "POST /v1/events/ingest", resource_id: res.body.event_id, seq: event.leaf_index });
+    // The event's match names the delivery it caused.
+    await until(async () => (await api("GET", `/v1/events/${res.body.event_id}`)).body.matches.find((m: any) => m.subscription_id === hook.id)?.delivery_id).toMatch(/^whd_/);
+    // The same sender id again dispatches nothing.
+    expect((await api("POST", "/v1/events/ingest", { type: "billing.invoice.paid", payload: { amount: 7 }, id: "sender-77" })).body.event_id).toBe(res.body.event_id);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.at("/ingested")).toHaveLength(1);
+    expect(receiver.at("/ingested-other")).toHaveLength(0);
+    expect(await deliveries(exact.id)).toHaveLength(1);
+    expect(await deliveries(other.id)).toHaveLength(0);
+  });
+
   it("a receiver answering 500 then 200 is retried on the schedule and delivered once, with the same webhook-id", async () => {
     const hook = await createWebhook("/flaky");
     const event = await putEvent(ctx.root.orgDid, [hook.id]);

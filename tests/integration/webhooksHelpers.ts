@@ -54,7 +54,7 @@ export async function startReceiver(answer: (path: string, n: number) => number 
  * Puts an event on the bus the way the events area's ingest does (event, its provenance record
  * and its matches' jobs in one transaction), addressed to the given webhooks.
  */
-export async function putEvent(orgDid: string, webhookIds: string[], type = "invoice.paid", payload: Record<string, unknown> = { invoice_id: "inv_1" }) {
+export async function putEvent(orgDid: string, webhookIds: string[], type = "invoice.paid", payload: Record<string, string | number> = { invoice_id: "inv_1" }) {
   const db = await database();
   return db.writeTx(async (tx) => {
     const id = newId("evt");
