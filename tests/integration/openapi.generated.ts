@@ -651,6 +651,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put an inbound event on the bus
+         * @description An event from outside (a partner, a SaaS hook). It is matched against the organization's agent triggers and webhooks; each matched trigger queues an execution, each webhook a delivery, all in this call's transaction with its provenance record. A repeated `id` answers the first answer and dispatches nothing.
+         */
+        post: operations["ingestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/emit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put an outbound event on the bus
+         * @description An event from the organization's own systems; the same bus, matching and dispatch as ingest (agents emit through `ctx.events.emit`, recorded under this operation).
+         */
+        post: operations["emitEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events with what they matched
+         * @description Newest first; each with its matches (subscription, the execution or delivery it caused) and its provenance record and leaf index.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an event */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1125,6 +1202,156 @@ export interface components {
         };
         /**
          * @example {
+         *       "type": "invoice.paid",
+         *       "payload": {
+         *         "invoice_id": "inv_2041",
+         *         "amount": 1250
+         *       },
+         *       "id": "evt-billing-88121",
+         *       "source": "billing",
+         *       "occurred_at": "2026-11-21T09:30:00.000Z"
+         *     }
+         */
+        EventBody: {
+            /** @description Dot notation, e.g. invoice.paid */
+            type: string;
+            /** @description The event's data (a JSON object); {} when absent */
+            payload?: {
+                [key: string]: unknown;
+            };
+            /** @description The sender's id for this event: a repeat with the same id answers the first answer and dispatches nothing */
+            id?: string;
+            /** @description Free-form origin, e.g. billing-service */
+            source?: string;
+            /**
+             * Format: date-time
+             * @description When it happened; defaults to now
+             */
+            occurred_at?: string;
+        };
+        /**
+         * @example {
+         *       "event_id": "evt_01m806mp6q2v9w3x5y7z8a0b1c",
+         *       "matched_subscriptions": 2,
+         *       "queued_executions": 1
+         *     }
+         */
+        EventAccepted: {
+            event_id: string;
+            /** @description How many active subscriptions (webhooks and agent triggers) matched */
+            matched_subscriptions: number;
+            /** @description How many agent executions it queued */
+            queued_executions: number;
+        };
+        /**
+         * @example {
+         *       "id": "evt_01m806mp6q2v9w3x5y7z8a0b1c",
+         *       "type": "invoice.paid",
+         *       "payload": {
+         *         "invoice_id": "inv_2041",
+         *         "amount": 1250
+         *       },
+         *       "sender_id": "evt-billing-88121",
+         *       "source": "billing",
+         *       "occurred_at": "2026-11-21T09:30:00.000Z",
+         *       "via": "ingest",
+         *       "actor": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *       "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
+         *       "provenance_record_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
+         *       "leaf_index": 4211,
+         *       "depth": 0,
+         *       "created_at": "2026-11-21T09:30:00.012Z",
+         *       "matches": [
+         *         {
+         *           "subscription_id": "sub_01m806mp6r3b4c5d6e7f8g9h0j",
+         *           "kind": "agent_trigger",
+         *           "agent_id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+         *           "execution_id": "exe_01m806mp6v2d8h5qz0w3c6p9ka",
+         *           "delivery_id": null
+         *         }
+         *       ]
+         *     }
+         */
+        Event: {
+            id: string;
+            type: string;
+            payload: {
+                [key: string]: unknown;
+            };
+            sender_id: string | null;
+            source: string | null;
+            /** @description ISO 8601 date-time */
+            occurred_at: string;
+            /** @enum {string} */
+            via: "ingest" | "emit";
+            /** @description The actor DID of the call that put it on the bus */
+            actor: string;
+            delegation_id: string | null;
+            /** @description That call's provenance record */
+            provenance_record_id: string | null;
+            /** @description The record's leaf index in the ledger */
+            leaf_index: number | null;
+            /** @description 0 from outside; an event emitted by a run its trigger event's depth + 1 */
+            depth: number;
+            /** @description ISO 8601 date-time */
+            created_at: string;
+            matches: {
+                subscription_id: string;
+                /**
+                 * @description null when the subscription has since been deleted
+                 * @enum {string|null}
+                 */
+                kind: "webhook" | "agent_trigger" | null;
+                agent_id: string | null;
+                /** @description The execution a trigger queued */
+                execution_id: string | null;
+                /** @description The webhook delivery it scheduled */
+                delivery_id: string | null;
+            }[];
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "evt_01m806mp6q2v9w3x5y7z8a0b1c",
+         *           "type": "invoice.paid",
+         *           "payload": {
+         *             "invoice_id": "inv_2041",
+         *             "amount": 1250
+         *           },
+         *           "sender_id": "evt-billing-88121",
+         *           "source": "billing",
+         *           "occurred_at": "2026-11-21T09:30:00.000Z",
+         *           "via": "ingest",
+         *           "actor": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *           "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
+         *           "provenance_record_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
+         *           "leaf_index": 4211,
+         *           "depth": 0,
+         *           "created_at": "2026-11-21T09:30:00.012Z",
+         *           "matches": [
+         *             {
+         *               "subscription_id": "sub_01m806mp6r3b4c5d6e7f8g9h0j",
+         *               "kind": "agent_trigger",
+         *               "agent_id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+         *               "execution_id": "exe_01m806mp6v2d8h5qz0w3c6p9ka",
+         *               "delivery_id": null
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        EventList: {
+            data: components["schemas"]["Event"][];
+            pagination: components["schemas"]["PaginationInfo"];
+        };
+        /**
+         * @example {
          *       "name": "invoice-triage",
          *       "version": "1.2.0",
          *       "description": "Reads supplier invoices and routes them for approval",
@@ -1154,7 +1381,7 @@ export interface components {
             version: string;
             description?: string;
             capabilities: {
-                /** @description A capability the agent's runs may use; the deployer must hold it */
+                /** @description A capability the agent's runs may use (the deployer must hold it), or a trigger declaration: event_trigger and event_trigger:<on entry's event> */
                 id: string;
                 /** @description Why the agent needs it (shown to reviewers) */
                 evidence: string[];
@@ -2071,7 +2298,7 @@ export interface operations {
                     "application/json": components["schemas"]["PassportList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2082,7 +2309,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2193,7 +2420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passport"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2204,7 +2431,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2390,7 +2617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passport"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2401,7 +2628,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports/{did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2530,7 +2757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passport"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2541,7 +2768,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/passports/{did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2732,7 +2959,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionExchangeResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2743,7 +2970,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/sessions/exchange",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -2938,7 +3165,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionExchangeResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2949,7 +3176,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegation-tokens",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3143,7 +3370,7 @@ export interface operations {
                     "application/json": components["schemas"]["DelegationList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3154,7 +3381,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegations",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3260,7 +3487,7 @@ export interface operations {
                     "application/json": components["schemas"]["DelegationDetail"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3271,7 +3498,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegations/{id}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3403,7 +3630,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevocationRecord"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3414,7 +3641,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/delegations/{id}/revoke",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3622,7 +3849,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevocationList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3633,7 +3860,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/revocations",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3744,7 +3971,7 @@ export interface operations {
                     "application/json": components["schemas"]["CapabilityMatchResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3755,7 +3982,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/capabilities/match",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -3944,7 +4171,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrgList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3955,7 +4182,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4066,7 +4293,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrg"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4077,7 +4304,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4263,7 +4490,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrg"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4274,7 +4501,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs/{org_did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4403,7 +4630,7 @@ export interface operations {
                     "application/json": components["schemas"]["CpOrg"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4414,7 +4641,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/cp/orgs/{org_did}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4621,7 +4848,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProvenanceList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4632,7 +4859,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4736,7 +4963,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4747,7 +4974,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/checkpoint",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4870,7 +5097,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4881,7 +5108,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/verifier-key",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -4990,7 +5217,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsistencyProof"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5001,7 +5228,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/consistency",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5129,7 +5356,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5140,7 +5367,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/export",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5246,7 +5473,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProvenanceRecord"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5257,7 +5484,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/{id}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5385,7 +5612,7 @@ export interface operations {
                     "application/json": components["schemas"]["InclusionProof"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5396,7 +5623,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/provenance/{id}/proof",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5542,7 +5769,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeploymentComplianceResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5553,7 +5780,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/compliance/deployment",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5657,7 +5884,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalledGardenStatus"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5668,7 +5895,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/compliance/walled-garden",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5779,7 +6006,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentListResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5790,7 +6017,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -5901,7 +6128,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentDeployResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5912,7 +6139,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents/deploy",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6098,7 +6325,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentStatusResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6109,7 +6336,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents/{id}/status",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6237,7 +6464,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentStatusResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6248,7 +6475,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents/{id}/activate",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6418,7 +6645,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentStatusResponse"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6429,7 +6656,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents/{id}/deactivate",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6603,7 +6830,7 @@ export interface operations {
                     "application/json": components["schemas"]["AsyncExecution"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6614,7 +6841,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/agents/{id}/invoke",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6826,7 +7053,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExecutionList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6837,7 +7064,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -6941,7 +7168,7 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackSecret"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6952,7 +7179,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/callback-secret",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7059,7 +7286,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedCallbackSecret"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7070,7 +7297,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/callback-secret/rotate",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7218,7 +7445,7 @@ export interface operations {
                     "application/json": components["schemas"]["AsyncExecution"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7229,7 +7456,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/{id}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7357,7 +7584,7 @@ export interface operations {
                     "application/json": components["schemas"]["AsyncExecution"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7368,7 +7595,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/{id}/cancel",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7535,7 +7762,7 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackAttemptList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7546,7 +7773,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/{id}/callback-attempts",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7671,7 +7898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExecutionLogList"];
                 };
             };
-            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7682,7 +7909,7 @@ export interface operations {
                      *       "type": "https://svc.example.com/docs/errors#validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
                      *       "instance": "/v1/executions/{id}/logs",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
@@ -7779,6 +8006,668 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
                      *       "instance": "/v1/executions/{id}/logs",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ingestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventAccepted"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/events/ingest",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/events/ingest",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/events/ingest",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/events/ingest",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large` (Payload too large): The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes). See /docs/errors#payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes).",
+                     *       "instance": "/v1/events/ingest",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type` (Unsupported media type): The body is not declared as JSON. See /docs/errors#unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The body is not declared as JSON.",
+                     *       "instance": "/v1/events/ingest",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/events/ingest",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/events/ingest",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/events/ingest",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    emitEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventAccepted"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/events/emit",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/events/emit",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/events/emit",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/events/emit",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large` (Payload too large): The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes). See /docs/errors#payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes).",
+                     *       "instance": "/v1/events/emit",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type` (Unsupported media type): The body is not declared as JSON. See /docs/errors#unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The body is not declared as JSON.",
+                     *       "instance": "/v1/events/emit",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/events/emit",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/events/emit",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/events/emit",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `pagination.next_cursor`. */
+                cursor?: string;
+                /** @description Only events of this type */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/events",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/events",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/events",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/events",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/events",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/events/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/events/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/events/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/events/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/events/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/events/{id}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
                      */

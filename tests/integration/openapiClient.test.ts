@@ -108,6 +108,11 @@ describe("a typed client generated from the OpenAPI document", () => {
     ok("GET", "/v1/executions/callback-secret", await client.GET("/v1/executions/callback-secret"));
     ok("POST", "/v1/executions/callback-secret/rotate", await client.POST("/v1/executions/callback-secret/rotate"));
 
+    const event = ok("POST", "/v1/events/ingest", await client.POST("/v1/events/ingest", { body: { type: "invoice.paid", payload: { amount: 1 }, id: "openapi-1", source: "tests" } }));
+    ok("POST", "/v1/events/emit", await client.POST("/v1/events/emit", { body: { type: "invoice.sent", occurred_at: "2026-11-21T09:30:00.000Z" } }));
+    ok("GET", "/v1/events", await client.GET("/v1/events", { params: { query: { limit: 5, type: "invoice.paid" } } }));
+    ok("GET", "/v1/events/{id}", await client.GET("/v1/events/{id}", { params: { path: { id: event.event_id } } }));
+
     const doc = (await call(t.server.url, "GET", "/v1/openapi.json")).body;
     const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
     expect([...called].sort()).toEqual(documented.sort());

@@ -153,6 +153,9 @@ const FROM_OPERATIONS: Record<string, unknown> = {
   "executions.logs": { id: "exe_x" },
   "executions.callbackSecret": undefined,
   "executions.rotateCallbackSecret": undefined,
+  "events.list": { limit: 1 },
+  "events.get": { id: "evt_x" },
+  "events.emit": { type: "a.b", payload: {} },
 };
 
 describe("every tRPC procedure, with a bearer token", () => {
