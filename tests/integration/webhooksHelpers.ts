@@ -15,15 +15,16 @@ export interface Received {
 
 /**
  * A loopback receiver: `answer(path, n)` (n counts the requests to that path, from 1) gives the
- * status to answer with, or "hang" to never answer.
+ * status to answer with, or "hang" to never answer; each answer waits `delayMs`.
  */
-export async function startReceiver(answer: (path: string, n: number) => number | "hang" | { status: number; location: string }) {
+export async function startReceiver(answer: (path: string, n: number) => number | "hang" | { status: number; location: string }, delayMs = 0) {
   const received: Received[] = [];
   const counts = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
-    req.on("end", () => {
+    req.on("end", async () => {
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
       const path = req.url ?? "/";
       const n = (counts.get(path) ?? 0) + 1;
       counts.set(path, n);
