@@ -1,7 +1,13 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
+import { catchUp } from "@/server/ledger/buildTree";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { apiKey, call, secondOrg, useTestServer } from "./harness";
 import { putEvent, startReceiver } from "./webhooksHelpers";
@@ -127,6 +133,26 @@ describe("webhooks: delivering", () => {
     expect(receiver.at("/ingested-other")).toHaveLength(0);
     expect(await deliveries(exact.id)).toHaveLength(1);
     expect(await deliveries(other.id)).toHaveLength(0);
+  });
+
+  it("a receiver can check the event was logged: the delivery's record and its proof verify with `svc verify --record --proof --key`", async () => {
+    const hook = await createWebhook("/proof", { event_types: ["proof.*"] });
+    const res = await api("POST", "/v1/events/ingest", { type: "proof.checked", payload: { n: 1 } });
+    await until(async () => receiver.at("/proof").length).toBe(1);
+    const got = receiver.at("/proof")[0]!;
+    const message = new Webhook(hook.secret).verify(got.body, got.headers as Record<string, string>) as any;
+    expect(message.data.event_id).toBe(res.body.event_id);
+    await catchUp(await database());
+    const reader = await apiKey(["svc_api:provenance:read"]);
+    const fetchText = async (url: string) => (await fetch(url.replace(/^https?:\/\/[^/]+/, ctx.server.url), { headers: { authorization: `Bearer ${reader.token}` } })).text();
+    const dir = mkdtempSync(join(tmpdir(), "svc-webhook-proof-"));
+    writeFileSync(join(dir, "record.json"), await fetchText(`${ctx.server.url}/v1/provenance/${message.provenance.record_id}`));
+    writeFileSync(join(dir, "proof.json"), await fetchText(message.provenance.checkpoint_url));
+    writeFileSync(join(dir, "key.txt"), await fetchText(`${ctx.server.url}/v1/provenance/verifier-key`));
+    const verified = await promisify(execFile)(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", "--record", join(dir, "record.json"), "--proof", join(dir, "proof.json"), "--key", join(dir, "key.txt")]);
+    expect(verified.stdout).toContain(`ok: record ${message.provenance.record_id} (leaf ${message.provenance.leaf_index})`);
+    const record = JSON.parse(await fetchText(`${ctx.server.url}/v1/provenance/${message.provenance.record_id}`));
+    expect(record).toMatchObject({ resource_type: "event", resource_id: res.body.event_id });
   });
 
   it("a receiver answering 500 then 200 is retried on the schedule and delivered once, with the same webhook-id", async () => {
