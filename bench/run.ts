@@ -1,3 +1,4 @@
+import { events } from "./events";
 import { governedCall } from "./governed-call";
 import { jobs } from "./jobs";
 import { ledger } from "./ledger";
@@ -13,6 +14,7 @@ const benches: Array<[name: string, run: () => Promise<void>]> = [
   ["governed-call", governedCall],
   ["ledger", ledger],
   ["jobs", jobs],
+  ["events", events],
 ];
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));

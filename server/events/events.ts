@@ -19,7 +19,7 @@ export type EventVia = "ingest" | "emit";
 /** What putting an event on the bus needs from the governed call it runs in. */
 export interface BusScope {
   db: Db;
-  database: Database;
+  database: Pick<Database, "engine">;
   principal: Principal;
   requestId: string;
   setResource(id: string | null, type?: string): void;
@@ -63,7 +63,7 @@ export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>
   const answer: EventAnswer = {
     event_id: id,
     matched_subscriptions: subscriptions.length,
-    queued_executions: subscriptions.filter((s) => s.kind === "agent_trigger").length,
+    queued_executions: principal.delegationId ? subscriptions.filter((s) => s.kind === "agent_trigger").length : 0,
   };
   await tx.event.create({
     data: {

@@ -56,7 +56,8 @@ export async function syncAgentTriggers(tx: Db, agentId: string): Promise<void> 
  * revoking the sender's delegation cancels the runs it caused.
  */
 registerSubscriptionDispatcher("agent_trigger", async (tx, { event, subscription, principal }) => {
-  if (!subscription.agentId) return;
+  // A platform event has no invoker whose delegation a run could derive from (see platformEvents.ts).
+  if (!subscription.agentId || !principal.delegationId) return;
   const agent = await tx.agent.findUnique({ where: { id: subscription.agentId }, select: { status: true, currentVersionId: true } });
   if (agent?.status !== "active" || !agent.currentVersionId) return;
   const input = {

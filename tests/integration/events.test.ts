@@ -247,3 +247,37 @@ describe("the event list", () => {
     expect((await call(ctx.server.url, "GET", "/v1/events/evt_nope", { token: ctx.root.token })).status).toBe(404);
   });
 });
+
+describe("platform events and the dispatcher registry", () => {
+  it("a platform event is recorded, listed, and handed to the dispatcher of each matched kind", async () => {
+    const { registerSubscriptionDispatcher } = await import("@/server/events/dispatch");
+    const { putPlatformEvent } = await import("@/server/events/platformEvents");
+    const { subscriptionsChanged } = await import("@/server/events/matcher");
+    const db = await database();
+    const seen: string[] = [];
+    const unregister = registerSubscriptionDispatcher("webhook", async (_tx, { event, subscription }) => {
+      seen.push(`${event.type} ${subscription.id} ${event.provenanceId}`);
+      return { deliveryId: "dlv_test" };
+    });
+    try {
+      await db.writeTx(async (tx) => {
+        await tx.subscription.create({ data: { id: "whk_test", orgDid: ctx.root.orgDid, kind: "webhook", eventTypes: ["webhook.*"], targetUrl: "https://example.com/h", status: "active" } });
+        await subscriptionsChanged(tx);
+      });
+      const answer = await db.writeTx((tx) => putPlatformEvent(tx, db.engine, ctx.root.orgDid, { type: "webhook.disabled", payload: { webhook_id: "whk_x" } }));
+      expect(answer).toMatchObject({ matched_subscriptions: 1, queued_executions: 0 });
+      const event = (await call(ctx.server.url, "GET", `/v1/events/${answer.event_id}`, { token: ctx.root.token })).body;
+      expect(event).toMatchObject({ type: "webhook.disabled", via: "emit", matches: [{ subscription_id: "whk_test", kind: "webhook", delivery_id: "dlv_test", execution_id: null }] });
+      expect(seen).toEqual([`webhook.disabled whk_test ${event.provenance_record_id}`]);
+      const record = await db.read.provenanceRecord.findUniqueOrThrow({ where: { id: event.provenance_record_id } });
+      expect(record).toMatchObject({ operation: "PLATFORM_EVENT webhook.disabled", decision: "allowed", resourceId: answer.event_id, seq: BigInt(event.leaf_index) });
+    } finally {
+      unregister();
+    }
+  });
+
+  it("a payload over the body limit is refused with 413", async () => {
+    const res = await ingest({ type: "big.one", payload: { blob: "x".repeat(1_100_000) } });
+    expect(res.status).toBe(413);
+  });
+});

@@ -1,0 +1,113 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { ROOT } from "./lib/server";
+
+/**
+ * events: the event bus (server/events), on SQLite, in a child process of its own:
+ *
+ *   1. matching: one organization with 10,000 subscriptions (half exact types, half `prefix.*`),
+ *      the time to match one event type against them (target ≤ 20 µs);
+ *   2. ingest end to end: `POST /v1/events/ingest` over loopback HTTP at c=32, each event matching
+ *      one agent trigger, so every call writes the event, its match, an execution, its delegation
+ *      and its job with the call's provenance record (target ≥ 1,000 events/s on SQLite). The
+ *      worker is not running: this measures the bus, not the agents.
+ *
+ * `npm run bench -- events`; BENCH_EVENTS_N sets the events ingested, BENCH_EVENTS_C the concurrency.
+ */
+const SELF = fileURLToPath(import.meta.url);
+const N = Number(process.env.BENCH_EVENTS_N || 2000);
+const CONCURRENCY = Number(process.env.BENCH_EVENTS_C || 32);
+const SUBSCRIPTIONS = 10_000;
+const MATCHES = 200_000;
+
+export async function events(): Promise<void> {
+  console.log(`\nevents (sqlite): matching against ${SUBSCRIPTIONS.toLocaleString("en-US")} subscriptions, then ${N} ingests end to end, in a child process…`);
+  const child = spawn(process.execPath, ["--import", "tsx", SELF, "--child"], { cwd: ROOT, stdio: "inherit" });
+  const code = await new Promise<number>((res, rej) => child.once("error", rej).once("exit", (c, s) => res(c ?? (s ? 128 : 1))));
+  if (code !== 0) throw new Error(`the events bench failed (exit ${code})`);
+}
+
+const log = (line: string) => console.log(`  ${line}`);
+
+async function child(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-events-"));
+  try {
+    process.env.DATA_DIR = dataDir;
+    process.env.DATABASE_URL = `file:${join(dataDir, "svc.db")}`;
+    process.env.SVC_RATE_LIMIT_PER_MINUTE = "100000000";
+    process.env.SVC_IN_PROCESS_WORKER = "0";
+    const { SubscriptionIndex } = await import("../server/events/matcher");
+
+    // 1. Matching.
+    const index = new SubscriptionIndex();
+    const org = "did:svc:bench";
+    for (let i = 0; i < SUBSCRIPTIONS / 2; i++) index.add(org, `sub_e${i}`, [`area${i % 500}.thing${i}.happened`]);
+    for (let i = 0; i < SUBSCRIPTIONS / 2; i++) index.add(org, `sub_p${i}`, [`area${i % 500}.group${i % 2000}.*`]);
+    const types = Array.from({ length: 1000 }, (_, i) => (i % 3 === 0 ? `area${i % 500}.thing${i}.happened` : i % 3 === 1 ? `area${i % 500}.group${i % 2000}.line.added` : `nobody.listens${i}`));
+    let hits = 0;
+    for (let i = 0; i < 20_000; i++) hits += index.match(org, types[i % types.length]!).length; // warm-up
+    const t0 = performance.now();
+    for (let i = 0; i < MATCHES; i++) hits += index.match(org, types[i % types.length]!).length;
+    const perMatch = ((performance.now() - t0) * 1000) / MATCHES;
+    log(`match one event against ${index.subscriptionCount.toLocaleString("en-US")} subscriptions: ${perMatch.toFixed(2)} µs (target ≤ 20 µs; ${hits} matches found)`);
+
+    // 2. Ingest end to end.
+    const { bootstrap, rootOrgDid } = await import("../server/setup/bootstrap");
+    const { database, closeDatabase } = await import("../server/db/client");
+    const { createApiKeyAsOperator } = await import("../server/identity/createApiKey");
+    const { handleV1, servesPath } = await import("../server/http/router");
+    await bootstrap();
+    const db = await database();
+    const key = await createApiKeyAsOperator(db, { orgDid: (await rootOrgDid(db))!, capabilities: ["svc_api:*"], durationSeconds: 3600 });
+    const server = createServer((req, res) => {
+      if (servesPath((req.url ?? "/").split("?")[0]!)) void handleV1(req, res);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const headers = { Authorization: `Bearer ${key.token}`, "Content-Type": "application/json" };
+    const code = Buffer.from("export default async (input) => ({ ok: true })", "utf8");
+    const manifest = { name: "bench-trigger", version: "1.0.0", capabilities: [{ id: "event_trigger", evidence: ["bench"] }, { id: "event_trigger:bench.*", evidence: ["bench"] }], on: [{ event: "bench.*", description: "every bench event" }] };
+    const deployed = await fetch(`${base}/v1/agents/deploy`, { method: "POST", headers, body: JSON.stringify({ manifest, bundleBase64: code.toString("base64"), bundleHash: `sha256:${createHash("sha256").update(code).digest("hex")}`, wait: true }) });
+    if (deployed.status !== 201) throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
+
+    let next = 0;
+    let queued = 0;
+    const t1 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < N) {
+          const i = next++;
+          const res = await fetch(`${base}/v1/events/ingest`, { method: "POST", headers, body: JSON.stringify({ type: "bench.invoice.paid", payload: { i }, id: `bench-${i}` }) });
+          if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+          queued += ((await res.json()) as { queued_executions: number }).queued_executions;
+        }
+      }),
+    );
+    const ms = performance.now() - t1;
+    log(`ingest end to end (c=${CONCURRENCY}, each queuing one execution): ${Math.round((N / ms) * 1000).toLocaleString("en-US")} events/s (target ≥ 1,000; ${queued} executions queued)`);
+    log(`RSS ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} cpus (figures scale with a quiet machine)`);
+    await new Promise((r) => server.close(r));
+    await closeDatabase();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === SELF && process.argv.includes("--child")) {
+  try {
+    await child();
+    process.exit(0);
+  } catch (e) {
+    console.error(`\nevents failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,57 @@
+import type { Database, Db } from "../db/client";
+import type { Principal } from "../governance/principal";
+import { newId } from "../ids";
+import { appendInTransaction } from "../provenance/appendProvenance";
+import { requestHash, type ProvenanceRecord } from "../provenance/record";
+import { putEvent, type EventAnswer } from "./events";
+import type { EventBody } from "./schemas";
+import type { z } from "zod";
+
+/**
+ * The service acting for an organization, not a caller: platform events (`webhook.disabled`,
+ * `agent.deactivated`, …) raised by background work that no governed call covers. It holds no
+ * delegation, so a trigger it matches is recorded without starting a run (a run needs an
+ * invoker's delegation to derive from); webhooks are delivered as for any event.
+ */
+export function servicePrincipal(orgDid: string): Principal {
+  return { delegationId: "", orgDid, actorDid: orgDid, grantorDid: orgDid, capabilities: [], environment: null, riskLevel: "low", kind: "service", expiresAt: new Date(8.64e15), chain: [] };
+}
+
+/**
+ * Puts a platform event on the organization's bus inside the caller's transaction, with a
+ * provenance record of its own (operation `PLATFORM_EVENT <type>`, no actor), so it is as
+ * provable as an ingested one. Returns the bus's answer.
+ */
+export async function putPlatformEvent(tx: Db, engine: Database["engine"], orgDid: string, body: z.output<typeof EventBody>): Promise<EventAnswer> {
+  const hooks: Array<(tx: Db, record: ProvenanceRecord) => Promise<void>> = [];
+  let resource: string | null = null;
+  const requestId = newId("req");
+  const answer = await putEvent(
+    {
+      db: tx,
+      database: { engine },
+      principal: servicePrincipal(orgDid),
+      requestId,
+      setResource: (id) => void (resource = id),
+      onRecord: (fn) => void hooks.push(fn),
+    },
+    body,
+    "emit",
+  );
+  const record = await appendInTransaction(tx, engine, {
+    org_did: orgDid,
+    actor_did: null,
+    delegation_id: null,
+    grantor_did: null,
+    capability: null,
+    operation: `PLATFORM_EVENT ${body.type}`,
+    resource_type: "event",
+    resource_id: resource,
+    decision: "allowed",
+    status: 202,
+    request_hash: requestHash(body),
+    request_id: requestId,
+  });
+  for (const fn of hooks) await fn(tx, record);
+  return answer;
+}
