@@ -194,6 +194,7 @@ describe("webhooks: delivering", () => {
   });
 
   it("410 disables the endpoint at once, with a webhook.disabled event", async () => {
+    const watcher = await createWebhook("/watcher", { event_types: ["webhook.disabled"] });
     const hook = await createWebhook("/gone");
     await putEvent(ctx.root.orgDid, [hook.id]);
     await until(async () => (await api("GET", `/v1/webhooks/${hook.id}`)).body.status).toBe("disabled");
@@ -205,6 +206,10 @@ describe("webhooks: delivering", () => {
     const db = await database();
     const events = await db.read.event.findMany({ where: { orgDid: ctx.root.orgDid, type: "webhook.disabled" } });
     expect(events.some((e) => (e.payload as { webhook_id: string; reason: string }).webhook_id === hook.id && (e.payload as { reason: string }).reason === "gone")).toBe(true);
+    // Put on the bus: a webhook subscribed to webhook.disabled hears of it.
+    await until(async () => receiver.at("/watcher").map((r) => JSON.parse(r.body)).find((m) => m.data.payload.webhook_id === hook.id)?.data.payload.reason).toBe("gone");
+    const notice = receiver.at("/watcher").find((r) => JSON.parse(r.body).data.payload.webhook_id === hook.id)!;
+    expect(new Webhook(watcher.secret).verify(notice.body, notice.headers as Record<string, string>)).toMatchObject({ type: "webhook.disabled", provenance: { record_id: expect.stringMatching(/^prv_/) } });
     // Disabled: further events are not sent.
     await putEvent(ctx.root.orgDid, [hook.id]);
     await new Promise((r) => setTimeout(r, 300));
