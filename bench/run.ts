@@ -2,6 +2,7 @@ import { events } from "./events";
 import { governedCall } from "./governed-call";
 import { jobs } from "./jobs";
 import { ledger } from "./ledger";
+import { webhooks } from "./webhooks";
 
 /**
  * `npm run bench`: every benchmark, one after the other (they would distort each other if run
@@ -15,6 +16,7 @@ const benches: Array<[name: string, run: () => Promise<void>]> = [
   ["ledger", ledger],
   ["jobs", jobs],
   ["events", events],
+  ["webhooks", webhooks],
 ];
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));

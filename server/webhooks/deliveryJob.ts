@@ -51,10 +51,10 @@ export const messageId = (eventId: string, subscriptionId: string) => `msg_${eve
  * acting, that svc logged the event (see the README's "Verifying a webhook delivery").
  */
 async function deliveryBody(db: Db, e: Event): Promise<string> {
-  const record = e.provenanceId ? await db.provenanceRecord.findUnique({ where: { id: e.provenanceId }, select: { id: true, seq: true } }) : null;
-  const seq = record ? Number(record.seq) : e.provenanceSeq !== null ? Number(e.provenanceSeq) : null;
+  // The bus fills both in the transaction that records the event.
+  const seq = e.provenanceSeq !== null ? Number(e.provenanceSeq) : null;
   const checkpoint = seq !== null ? await db.ledgerCheckpoint.findFirst({ where: { treeSize: { gt: BigInt(seq) } }, orderBy: { treeSize: "asc" }, select: { treeSize: true, rootHash: true } }) : null;
-  const recordId = record?.id ?? e.provenanceId;
+  const recordId = e.provenanceId;
   return JSON.stringify({
     type: e.type,
     timestamp: e.occurredAt.toISOString(),
@@ -108,6 +108,8 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
   }
   const durationMs = Date.now() - t0;
   const success = statusCode !== null && statusCode >= 200 && statusCode < 300;
+  // Read outside the write transaction, which every worker's delivery waits for on SQLite.
+  const delegation = sub.createdByDelegationId ? await db.read.delegation.findUnique({ where: { id: sub.createdByDelegationId }, select: { delegateDid: true } }) : null;
 
   await db.writeTx(async (tx) => {
     const current = await tx.subscription.findUnique({ where: { id: sub.id } });
@@ -117,7 +119,9 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
     const failedTooLong = !success && now.getTime() - failingSince!.getTime() >= config().webhookDisableAfterSeconds * 1000;
     const disableReason = success || current.status !== "active" ? null : statusCode === 410 ? "gone" : failedTooLong ? "failing" : null;
     const delay = success || disableReason ? null : nextDelay(job);
-    const attempt = (await tx.webhookDelivery.count({ where: { subscriptionId: sub.id, eventId: event.id } })) + 1;
+    // A job's first claim is the event's first attempt; after that (a retry, a replay, a claim
+    // taken over from a dead worker) the log says which attempt this is.
+    const attempt = job.attempts === 1 && !job.payload.manual ? 1 : (await tx.webhookDelivery.count({ where: { subscriptionId: sub.id, eventId: event.id } })) + 1;
     const deliveryId = newId("whd");
     await tx.webhookDelivery.create({
       data: {
@@ -139,7 +143,6 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
     if ((current.failingSince?.getTime() ?? null) !== (failingSince?.getTime() ?? null)) await tx.subscription.update({ where: { id: sub.id }, data: { failingSince } });
     if (disableReason) await disableWebhook(tx, db.engine, current, disableReason);
     // The outbound call is the service acting for whoever created the webhook.
-    const delegation = current.createdByDelegationId ? await tx.delegation.findUnique({ where: { id: current.createdByDelegationId }, select: { delegateDid: true } }) : null;
     await appendInTransaction(tx, db.engine, {
       org_did: sub.orgDid,
       actor_did: delegation?.delegateDid ?? sub.orgDid,
