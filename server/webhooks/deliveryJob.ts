@@ -9,6 +9,7 @@ import { appendInTransaction } from "../provenance/appendProvenance";
 import { requestHash } from "../provenance/record";
 import { signatureHeaders } from "../signing/signatureHeaders";
 import { disableWebhook } from "./disableWebhook";
+import { commitGrouped } from "./groupCommit";
 import { deliverySecrets } from "./webhookSecrets";
 
 export const DELIVER_JOB = "webhook.deliver";
@@ -80,7 +81,7 @@ function nextDelay(job: ClaimedJob<DeliverPayload>): number | null {
  * failure). 2xx: delivered. 410: the endpoint is disabled. Otherwise the next attempt is
  * scheduled, unless the endpoint has been failing for longer than SVC_WEBHOOK_DISABLE_AFTER_SECONDS
  * (then it is disabled). The attempt's log row, the webhook's health, the job's end or retry and
- * a provenance record of the attempt commit together.
+ * a provenance record of the attempt commit together (grouped with concurrent deliveries').
  */
 export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promise<void> {
   const db = await database();
@@ -111,9 +112,12 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
   // Read outside the write transaction, which every worker's delivery waits for on SQLite.
   const delegation = sub.createdByDelegationId ? await db.read.delegation.findUnique({ where: { id: sub.createdByDelegationId }, select: { delegateDid: true } }) : null;
 
-  await db.writeTx(async (tx) => {
+  await commitGrouped(db, async (tx) => {
     const current = await tx.subscription.findUnique({ where: { id: sub.id } });
-    if (!current) return finishJob(tx, job);
+    if (!current) {
+      await finishJob(tx, job);
+      return;
+    }
     const now = new Date();
     const failingSince = success ? null : (current.failingSince ?? now);
     const failedTooLong = !success && now.getTime() - failingSince!.getTime() >= config().webhookDisableAfterSeconds * 1000;
