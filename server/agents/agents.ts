@@ -7,6 +7,7 @@ import type { Principal } from "../governance/principal";
 import type { AgentListQuery } from "./schemas";
 import { agentStatusView, agentView } from "./views";
 import { syncAgentTriggers } from "../events/triggers";
+import { putPlatformEvent } from "../events/platformEvents";
 
 /** The organization's agents, newest first (AgentListResponse keeps `data.agents` and `data.next_cursor`). */
 export async function listAgents(db: Db, principal: Principal, query: z.output<typeof AgentListQuery>, secret: Buffer) {
@@ -48,5 +49,6 @@ export async function setAgentStatus(db: Db, principal: Principal, id: string, t
   const { count } = await db.agent.updateMany({ where: { id: agent.id, status: from }, data: { status: target } });
   if (count === 0) throw IllegalTransition("agent", (await findAgent(db, principal, id)).status, target);
   await syncAgentTriggers(db, agent.id);
+  await putPlatformEvent(db, undefined, agent.orgDid, { type: target === "active" ? "agent.activated" : "agent.deactivated", payload: { agent_id: agent.id, name: agent.name, status: target } });
   return agentStatus(db, principal, id);
 }

@@ -11,6 +11,7 @@ import { enqueue } from "../jobs";
 import { checkBundle, type CheckOutcome } from "../sandbox/pool";
 import { isTriggerCapability, TRIGGER_CAPABILITY } from "../events/schemas";
 import { syncAgentTriggers } from "../events/triggers";
+import { putPlatformEvent } from "../events/platformEvents";
 import type { AgentDeployRequest, AgentManifest } from "./schemas";
 
 export const DEFAULT_MEMORY_MB = 64;
@@ -155,6 +156,9 @@ export async function recordDeployOutcome(tx: Db, versionId: string, outcome: Ch
       },
     });
     await syncAgentTriggers(tx, agent.id);
+    const about = { agent_id: agent.id, name: agent.name, version: version.version, status };
+    await putPlatformEvent(tx, undefined, agent.orgDid, { type: "agent.deployed", payload: about });
+    if (status === "active" && agent.status !== "active") await putPlatformEvent(tx, undefined, agent.orgDid, { type: "agent.activated", payload: about });
     return status;
   }
   const error = { code: outcome.error.code, message: outcome.error.message };

@@ -1,4 +1,4 @@
-import type { Database, Db } from "../db/client";
+import { database, type Database, type Db } from "../db/client";
 import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
 import { appendInTransaction } from "../provenance/appendProvenance";
@@ -22,7 +22,8 @@ export function servicePrincipal(orgDid: string): Principal {
  * provenance record of its own (operation `PLATFORM_EVENT <type>`, no actor), so it is as
  * provable as an ingested one. Returns the bus's answer.
  */
-export async function putPlatformEvent(tx: Db, engine: Database["engine"], orgDid: string, body: z.output<typeof EventBody>): Promise<EventAnswer> {
+export async function putPlatformEvent(tx: Db, engine: Database["engine"] | undefined, orgDid: string, body: z.output<typeof EventBody>): Promise<EventAnswer> {
+  engine ??= (await database()).engine;
   const hooks: Array<(tx: Db, record: ProvenanceRecord) => Promise<void>> = [];
   let resource: string | null = null;
   const requestId = newId("req");

@@ -6,7 +6,8 @@ import { backoffDelay, finishJob, retryJob, type ClaimedJob, type JobHelpers } f
 import { runBundle, type SandboxOutcome } from "../sandbox/pool";
 import { appendRunRecord, cancelExecutions, queueCallback } from "./endExecution";
 import { localRuns } from "./localRuns";
-import { resultJson } from "./views";
+import { executionView, resultJson } from "./views";
+import { putPlatformEvent } from "../events/platformEvents";
 
 export const RUN_JOB = "execution.run";
 /** How often a run checks whether it was cancelled or its delegation revoked elsewhere. */
@@ -147,8 +148,10 @@ async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome:
         where: { id: e.id },
         data: { status: "completed", resultJson: resultJson(outcome.result) as object, errorJson: DbNull, progressPercent: 100, completedAt: new Date() },
       });
-      await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId: await appendRunRecord(tx, db.engine, done, "completed") } });
+      const provenanceId = await appendRunRecord(tx, db.engine, done, "completed");
+      await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId } });
       await queueCallback(tx, done);
+      await putPlatformEvent(tx, db.engine, done.orgDid, { type: "execution.completed", payload: executionView({ ...done, provenanceId }) });
       await finishJob(tx, job);
       return;
     }
@@ -159,8 +162,10 @@ async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome:
       return;
     }
     const failed = await tx.asyncExecution.update({ where: { id: e.id }, data: { status: "failed", errorJson: error, completedAt: new Date() } });
-    await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId: await appendRunRecord(tx, db.engine, failed, "failed") } });
+    const provenanceId = await appendRunRecord(tx, db.engine, failed, "failed");
+    await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId } });
     await queueCallback(tx, failed);
+    await putPlatformEvent(tx, db.engine, failed.orgDid, { type: "execution.failed", payload: executionView({ ...failed, provenanceId }) });
     await finishJob(tx, job);
   });
 }

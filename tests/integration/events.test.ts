@@ -93,7 +93,31 @@ describe("ingest and emit", () => {
   });
 });
 
+describe("concurrent repeats", () => {
+  it("five concurrent ingests with one sender id: one event, the same answer for all", async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => ingest({ type: "race.same", id: "racer-1" })));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
+    expect(new Set(answers.map((a) => a.body.event_id)).size).toBe(1);
+    const db = await database();
+    expect(await db.read.event.count({ where: { senderId: "racer-1" } })).toBe(1);
+  });
+});
+
 describe("agent triggers", () => {
+  it("run under a delegation derived from the sender's, narrowed to the manifest's capabilities it holds", async () => {
+    const sender = await apiKey(["svc_api:events:write", "svc_api:agents:read"]);
+    await deployAndWait(ctx.server.url, ctx.root.token, "narrowed", ECHO, triggerManifest(["narrow.me"], [{ id: "svc_api:executions:read", evidence: ["reads executions"] }]));
+    const res = await ingest({ type: "narrow.me" }, sender.token);
+    expect(res.body.queued_executions).toBe(1);
+    const db = await database();
+    const match = await db.read.eventMatch.findFirstOrThrow({ where: { eventId: res.body.event_id } });
+    const run = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: match.executionId! }, include: { delegation: true } });
+    expect(run.requesterPassportId).toBe(sender.orgDid);
+    expect(run.delegation.ancestry.split(" ")).toContain(sender.delegationId);
+    expect(run.delegation.capabilities).toEqual(["svc_api:agents:read"]);
+    expect((await finishedExecution(run.id)).status).toBe("completed");
+  });
+
   it("run the agent with {event_id, event_type, payload, org_did, verification}", async () => {
     await deployAndWait(ctx.server.url, ctx.root.token, "invoice-echo", ECHO, triggerManifest(["invoice.paid"]));
     const res = await ingest({ type: "invoice.paid", payload: { invoice_id: "inv_1", amount: 5 } });
@@ -274,6 +298,21 @@ describe("platform events and the dispatcher registry", () => {
     } finally {
       unregister();
     }
+  });
+
+  it("agents and executions raise their platform events (agent.deployed, agent.activated, agent.deactivated, execution.completed)", async () => {
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "announced", ECHO);
+    const inv = await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { x: 1 } } });
+    await finishedExecution(inv.body.id);
+    await call(ctx.server.url, "POST", `/v1/agents/${agentId}/deactivate`, { token: ctx.root.token });
+    const of = async (type: string) => (await call(ctx.server.url, "GET", `/v1/events?type=${type}&limit=100`, { token: ctx.root.token })).body.data as { payload: Record<string, unknown>; provenance_record_id: string }[];
+    expect((await of("agent.deployed")).some((e) => e.payload.agent_id === agentId)).toBe(true);
+    expect((await of("agent.activated")).some((e) => e.payload.agent_id === agentId)).toBe(true);
+    expect((await of("agent.deactivated")).some((e) => e.payload.agent_id === agentId)).toBe(true);
+    const completed = (await of("execution.completed")).find((e) => e.payload.id === inv.body.id);
+    expect(completed?.payload).toMatchObject({ status: "completed", result_json: { got: { x: 1 } }, provenance_id: expect.stringMatching(/^prv_/) });
+    const db = await database();
+    expect(await db.read.provenanceRecord.findUnique({ where: { id: completed!.provenance_record_id } })).toMatchObject({ operation: "PLATFORM_EVENT execution.completed" });
   });
 
   it("a payload over the body limit is refused with 413", async () => {
