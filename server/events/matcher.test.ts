@@ -45,3 +45,24 @@ describe("event types and patterns", () => {
     for (const bad of ["*", ".*", "a.*.b", "a.**", "a*", "Invoice.*", `${"x".repeat(199)}.*`]) expect(isEventPattern(bad), bad).toBe(false);
   });
 });
+
+describe("refreshing the index", () => {
+  it("makes concurrent callers wait for the rebuild in flight instead of matching the index it replaces", async () => {
+    const slow = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 30));
+    // The three reads a refresh makes: the version row, the table's fingerprint, the active subscriptions.
+    const db = {
+      serviceState: { findUnique: () => slow({ value: "v1" }) },
+      $queryRawUnsafe: () => slow([{ n: "1", m: "2026-11-22" }]),
+      subscription: { findMany: () => slow([{ id: "sub", orgDid: "org", eventTypes: ["invoice.*"] }]) },
+    } as unknown as Parameters<SubscriptionIndex["refresh"]>[0];
+    const index = new SubscriptionIndex();
+    const seen = await Promise.all([0, 70, 80].map(async (delay) => {
+      // The first looks at the version (30 ms) and the fingerprint (30 ms), then reads the rows (30 ms):
+      // the later ones arrive once the fingerprint is taken, while the rows are being read.
+      await new Promise((r) => setTimeout(r, delay));
+      await index.refresh(db, "sqlite");
+      return index.match("org", "invoice.paid");
+    }));
+    expect(seen).toEqual([["sub"], ["sub"], ["sub"]]);
+  });
+});

@@ -82,18 +82,41 @@ export class SubscriptionIndex {
     this.stale = true;
   }
 
-  /** Rebuilds the index when the subscription table changed since the last look (checked at most every REFRESH_MS). */
+  /**
+   * Rebuilds the index when the subscription table changed since the last look (checked at most
+   * every REFRESH_MS). Concurrent callers wait for the one look in flight: matching against the
+   * index it is replacing (empty, in a fresh process) would silently match nothing.
+   */
   async refresh(db: Db, engine: Database["engine"]): Promise<void> {
-    const now = Date.now();
-    if (!this.stale && now - this.checkedAt < REFRESH_MS) return;
-    const fp = await fingerprintOf(db, engine);
-    this.checkedAt = now;
+    while (this.inflight) await this.inflight.catch(() => undefined);
+    if (!this.stale && Date.now() - this.checkedAt < REFRESH_MS) return;
+    const look = this.look(db, engine);
+    this.inflight = look;
+    try {
+      await look;
+    } finally {
+      this.inflight = undefined;
+    }
+  }
+
+  private inflight: Promise<void> | undefined;
+
+  private async look(db: Db, engine: Database["engine"]): Promise<void> {
+    // A write in this process while we look marks the index stale again for the next caller.
     this.stale = false;
+    const fp = await fingerprintOf(db, engine);
+    this.checkedAt = Date.now();
     if (fp === this.fingerprint) return;
     const rows = await db.subscription.findMany({ where: { status: "active" }, select: { id: true, orgDid: true, eventTypes: true } });
+    const previous = { orgs: this.orgs, size: this.size };
     this.orgs = new Map();
     this.size = 0;
-    for (const r of rows) this.add(r.orgDid, r.id, r.eventTypes as string[]);
+    try {
+      for (const r of rows) this.add(r.orgDid, r.id, r.eventTypes as string[]);
+    } catch (e) {
+      Object.assign(this, previous);
+      throw e;
+    }
     this.fingerprint = fp;
   }
 }
