@@ -88,6 +88,7 @@ describe("the fast path and Next.js's catch-all answer alike", () => {
     const params: Record<string, (path: string, method: string) => string> = {
       did: () => agent.body.did,
       org_did: () => t.root.orgDid,
+      delivery_id: () => "whd_doesnotexist",
       // Revoking the root key would end the test: a revocation goes to an id that does not exist.
       id: (path, method) => (path.startsWith("/v1/provenance") ? recordId : method === "POST" ? "dlg_doesnotexist" : t.root.delegationId),
     };
@@ -97,8 +98,11 @@ describe("the fast path and Next.js's catch-all answer alike", () => {
       const shape = await expectSameAnswer({ method: op.method, path, token: t.root.token, body: op.body ? "{}" : undefined });
       statuses[`${op.method} ${op.path}`] = shape.status;
     }
-    // The samples reach the operations themselves, not only the gate's refusals.
-    expect(Object.values(statuses).filter((s) => s < 300).length, JSON.stringify(statuses)).toBeGreaterThan(operations.length / 2);
+    // The samples reach the operations themselves, not only the gate's refusals: an answer the gate
+    // gives before any handler runs (401, 403, and 400 for bodies left empty here) is not counted.
+    const reached = Object.values(statuses).filter((s) => ![400, 401, 403, 413, 415, 429].includes(s));
+    expect(reached.length, JSON.stringify(statuses)).toBeGreaterThan(operations.length / 2);
+    expect(Object.values(statuses).filter((s) => s < 300).length, JSON.stringify(statuses)).toBeGreaterThan(operations.length / 3);
   });
 
   it("refusals, 404s, 405s and the public documents", async () => {
