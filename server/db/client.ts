@@ -30,7 +30,7 @@ export interface Database {
 
 // One database per process, even when Next.js's bundle and the server's own modules each load
 // this file: on SQLite the write lock must be the same object for every writer in the process.
-const slot = globalThis as typeof globalThis & { __svcDatabase?: Promise<Database> };
+const slot = globalThis as typeof globalThis & { __svcDatabase?: Promise<Database>; __svcCommitHooks?: WeakMap<object, Array<() => void>> };
 
 /** The process's database, opened on first use from DATABASE_URL / DATA_DIR. */
 export function database(): Promise<Database> {
@@ -48,7 +48,10 @@ export async function closeDatabase(): Promise<void> {
 const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
 // Callbacks waiting for a write transaction to commit, keyed by its transaction client.
-const commitHooks = new WeakMap<object, Array<() => void>>();
+// Shared like the database: `writeTx` (from whichever copy of this module opened it) registers
+// them, and `afterCommit` in another copy (Next.js bundles its own) must find them. A copy that
+// could not would run its hook at once, before commit, inside the writer's lock.
+const commitHooks = (slot.__svcCommitHooks ??= new WeakMap<object, Array<() => void>>());
 
 /**
  * Runs `fn` once `tx` has committed (never if it rolls back): in-process wake-ups that must not
