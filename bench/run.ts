@@ -3,6 +3,7 @@ import { executions } from "./executions";
 import { governedCall } from "./governed-call";
 import { jobs } from "./jobs";
 import { ledger } from "./ledger";
+import { webhooks } from "./webhooks";
 
 /**
  * `npm run bench`: every benchmark, one after the other (they would distort each other if run
@@ -17,6 +18,7 @@ const benches: Array<[name: string, run: () => Promise<void>]> = [
   ["jobs", jobs],
   ["executions", executions],
   ["events", events],
+  ["webhooks", webhooks],
 ];
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));

@@ -33,6 +33,12 @@ export interface Config {
   executionRetryBaseMs: number;
   /** SVC_CALLBACK_RETRY_SCHEDULE (else SVC_WEBHOOK_RETRY_SCHEDULE): seconds before each callback attempt. */
   callbackRetrySchedule: number[];
+  /** SVC_WEBHOOK_RETRY_SCHEDULE: seconds before each webhook delivery attempt (the first is usually 0). */
+  webhookRetrySchedule: number[];
+  /** SVC_WEBHOOK_DISABLE_AFTER_SECONDS: an endpoint failing without a success for longer than this is disabled. */
+  webhookDisableAfterSeconds: number;
+  /** SVC_WEBHOOK_TIMEOUT_MS: one delivery attempt's limit (connect, headers and body). */
+  webhookTimeoutMs: number;
   /** SVC_EVENT_MAX_DEPTH: how long a chain event → trigger run → emitted event may grow; the emit that would reach it is refused. */
   eventMaxDepth: number;
 }
@@ -88,6 +94,9 @@ export function loadConfig(): Config {
     runDelegationSeconds: int("SVC_RUN_DELEGATION_SECONDS", 3600, 60, 30 * 86_400),
     executionRetryBaseMs: int("SVC_EXECUTION_RETRY_BASE_MS", 1000, 1, 3_600_000),
     callbackRetrySchedule: schedule("SVC_CALLBACK_RETRY_SCHEDULE", schedule("SVC_WEBHOOK_RETRY_SCHEDULE", STANDARD_WEBHOOKS_SCHEDULE)),
+    webhookRetrySchedule: schedule("SVC_WEBHOOK_RETRY_SCHEDULE", STANDARD_WEBHOOKS_SCHEDULE),
+    webhookDisableAfterSeconds: int("SVC_WEBHOOK_DISABLE_AFTER_SECONDS", 5 * 86_400, 0, 365 * 86_400),
+    webhookTimeoutMs: int("SVC_WEBHOOK_TIMEOUT_MS", 15_000, 50, 120_000),
     eventMaxDepth: int("SVC_EVENT_MAX_DEPTH", 8, 1, 64),
   };
 }

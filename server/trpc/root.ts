@@ -5,6 +5,7 @@ import { eventsRouter } from "../events/router";
 import { identityRouter } from "../identity/router";
 import { membersRouter } from "../members/router";
 import { provenanceRouter } from "../provenance/router";
+import { webhooksRouter } from "../webhooks/router";
 import { createCallerFactory, router } from "./init";
 
 /** Every area's router, registered once. */
@@ -15,6 +16,7 @@ export const appRouter = router({
   provenance: provenanceRouter,
   agents: agentsRouter,
   executions: executionsRouter,
+  webhooks: webhooksRouter,
   events: eventsRouter,
 });
 

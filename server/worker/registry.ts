@@ -6,6 +6,7 @@ import { complianceTasks } from "../compliance/tasks";
 import { idempotencyTasks } from "../http/tasks";
 import { ledgerTasks } from "../ledger/tasks";
 import { memberTasks } from "../members/tasks";
+import { webhookTasks } from "../webhooks/tasks";
 
 /**
  * A periodic piece of background work, declared by the area whose tables it writes (its
@@ -19,4 +20,4 @@ export interface Task {
 }
 
 /** Every area's background work: a new area adds one line here. */
-export const tasks: readonly Task[] = [...ledgerTasks, ...complianceTasks, ...memberTasks, ...idempotencyTasks, ...agentTasks, ...executionTasks, ...eventTasks];
+export const tasks: readonly Task[] = [...ledgerTasks, ...complianceTasks, ...memberTasks, ...idempotencyTasks, ...agentTasks, ...executionTasks, ...webhookTasks, ...eventTasks];

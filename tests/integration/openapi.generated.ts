@@ -651,6 +651,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks and agent triggers
+         * @description Both kinds of subscription, newest first: webhooks with their health, agent triggers with target_url "" and the agent they start.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Events matching event_types are POSTed to target_url, signed with Standard Webhooks. The whsec_ secret is in this answer only.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook and its health */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Queued deliveries are dropped; its delivery log goes with it.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook
+         * @description Target, event types, description or status (active re-enables a disabled webhook).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's delivery attempts
+         * @description Newest first: status, duration, the first 1 KB of the answer and when the next attempt is due.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery's event again
+         * @description Queues one more attempt (same webhook-id, so receivers deduplicate). A disabled webhook is 409: re-enable it first.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a webhook's signing secret
+         * @description The new secret (shown once) signs from now on; the previous one keeps signing beside it for 24 hours (webhook-signature then carries both).
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/ingest": {
         parameters: {
             query?: never;
@@ -2154,6 +2263,300 @@ export interface components {
             to_size: number;
             /** @description base64 node hashes, RFC 9162 §2.1.4 */
             consistency_path: string[];
+        };
+        /**
+         * @example {
+         *       "target_url": "https://hooks.example.com/svc",
+         *       "event_types": [
+         *         "invoice.*",
+         *         "execution.failed"
+         *       ],
+         *       "description": "Billing system"
+         *     }
+         */
+        WebhookCreateRequest: {
+            /** @description Where deliveries are POSTed: https (plain http only for hosts in SVC_OUTBOUND_ALLOW); never a private or metadata address */
+            target_url: string;
+            /** @description The event types (or `.*` prefixes) delivered to it */
+            event_types: string[];
+            /** @description A note for people */
+            description?: string;
+        };
+        /**
+         * @example {
+         *       "status": "active"
+         *     }
+         */
+        WebhookUpdateRequest: {
+            /** @description A new target (checked like at creation) */
+            target_url?: string;
+            event_types?: string[];
+            description?: string | null;
+            /**
+             * @description `active` re-enables a disabled webhook (its failure period starts over); `disabled` pauses it
+             * @enum {string}
+             */
+            status?: "active" | "disabled";
+        };
+        /**
+         * @example {
+         *       "last_success_at": "2026-11-21T09:31:00.000Z",
+         *       "last_failure_at": null,
+         *       "consecutive_failures": 0,
+         *       "failing_since": null,
+         *       "disabled_reason": null
+         *     }
+         */
+        WebhookHealth: {
+            /** @description ISO 8601 date-time */
+            last_success_at: string | null;
+            /** @description ISO 8601 date-time */
+            last_failure_at: string | null;
+            /** @description Failed attempts since the last success */
+            consecutive_failures: number;
+            /** @description The first failure since the last success; once it is older than SVC_WEBHOOK_DISABLE_AFTER_SECONDS the webhook is disabled */
+            failing_since: string | null;
+            /** @description gone (the receiver answered 410), failing, delegation_revoked, or manual */
+            disabled_reason: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "sub_01m806mp6t2k9d8c7b6a5z4y3x",
+         *       "target_url": "https://hooks.example.com/svc",
+         *       "event_types": [
+         *         "invoice.*",
+         *         "execution.failed"
+         *       ],
+         *       "description": "Billing system",
+         *       "created_at": "2026-11-21T09:30:00.000Z",
+         *       "kind": "webhook",
+         *       "status": "active"
+         *     }
+         */
+        Webhook: {
+            id: string;
+            /** @enum {string} */
+            kind: "webhook";
+            target_url: string;
+            event_types: string[];
+            description: string | null;
+            /** @enum {string} */
+            status: "active" | "disabled";
+            health?: components["schemas"]["WebhookHealth"];
+            /** @description ISO 8601 date-time */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "sub_01m806mp6t2k9d8c7b6a5z4y3x",
+         *       "target_url": "https://hooks.example.com/svc",
+         *       "event_types": [
+         *         "invoice.*",
+         *         "execution.failed"
+         *       ],
+         *       "description": "Billing system",
+         *       "created_at": "2026-11-21T09:30:00.000Z",
+         *       "kind": "webhook",
+         *       "status": "active",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwJ8cH3Jq4Vh0="
+         *     }
+         */
+        WebhookWithSecret: {
+            id: string;
+            /** @enum {string} */
+            kind: "webhook";
+            target_url: string;
+            event_types: string[];
+            description: string | null;
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /** @description whsec_…: verify deliveries with it (Standard Webhooks). Shown only here and by rotate-secret */
+            secret: string;
+            /** @description ISO 8601 date-time */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "sub_01m806mp6t2k9d8c7b6a5z4y3x",
+         *       "target_url": "https://hooks.example.com/svc",
+         *       "event_types": [
+         *         "invoice.*",
+         *         "execution.failed"
+         *       ],
+         *       "description": "Billing system",
+         *       "created_at": "2026-11-21T09:30:00.000Z",
+         *       "kind": "webhook",
+         *       "agent_id": null,
+         *       "status": "active",
+         *       "health": {
+         *         "last_success_at": "2026-11-21T09:31:00.000Z",
+         *         "last_failure_at": null,
+         *         "consecutive_failures": 0,
+         *         "failing_since": null,
+         *         "disabled_reason": null
+         *       }
+         *     }
+         */
+        Subscription: {
+            id: string;
+            /** @enum {string} */
+            kind: "webhook" | "agent_trigger";
+            /** @description "" for agent triggers */
+            target_url: string;
+            event_types: string[];
+            /** @description The agent a trigger starts (null for webhooks) */
+            agent_id: string | null;
+            description: string | null;
+            /** @description active or disabled */
+            status: string;
+            /** @description Webhooks only */
+            health?: components["schemas"]["WebhookHealth"];
+            /** @description ISO 8601 date-time */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "sub_01m806mp6t2k9d8c7b6a5z4y3x",
+         *           "target_url": "https://hooks.example.com/svc",
+         *           "event_types": [
+         *             "invoice.*",
+         *             "execution.failed"
+         *           ],
+         *           "description": "Billing system",
+         *           "created_at": "2026-11-21T09:30:00.000Z",
+         *           "kind": "webhook",
+         *           "agent_id": null,
+         *           "status": "active",
+         *           "health": {
+         *             "last_success_at": "2026-11-21T09:31:00.000Z",
+         *             "last_failure_at": null,
+         *             "consecutive_failures": 0,
+         *             "failing_since": null,
+         *             "disabled_reason": null
+         *           }
+         *         },
+         *         {
+         *           "id": "sub_01m806mp6t7h6g5f4e3d2c1b0a",
+         *           "kind": "agent_trigger",
+         *           "target_url": "",
+         *           "event_types": [
+         *             "invoice.paid"
+         *           ],
+         *           "agent_id": "agt_01m806mp6t9z8y7x6w5v4u3t2s",
+         *           "description": "Route paid invoices",
+         *           "status": "active",
+         *           "created_at": "2026-11-21T09:30:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        SubscriptionList: {
+            data: components["schemas"]["Subscription"][];
+            pagination: components["schemas"]["PaginationInfo"];
+        };
+        /**
+         * @example {
+         *       "id": "whd_01m806mp6w1x4c7v0b3n6m9q2s",
+         *       "event_id": "evt_01m806mp6v3c2b1a0z9y8x7w6v",
+         *       "attempt": 1,
+         *       "status_code": 500,
+         *       "success": false,
+         *       "duration_ms": 42,
+         *       "response_excerpt": "upstream unavailable",
+         *       "error": null,
+         *       "created_at": "2026-11-21T09:32:00.230Z",
+         *       "next_attempt_at": "2026-11-21T09:32:05.230Z"
+         *     }
+         */
+        WebhookDelivery: {
+            id: string;
+            event_id: string;
+            /** @description 1 for the first attempt at this event; retries and manual replays count on */
+            attempt: number;
+            /** @description null when no answer came (timeout, refused, unreachable) */
+            status_code: number | null;
+            /** @description A 2xx answer; a 3xx is a failure (redirects are not followed) */
+            success: boolean;
+            duration_ms: number;
+            /** @description The first 1 KB of the answer */
+            response_excerpt: string | null;
+            /** @description Why no answer came: outbound_timeout, outbound_refused, outbound_failed and a message */
+            error: string | null;
+            /** @description ISO 8601 date-time */
+            created_at: string;
+            /** @description When this event is tried again; null when it is not */
+            next_attempt_at: string | null;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "whd_01m806mp6w1x4c7v0b3n6m9q2s",
+         *           "event_id": "evt_01m806mp6v3c2b1a0z9y8x7w6v",
+         *           "attempt": 1,
+         *           "status_code": 500,
+         *           "success": false,
+         *           "duration_ms": 42,
+         *           "response_excerpt": "upstream unavailable",
+         *           "error": null,
+         *           "created_at": "2026-11-21T09:32:00.230Z",
+         *           "next_attempt_at": "2026-11-21T09:32:05.230Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            pagination: components["schemas"]["PaginationInfo"];
+        };
+        /**
+         * @example {
+         *       "webhook_id": "sub_01m806mp6t2k9d8c7b6a5z4y3x",
+         *       "event_id": "evt_01m806mp6v3c2b1a0z9y8x7w6v",
+         *       "status": "queued"
+         *     }
+         */
+        WebhookRetryQueued: {
+            webhook_id: string;
+            event_id: string;
+            /**
+             * @description One more attempt is queued; it appears in the deliveries list when made
+             * @enum {string}
+             */
+            status: "queued";
+        };
+        /**
+         * @example {
+         *       "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oDkq0mXh2XJ0w=",
+         *       "previous_expires_at": "2026-11-22T09:30:00.000Z"
+         *     }
+         */
+        RotatedWebhookSecret: {
+            /** @description The new secret; deliveries are signed with it from now on */
+            secret: string;
+            /** @description Until then deliveries also carry a signature with the previous secret */
+            previous_expires_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "sub_01m806mp6t2k9d8c7b6a5z4y3x",
+         *       "deleted": true
+         *     }
+         */
+        WebhookDeleted: {
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
         /**
          * @example {
@@ -8006,6 +8409,1336 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
                      *       "instance": "/v1/executions/{id}/logs",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `pagination.next_cursor`. */
+                cursor?: string;
+                /** @description Only subscriptions of this kind */
+                kind?: "webhook" | "agent_trigger";
+                /** @description Only subscriptions in this status */
+                status?: "active" | "disabled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large` (Payload too large): The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes). See /docs/errors#payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes).",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type` (Unsupported media type): The body is not declared as JSON. See /docs/errors#unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The body is not declared as JSON.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/webhooks",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeleted"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large` (Payload too large): The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes). See /docs/errors#payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes).",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type` (Unsupported media type): The body is not declared as JSON. See /docs/errors#unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The body is not declared as JSON.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/webhooks/{id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `pagination.next_cursor`. */
+                cursor?: string;
+                /** @description Only the attempts at this event */
+                event_id?: string;
+                /** @description Only successful (true) or failed (false) attempts */
+                success?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRetryQueued"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhookSecret"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/webhooks/{id}/rotate-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/webhooks/{id}/rotate-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/webhooks/{id}/rotate-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/webhooks/{id}/rotate-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/webhooks/{id}/rotate-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/webhooks/{id}/rotate-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/webhooks/{id}/rotate-secret",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/webhooks/{id}/rotate-secret",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
                      */

@@ -112,6 +112,19 @@ describe("a typed client generated from the OpenAPI document", () => {
     ok("POST", "/v1/events/emit", await client.POST("/v1/events/emit", { body: { type: "invoice.sent", occurred_at: "2026-11-21T09:30:00.000Z" } }));
     ok("GET", "/v1/events", await client.GET("/v1/events", { params: { query: { limit: 5, type: "invoice.paid" } } }));
     ok("GET", "/v1/events/{id}", await client.GET("/v1/events/{id}", { params: { path: { id: event.event_id } } }));
+    const hook = ok("POST", "/v1/webhooks", await client.POST("/v1/webhooks", { body: { target_url: "https://hooks.example.com/svc", event_types: ["invoice.*"], description: "typed client" } }));
+    const byHook = { params: { path: { id: hook.id } } };
+    ok("GET", "/v1/webhooks", await client.GET("/v1/webhooks", { params: { query: { limit: 5, kind: "webhook" } } }));
+    ok("GET", "/v1/webhooks/{id}", await client.GET("/v1/webhooks/{id}", byHook));
+    ok("PATCH", "/v1/webhooks/{id}", await client.PATCH("/v1/webhooks/{id}", { ...byHook, body: { description: "typed client, renamed" } }));
+    ok("POST", "/v1/webhooks/{id}/rotate-secret", await client.POST("/v1/webhooks/{id}/rotate-secret", byHook));
+    // No worker runs in this file: an attempt is logged by hand so that it can be replayed.
+    const delivery = await (await database()).writeTx((tx) =>
+      tx.webhookDelivery.create({ data: { id: "whd_openapi", orgDid: t.root.orgDid, subscriptionId: hook.id, eventId: event.event_id, attempt: 1, statusCode: 500, success: false, durationMs: 3, createdAt: new Date() } }),
+    );
+    ok("GET", "/v1/webhooks/{id}/deliveries", await client.GET("/v1/webhooks/{id}/deliveries", { params: { path: { id: hook.id }, query: { limit: 5, success: "false" } } }));
+    ok("POST", "/v1/webhooks/{id}/deliveries/{delivery_id}/retry", await client.POST("/v1/webhooks/{id}/deliveries/{delivery_id}/retry", { params: { path: { id: hook.id, delivery_id: delivery.id } } }));
+    ok("DELETE", "/v1/webhooks/{id}", await client.DELETE("/v1/webhooks/{id}", byHook));
 
     const doc = (await call(t.server.url, "GET", "/v1/openapi.json")).body;
     const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));

@@ -156,6 +156,14 @@ const FROM_OPERATIONS: Record<string, unknown> = {
   "events.list": { limit: 1 },
   "events.get": { id: "evt_x" },
   "events.emit": { type: "a.b", payload: {} },
+  "webhooks.list": { limit: 1 },
+  "webhooks.create": { target_url: "https://hooks.example.com/x", event_types: ["a.b"] },
+  "webhooks.get": { id: "whk_x" },
+  "webhooks.update": { id: "whk_x", description: "x" },
+  "webhooks.delete": { id: "whk_x" },
+  "webhooks.deliveries": { id: "whk_x", limit: 1 },
+  "webhooks.retryDelivery": { id: "whk_x", delivery_id: "whd_x" },
+  "webhooks.rotateSecret": { id: "whk_x" },
 };
 
 describe("every tRPC procedure, with a bearer token", () => {

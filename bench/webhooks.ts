@@ -1,0 +1,109 @@
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { ROOT } from "./lib/server";
+
+/**
+ * webhooks: delivery throughput (server/webhooks) on SQLite, in a child process of its own. N
+ * events are ingested for one webhook with the worker stopped, then one job worker delivers them
+ * to a loopback receiver answering 204: each delivery is a signed POST plus one write
+ * transaction (the attempt's log row, the job's end and a provenance record). Target ≥ 500
+ * deliveries/s.
+ *
+ * `npm run bench -- webhooks`; BENCH_WEBHOOKS_N sets the deliveries.
+ */
+const SELF = fileURLToPath(import.meta.url);
+const N = Number(process.env.BENCH_WEBHOOKS_N || 2000);
+
+export async function webhooks(): Promise<void> {
+  console.log(`\nwebhooks (sqlite): ${N} deliveries to a loopback receiver, in a child process…`);
+  const child = spawn(process.execPath, ["--import", "tsx", SELF, "--child"], { cwd: ROOT, stdio: "inherit" });
+  const code = await new Promise<number>((res, rej) => child.once("error", rej).once("exit", (c, s) => res(c ?? (s ? 128 : 1))));
+  if (code !== 0) throw new Error(`the webhooks bench failed (exit ${code})`);
+}
+
+const log = (line: string) => console.log(`  ${line}`);
+
+async function child(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-webhooks-"));
+  try {
+    let received = 0;
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        received++;
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    const receiverPort = (receiver.address() as AddressInfo).port;
+    process.env.DATA_DIR = dataDir;
+    process.env.DATABASE_URL = `file:${join(dataDir, "svc.db")}`;
+    process.env.SVC_RATE_LIMIT_PER_MINUTE = "100000000";
+    process.env.SVC_IN_PROCESS_WORKER = "0";
+    process.env.SVC_OUTBOUND_ALLOW = `127.0.0.1:${receiverPort}`;
+
+    const { bootstrap, rootOrgDid } = await import("../server/setup/bootstrap");
+    const { database, closeDatabase } = await import("../server/db/client");
+    const { createApiKeyAsOperator } = await import("../server/identity/createApiKey");
+    const { handleV1, servesPath } = await import("../server/http/router");
+    const { startJobWorker } = await import("../server/jobs");
+    const { DELIVER_JOB } = await import("../server/webhooks/deliveryJob");
+    await import("../server/webhooks/tasks");
+    await bootstrap();
+    const db = await database();
+    const key = await createApiKeyAsOperator(db, { orgDid: (await rootOrgDid(db))!, capabilities: ["svc_api:*"], durationSeconds: 3600 });
+    const server = createServer((req, res) => {
+      if (servesPath((req.url ?? "/").split("?")[0]!)) void handleV1(req, res);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const headers = { Authorization: `Bearer ${key.token}`, "Content-Type": "application/json" };
+    const hook = await fetch(`${base}/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ target_url: `http://127.0.0.1:${receiverPort}/hook`, event_types: ["bench.*"] }) });
+    if (hook.status !== 201) throw new Error(`create webhook answered ${hook.status}: ${await hook.text()}`);
+    const { id } = (await hook.json()) as { id: string };
+
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < N) {
+          const i = next++;
+          const res = await fetch(`${base}/v1/events/ingest`, { method: "POST", headers, body: JSON.stringify({ type: "bench.invoice.paid", payload: { i } }) });
+          if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+        }
+      }),
+    );
+    await new Promise((r) => server.close(r));
+
+    const t0 = performance.now();
+    const worker = startJobWorker({ kinds: [DELIVER_JOB], log: () => undefined });
+    await worker.drain();
+    const ms = performance.now() - t0;
+    await worker.stop();
+    const ok = await db.read.webhookDelivery.count({ where: { subscriptionId: id, success: true } });
+    if (ok !== N) throw new Error(`${ok} of ${N} deliveries succeeded (${received} received)`);
+    log(`deliveries, 1 worker (${N}, signed POST + log row + provenance record each): ${Math.round((N / ms) * 1000).toLocaleString("en-US")} deliveries/s (target ≥ 500)`);
+    log(`RSS ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} cpus (figures scale with a quiet machine)`);
+    await new Promise((r) => receiver.close(r));
+    await closeDatabase();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === SELF && process.argv.includes("--child")) {
+  try {
+    await child();
+    process.exit(0);
+  } catch (e) {
+    console.error(`\nwebhooks failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,167 @@
+import { config } from "../config";
+import type { Event, Subscription } from "../db/generated/sqlite/client";
+import { database, type Db } from "../db/client";
+import { newId } from "../ids";
+import { enqueue, finishJob, retryJob, type ClaimedJob, type EnqueueOptions } from "../jobs";
+import { OutboundError, OutboundRefused } from "../outbound/errors";
+import { outboundRequest } from "../outbound/outboundRequest";
+import { appendInTransaction } from "../provenance/appendProvenance";
+import { requestHash } from "../provenance/record";
+import { signatureHeaders } from "../signing/signatureHeaders";
+import { disableWebhook } from "./disableWebhook";
+import { commitGrouped } from "./groupCommit";
+import { deliverySecrets } from "./webhookSecrets";
+
+export const DELIVER_JOB = "webhook.deliver";
+export interface DeliverPayload {
+  subscriptionId: string;
+  eventId: string;
+  /** A replay asked for by a person: one attempt, outside the schedule. */
+  manual?: boolean;
+}
+
+const EXCERPT_BYTES = 1024;
+
+/**
+ * A scheduled delivery is one job for all its attempts: the schedule's length, plus a little
+ * slack for claims lost to a worker that died mid-attempt (each such claim counts).
+ */
+export function deliverJobOptions(orgDid: string): EnqueueOptions {
+  return { orgDid, maxAttempts: config().webhookRetrySchedule.length + 3 };
+}
+
+/**
+ * Schedules the delivery of `event` to a webhook, in the transaction that put the event on the
+ * bus: the job exists exactly when the event does. The schedule's first entry (0 in the Standard
+ * Webhooks one) is the wait before the first attempt.
+ */
+export async function scheduleDelivery(tx: Db, event: Pick<Event, "id">, subscription: Pick<Subscription, "id" | "orgDid">): Promise<void> {
+  const first = config().webhookRetrySchedule[0] ?? 0;
+  await enqueue(tx, DELIVER_JOB, { subscriptionId: subscription.id, eventId: event.id } satisfies DeliverPayload, {
+    ...deliverJobOptions(subscription.orgDid),
+    runAt: new Date(Date.now() + first * 1000),
+  });
+}
+
+/** The id a receiver deduplicates on: the same for every attempt at one event on one webhook. */
+export const messageId = (eventId: string, subscriptionId: string) => `msg_${eventId}_${subscriptionId}`;
+
+/**
+ * The body: Standard Webhooks' `{type, timestamp, data}` plus the event's place in the ledger, so
+ * the receiver can fetch the inclusion proof of the event's provenance record and check, before
+ * acting, that svc logged the event (see the README's "Verifying a webhook delivery").
+ */
+async function deliveryBody(db: Db, e: Event): Promise<string> {
+  // The bus fills both in the transaction that records the event.
+  const seq = e.provenanceSeq !== null ? Number(e.provenanceSeq) : null;
+  const checkpoint = seq !== null ? await db.ledgerCheckpoint.findFirst({ where: { treeSize: { gt: BigInt(seq) } }, orderBy: { treeSize: "asc" }, select: { treeSize: true, rootHash: true } }) : null;
+  const recordId = e.provenanceId;
+  return JSON.stringify({
+    type: e.type,
+    timestamp: e.occurredAt.toISOString(),
+    data: { event_id: e.id, payload: e.payload, source: e.source, occurred_at: e.occurredAt.toISOString(), via: e.ingestedVia },
+    provenance: {
+      record_id: recordId,
+      leaf_index: seq,
+      checkpoint_url: recordId ? `${config().publicUrl}/v1/provenance/${recordId}/proof` : null,
+      checkpoint: checkpoint ? { tree_size: Number(checkpoint.treeSize), root_hash: checkpoint.rootHash } : null,
+    },
+  });
+}
+
+function nextDelay(job: ClaimedJob<DeliverPayload>): number | null {
+  if (job.payload.manual) return null;
+  const schedule = config().webhookRetrySchedule;
+  return job.attempts < schedule.length ? (schedule[job.attempts] ?? 0) * 1000 : null;
+}
+
+/**
+ * One attempt of `webhook.deliver`: POST the event, signed (Standard Webhooks) with the current
+ * secret and, during a rotation, the previous one; redirects are not followed (a 3xx is a
+ * failure). 2xx: delivered. 410: the endpoint is disabled. Otherwise the next attempt is
+ * scheduled, unless the endpoint has been failing for longer than SVC_WEBHOOK_DISABLE_AFTER_SECONDS
+ * (then it is disabled). The attempt's log row, the webhook's health, the job's end or retry and
+ * a provenance record of the attempt commit together (grouped with concurrent deliveries').
+ */
+export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promise<void> {
+  const db = await database();
+  const { subscriptionId, eventId } = job.payload;
+  const [sub, event] = await Promise.all([db.read.subscription.findUnique({ where: { id: subscriptionId } }), db.read.event.findUnique({ where: { id: eventId } })]);
+  // Deleted, disabled or revoked since it was scheduled: nothing is sent, nothing to record.
+  if (!sub || !event || sub.kind !== "webhook" || sub.status !== "active") return;
+
+  const body = await deliveryBody(db.read, event);
+  const timestamp = new Date();
+  const msgId = messageId(event.id, sub.id);
+  const headers = { "content-type": "application/json", "user-agent": "svc-webhooks", ...signatureHeaders({ msgId, timestamp, body, secrets: await deliverySecrets(sub, timestamp) }) };
+  let statusCode: number | null = null;
+  let excerpt: string | null = null;
+  let error: string | null = null;
+  let refused = false;
+  const t0 = Date.now();
+  try {
+    const res = await outboundRequest(sub.targetUrl, { method: "POST", headers, body, timeoutMs: config().webhookTimeoutMs, maxBytes: EXCERPT_BYTES, redirect: "manual", requireHttps: true });
+    statusCode = res.status;
+    excerpt = res.body.subarray(0, EXCERPT_BYTES).toString("utf8");
+  } catch (err) {
+    error = err instanceof OutboundError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    refused = err instanceof OutboundRefused;
+  }
+  const durationMs = Date.now() - t0;
+  const success = statusCode !== null && statusCode >= 200 && statusCode < 300;
+  // Read outside the write transaction, which every worker's delivery waits for on SQLite.
+  const delegation = sub.createdByDelegationId ? await db.read.delegation.findUnique({ where: { id: sub.createdByDelegationId }, select: { delegateDid: true } }) : null;
+
+  await commitGrouped(db, async (tx) => {
+    const current = await tx.subscription.findUnique({ where: { id: sub.id } });
+    if (!current) {
+      await finishJob(tx, job);
+      return;
+    }
+    const now = new Date();
+    const failingSince = success ? null : (current.failingSince ?? now);
+    const failedTooLong = !success && now.getTime() - failingSince!.getTime() >= config().webhookDisableAfterSeconds * 1000;
+    const disableReason = success || current.status !== "active" ? null : statusCode === 410 ? "gone" : failedTooLong ? "failing" : null;
+    const delay = success || disableReason ? null : nextDelay(job);
+    // A job's first claim is the event's first attempt; after that (a retry, a replay, a claim
+    // taken over from a dead worker) the log says which attempt this is.
+    const attempt = job.attempts === 1 && !job.payload.manual ? 1 : (await tx.webhookDelivery.count({ where: { subscriptionId: sub.id, eventId: event.id } })) + 1;
+    const deliveryId = newId("whd");
+    await tx.webhookDelivery.create({
+      data: {
+        id: deliveryId,
+        orgDid: sub.orgDid,
+        subscriptionId: sub.id,
+        eventId: event.id,
+        attempt,
+        statusCode,
+        success,
+        durationMs,
+        responseExcerpt: excerpt,
+        error: error?.slice(0, 1000) ?? null,
+        nextAttemptAt: delay !== null ? new Date(now.getTime() + delay) : null,
+        createdAt: timestamp,
+      },
+    });
+    if (attempt === 1) await tx.eventMatch.updateMany({ where: { eventId: event.id, subscriptionId: sub.id, deliveryId: null }, data: { deliveryId } });
+    if ((current.failingSince?.getTime() ?? null) !== (failingSince?.getTime() ?? null)) await tx.subscription.update({ where: { id: sub.id }, data: { failingSince } });
+    if (disableReason) await disableWebhook(tx, db.engine, current, disableReason);
+    // The outbound call is the service acting for whoever created the webhook.
+    await appendInTransaction(tx, db.engine, {
+      org_did: sub.orgDid,
+      actor_did: delegation?.delegateDid ?? sub.orgDid,
+      delegation_id: current.createdByDelegationId,
+      grantor_did: sub.orgDid,
+      capability: null,
+      operation: `WEBHOOK ${sub.targetUrl.slice(0, 500)}`,
+      resource_type: "webhook",
+      resource_id: sub.id,
+      decision: refused ? "denied" : "allowed",
+      status: statusCode ?? (refused ? 403 : 502),
+      request_hash: requestHash(undefined, Buffer.from(body)),
+      request_id: msgId,
+    });
+    if (delay !== null) await retryJob(tx, job, error ?? `HTTP ${statusCode}`, delay);
+    else await finishJob(tx, job);
+  });
+}
