@@ -6,7 +6,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { ArrowLeft, RefreshCw, Send, Trash2 } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
@@ -64,6 +64,12 @@ export function WebhookDetail({ id }: { id: string }) {
   const polling = awaiting.current !== null || anyPending(rows);
   const webhook = useQuery(trpc.webhooks.get.queryOptions({ id }, { refetchInterval: polling ? LIVE_MS * 2 : false }));
   const w = webhook.data;
+  // Health follows the attempts: a new attempt (or a changed outcome) refreshes it.
+  const newest = rows[0] ? `${rows.length}:${rows[0].id}:${rows[0].success}` : "";
+  const refetchWebhook = webhook.refetch;
+  useEffect(() => {
+    if (newest) void refetchWebhook();
+  }, [newest, refetchWebhook]);
   const expectAttempt = () => {
     awaiting.current = Date.now();
     void queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.pathKey() });
