@@ -151,7 +151,8 @@ export function WebhookDetail({ id }: { id: string }) {
               />
               <Confirm
                 trigger={
-                  <Button variant="destructive" disabled={remove.isPending}>
+                  // Outlined: the filled destructive button lacks contrast in dark mode (white on light red).
+                  <Button variant="outline" className="text-destructive" disabled={remove.isPending}>
                     <Trash2 className="h-4 w-4" aria-hidden /> Delete
                   </Button>
                 }

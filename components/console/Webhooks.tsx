@@ -15,7 +15,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { useAgentNames } from "./Executions";
-import { ago } from "./format";
+import { ago, StatusBadge } from "./format";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
 import { HealthBadge, KindBadge, PatternChips, PatternList, SecretOnce, splitPatterns, type Subscription } from "./webhookFormat";
 
@@ -71,7 +71,7 @@ export function Webhooks() {
         ),
     },
     { header: "Event types", cell: ({ row }) => <span className="block min-w-40"><PatternChips patterns={row.original.event_types} /></span> },
-    { header: "Health", cell: ({ row }) => (row.original.kind === "webhook" ? <HealthBadge subscription={row.original} /> : <span className="text-xs text-muted-foreground">{row.original.status}</span>) },
+    { header: "Health", cell: ({ row }) => (row.original.kind === "webhook" ? <HealthBadge subscription={row.original} /> : <StatusBadge status={row.original.status} />) },
     { header: "Description", cell: ({ row }) => <span className="block min-w-32 text-xs text-muted-foreground">{row.original.description ?? "—"}</span> },
     { header: "Created", cell: ({ row }) => <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.created_at}>{ago(row.original.created_at)}</span> },
   ];
