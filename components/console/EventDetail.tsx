@@ -81,7 +81,7 @@ function Matches({ event }: { event: BusEvent }) {
                 <>
                   <span>{m.agent_id ? (nameOf(m.agent_id) ?? <span className="font-mono text-xs">{m.agent_id}</span>) : "—"}</span>
                   {m.execution_id ? (
-                    <Link className="font-mono text-xs text-primary underline" href={`/executions/${m.execution_id}`}>
+                    <Link className="font-mono text-xs text-primary underline [overflow-wrap:anywhere]" href={`/executions/${m.execution_id}`}>
                       Execution {m.execution_id}
                     </Link>
                   ) : (
@@ -89,7 +89,7 @@ function Matches({ event }: { event: BusEvent }) {
                   )}
                 </>
               ) : m.kind === "webhook" ? (
-                <Link className="text-primary underline" href={`/webhooks/${m.subscription_id}?event=${encodeURIComponent(event.id)}`}>
+                <Link className="text-primary underline [overflow-wrap:anywhere]" href={`/webhooks/${m.subscription_id}?event=${encodeURIComponent(event.id)}`}>
                   Delivery log of {m.subscription_id}
                 </Link>
               ) : (

@@ -243,7 +243,7 @@ function DeliveryLog({ rows, webhookId, canReplay, onReplay, replaying, onEvent 
           {rows.map((d) => (
               <tr key={d.id} className="border-t border-border" data-testid="delivery-row">
                 <td className="px-3 py-1.5">
-                  <button type="button" className="font-mono text-primary underline-offset-2 hover:underline" title={`Only the attempts at ${d.event_id}`} onClick={() => onEvent(d.event_id)}>
+                  <button type="button" className="whitespace-nowrap font-mono text-primary underline-offset-2 hover:underline" title={`Only the attempts at ${d.event_id}`} onClick={() => onEvent(d.event_id)}>
                     {d.event_id.slice(0, 8)}…{d.event_id.slice(-6)}
                   </button>
                 </td>
