@@ -34,6 +34,6 @@ export default defineConfig({
     timeout: 400_000,
     reuseExistingServer: false,
     stdout: "pipe",
-    env: { PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", SVC_PUBLIC_URL: `http://localhost:${port}` },
+    env: { PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", SVC_PUBLIC_URL: `http://localhost:${port}`, SVC_OUTBOUND_ALLOW: "127.0.0.1/32" },
   },
 });

@@ -10,7 +10,7 @@ import { adminContext, expect, shot, test } from "./fixtures";
  */
 test.describe.configure({ mode: "serial" });
 
-const PAGES = ["/overview", "/organizations", "/passports", "/keys", "/agents", "/executions", "/provenance", "/members", "/docs/errors", "/docs/api"];
+const PAGES = ["/overview", "/organizations", "/passports", "/keys", "/agents", "/executions", "/events", "/webhooks", "/provenance", "/members", "/docs/errors", "/docs/api"];
 
 async function axe(page: Page) {
   const results = await new AxeBuilder({ page }).exclude("[data-sonner-toaster]").analyze();

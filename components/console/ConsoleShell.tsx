@@ -1,7 +1,7 @@
 "use client";
 
 import * as DialogPrimitive from "@radix-ui/react-dialog";
-import { Activity, Bot, Building2, FileCode2, Fingerprint, KeyRound, LayoutDashboard, ListChecks, LogOut, Menu, Moon, Sun, TriangleAlert, Users, X } from "lucide-react";
+import { Activity, Bot, Radio, Webhook, Building2, FileCode2, Fingerprint, KeyRound, LayoutDashboard, ListChecks, LogOut, Menu, Moon, Sun, TriangleAlert, Users, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
@@ -19,6 +19,8 @@ const NAV = [
   { href: "/keys", label: "API keys & delegations", icon: KeyRound },
   { href: "/agents", label: "Agents", icon: Bot },
   { href: "/executions", label: "Executions", icon: ListChecks },
+  { href: "/events", label: "Events", icon: Radio },
+  { href: "/webhooks", label: "Webhooks", icon: Webhook },
   { href: "/provenance", label: "Provenance", icon: Activity },
   { href: "/members", label: "Members", icon: Users, admin: true },
   { href: "/docs/api", label: "API reference", icon: FileCode2 },

@@ -1,0 +1,346 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import { ArrowLeft, RefreshCw, Send, Trash2 } from "lucide-react";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useRef, useState } from "react";
+import { useForm } from "react-hook-form";
+import { toast } from "sonner";
+import { z } from "zod";
+import { Button } from "@/components/ui/button";
+import { Confirm } from "@/components/ui/dialog";
+import { Badge, Card, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
+import type { AppRouter } from "@/server/trpc/root";
+import { PageHeader, useCanAdminister } from "./ConsoleShell";
+import { when } from "./executionFormat";
+import { applyProblem, problemOf, useTRPC } from "./Providers";
+import { HealthBadge, PatternChips, PatternList, SecretOnce, splitPatterns, testEventType, type WebhookDelivery } from "./webhookFormat";
+
+type Webhook = inferRouterOutputs<AppRouter>["webhooks"]["get"];
+
+/** Polling period while a delivery is due or an action's attempt has not shown up yet. */
+const LIVE_MS = 1_000;
+/** How long the log waits for the attempt a test event or a replay causes before it stops polling. */
+const AWAIT_MS = 30_000;
+
+/** Whether any event's newest attempt is still to be followed by another. */
+function anyPending(rows: WebhookDelivery[]): boolean {
+  const seen = new Set<string>();
+  for (const d of rows) {
+    if (seen.has(d.event_id)) continue;
+    seen.add(d.event_id);
+    if (d.next_attempt_at) return true;
+  }
+  return false;
+}
+
+/** One webhook: its settings and health, its secret's rotation, a test event, and its delivery log with replay. */
+export function WebhookDetail({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const queryClient = useQueryClient();
+  const canAdminister = useCanAdminister();
+  const eventFilter = params.get("event") ?? "";
+  const [secret, setSecret] = useState<string | null>(null);
+  // Set when a test event or a replay is sent: the log polls until an attempt newer than it appears.
+  const awaiting = useRef<number | null>(null);
+  const live = (rows: WebhookDelivery[] | undefined) => {
+    const since = awaiting.current;
+    if (since !== null) {
+      const arrived = rows?.some((d) => Date.parse(d.created_at) >= since - 2_000);
+      if (arrived || Date.now() - since > AWAIT_MS) awaiting.current = null;
+    }
+    return awaiting.current !== null || anyPending(rows ?? []);
+  };
+  const deliveries = useQuery(
+    trpc.webhooks.deliveries.queryOptions({ id, limit: 50, ...(eventFilter ? { event_id: eventFilter } : {}) }, { refetchInterval: (q) => (live(q.state.data?.data) ? LIVE_MS : false) }),
+  );
+  const rows = deliveries.data?.data ?? [];
+  const polling = awaiting.current !== null || anyPending(rows);
+  const webhook = useQuery(trpc.webhooks.get.queryOptions({ id }, { refetchInterval: polling ? LIVE_MS * 2 : false }));
+  const w = webhook.data;
+  // Health follows the attempts: a new attempt (or a changed outcome) refreshes it.
+  const newest = rows[0] ? `${rows.length}:${rows[0].id}:${rows[0].success}` : "";
+  const refetchWebhook = webhook.refetch;
+  useEffect(() => {
+    if (newest) void refetchWebhook();
+  }, [newest, refetchWebhook]);
+  const expectAttempt = () => {
+    awaiting.current = Date.now();
+    void queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.pathKey() });
+  };
+  const testType = w ? testEventType(w.event_types) : null;
+  const emit = useMutation(
+    trpc.events.emit.mutationOptions({
+      onSuccess: (out) => {
+        toast.success(`Test event sent: ${out.matched_subscriptions} subscription${out.matched_subscriptions === 1 ? "" : "s"} matched`);
+        expectAttempt();
+      },
+      onError: (e) => toast.error(problemOf(e).detail),
+    }),
+  );
+  const retry = useMutation(
+    trpc.webhooks.retryDelivery.mutationOptions({
+      onSuccess: () => {
+        toast.success("Replay queued");
+        expectAttempt();
+      },
+      onError: (e) => toast.error(problemOf(e).detail),
+    }),
+  );
+  const rotate = useMutation(
+    trpc.webhooks.rotateSecret.mutationOptions({
+      onSuccess: (out) => {
+        setSecret(out.secret);
+        toast.success(`Rotated: the previous secret also signs until ${new Date(out.previous_expires_at).toLocaleString()}`);
+      },
+      onError: (e) => toast.error(problemOf(e).detail),
+    }),
+  );
+  const remove = useMutation(
+    trpc.webhooks.delete.mutationOptions({
+      onSuccess: () => {
+        toast.success("Webhook deleted");
+        void queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.pathKey() });
+        router.push("/webhooks");
+      },
+      onError: (e) => toast.error(problemOf(e).detail),
+    }),
+  );
+  const setEventFilter = (value: string) => {
+    const next = new URLSearchParams(params.toString());
+    if (value) next.set("event", value);
+    else next.delete("event");
+    const query = next.toString();
+    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  };
+  return (
+    <>
+      <Link href="/webhooks" className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground">
+        <ArrowLeft className="h-4 w-4" aria-hidden /> Webhooks
+      </Link>
+      <PageHeader
+        title="Webhook"
+        description={id}
+        actions={
+          canAdminister && w ? (
+            <div className="flex flex-wrap gap-2">
+              <Button
+                variant="outline"
+                disabled={!testType || emit.isPending || w.status !== "active"}
+                title={w.status !== "active" ? "Re-enable the webhook first" : testType ? `Emits a ${testType} event` : undefined}
+                onClick={() => testType && emit.mutate({ type: testType, payload: { test: true, webhook_id: id }, source: "console" })}
+              >
+                <Send className="h-4 w-4" aria-hidden /> Send test event
+              </Button>
+              <Confirm
+                trigger={
+                  <Button variant="outline" disabled={rotate.isPending}>
+                    <RefreshCw className="h-4 w-4" aria-hidden /> Rotate secret
+                  </Button>
+                }
+                title="Rotate this webhook's secret?"
+                description="Deliveries are signed with a new secret from now on; for 24 hours they also carry a signature with the current one, so the receiver can switch. The new secret is shown once."
+                confirmLabel="Rotate"
+                onConfirm={() => rotate.mutate({ id })}
+              />
+              <Confirm
+                trigger={
+                  // Outlined: the filled destructive button lacks contrast in dark mode (white on light red).
+                  <Button variant="outline" className="text-destructive" disabled={remove.isPending}>
+                    <Trash2 className="h-4 w-4" aria-hidden /> Delete
+                  </Button>
+                }
+                title="Delete this webhook?"
+                description="No more events are delivered to it; queued deliveries are dropped and its delivery log goes with it. This cannot be undone."
+                confirmLabel="Delete webhook"
+                onConfirm={() => remove.mutate({ id })}
+              />
+            </div>
+          ) : undefined
+        }
+      />
+      {webhook.error ? <p role="alert" className="text-sm text-destructive">{problemOf(webhook.error).detail}</p> : null}
+      {webhook.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null}
+      {w ? (
+        <div className="space-y-5">
+          <Card className="p-4">
+            <div className="mb-3 flex flex-wrap items-center gap-2">
+              <span data-testid="webhook-health"><HealthBadge subscription={w} /></span>
+            </div>
+            <dl className="grid grid-cols-1 gap-x-3 gap-y-1 text-sm sm:grid-cols-[10rem_1fr] sm:gap-y-2">
+              <dt className="text-muted-foreground">Target</dt>
+              <dd className="font-mono text-xs [overflow-wrap:anywhere]">{w.target_url}</dd>
+              <dt className="text-muted-foreground">Event types</dt>
+              <dd><PatternChips patterns={w.event_types} /></dd>
+              <dt className="text-muted-foreground">Description</dt>
+              <dd>{w.description ?? <span className="text-muted-foreground">—</span>}</dd>
+              <dt className="text-muted-foreground">Last success</dt>
+              <dd className="text-xs">{when(w.health?.last_success_at)}</dd>
+              <dt className="text-muted-foreground">Last failure</dt>
+              <dd className="text-xs">
+                {when(w.health?.last_failure_at)}
+                {w.health?.consecutive_failures ? <span className="ml-2 text-muted-foreground">({w.health.consecutive_failures} in a row)</span> : null}
+              </dd>
+              <dt className="text-muted-foreground">Created</dt>
+              <dd className="text-xs">{when(w.created_at)}</dd>
+            </dl>
+          </Card>
+          {canAdminister ? <SettingsForm key={`${w.event_types.join(",")}|${w.description}|${w.status}`} webhook={w} /> : null}
+          <section aria-labelledby="deliveries-title">
+            <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
+              <h2 id="deliveries-title" className="text-base font-semibold">
+                Delivery log
+              </h2>
+              <span className="text-xs text-muted-foreground" aria-live="polite">
+                {polling ? "Updating live while deliveries are pending…" : null}
+              </span>
+            </div>
+            {eventFilter ? (
+              <p className="mb-2 text-sm">
+                Attempts at event <span className="font-mono text-xs">{eventFilter}</span>{" "}
+                <button type="button" className="text-primary underline" onClick={() => setEventFilter("")}>
+                  Show all
+                </button>
+              </p>
+            ) : null}
+            <DeliveryLog rows={rows} webhookId={id} canReplay={canAdminister && w.status === "active"} onReplay={(d) => retry.mutate({ id, delivery_id: d.id })} replaying={retry.isPending} onEvent={setEventFilter} />
+            {deliveries.error ? <p role="alert" className="mt-2 text-sm text-destructive">{problemOf(deliveries.error).detail}</p> : null}
+            {deliveries.isLoading ? <p className="mt-2 text-sm text-muted-foreground">Loading…</p> : null}
+          </section>
+        </div>
+      ) : null}
+      <SecretOnce secret={secret} title="New webhook secret" onClose={() => setSecret(null)} />
+    </>
+  );
+}
+
+function DeliveryLog({ rows, webhookId, canReplay, onReplay, replaying, onEvent }: { rows: WebhookDelivery[]; webhookId: string; canReplay: boolean; onReplay(d: WebhookDelivery): void; replaying: boolean; onEvent(eventId: string): void }) {
+  if (rows.length === 0) return <p className="rounded-md border border-border p-4 text-sm text-muted-foreground">No delivery attempted yet. Attempts appear here as events matching this webhook are delivered.</p>;
+  return (
+    <div className="overflow-x-auto rounded-md border border-border bg-card" role="region" aria-label="Delivery attempts" tabIndex={0}>
+      <table className="w-full text-xs" data-testid="delivery-log">
+        <caption className="sr-only">Delivery attempts of webhook {webhookId}, newest first</caption>
+        <thead className="bg-muted text-left text-muted-foreground">
+          <tr>
+            <th scope="col" className="px-3 py-1.5 font-medium">Event</th>
+            <th scope="col" className="px-3 py-1.5 font-medium">Attempt</th>
+            <th scope="col" className="px-3 py-1.5 font-medium">Status</th>
+            <th scope="col" className="px-3 py-1.5 font-medium">Result</th>
+            <th scope="col" className="px-3 py-1.5 font-medium">Duration</th>
+            <th scope="col" className="px-3 py-1.5 font-medium">When</th>
+            <th scope="col" className="px-3 py-1.5 font-medium">Next retry</th>
+            <th scope="col" className="px-3 py-1.5 font-medium">Answer</th>
+            {canReplay ? <th scope="col" className="px-3 py-1.5 font-medium"><span className="sr-only">Actions</span></th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((d) => (
+              <tr key={d.id} className="border-t border-border" data-testid="delivery-row">
+                <td className="px-3 py-1.5">
+                  <button type="button" className="whitespace-nowrap font-mono text-primary underline-offset-2 hover:underline" title={`Only the attempts at ${d.event_id}`} onClick={() => onEvent(d.event_id)}>
+                    {d.event_id.slice(0, 8)}…{d.event_id.slice(-6)}
+                  </button>
+                </td>
+                <td className="px-3 py-1.5 tabular-nums">{d.attempt}</td>
+                <td className="px-3 py-1.5 tabular-nums">{d.status_code ?? "no answer"}</td>
+                <td className="px-3 py-1.5">{d.success ? <Badge tone="success">delivered</Badge> : <Badge tone="danger">failed</Badge>}</td>
+                <td className="whitespace-nowrap px-3 py-1.5 tabular-nums">{d.duration_ms} ms</td>
+                <td className="whitespace-nowrap px-3 py-1.5">{when(d.created_at)}</td>
+                <td className="whitespace-nowrap px-3 py-1.5">{when(d.next_attempt_at)}</td>
+                <td className="min-w-48 px-3 py-1.5">
+                  {d.response_excerpt || d.error ? (
+                    <details>
+                      <summary className="cursor-pointer text-primary">{d.error ? "Error" : "Response"}</summary>
+                      <pre className="mt-1 max-h-40 max-w-md overflow-auto whitespace-pre-wrap rounded bg-muted p-2 font-mono [overflow-wrap:anywhere]">{[d.error, d.response_excerpt].filter(Boolean).join("\n")}</pre>
+                    </details>
+                  ) : (
+                    <span className="text-muted-foreground">empty</span>
+                  )}
+                </td>
+                {canReplay ? (
+                  <td className="px-3 py-1.5">
+                    <Button variant="outline" size="sm" disabled={replaying} aria-label={`Replay attempt ${d.attempt} of event ${d.event_id}`} onClick={() => onReplay(d)}>
+                      Replay
+                    </Button>
+                  </td>
+                ) : null}
+              </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const SettingsFormSchema = z.object({
+  event_types: PatternList,
+  description: z.string().trim().max(500, "At most 500 characters"),
+  status: z.enum(["active", "disabled"]),
+});
+
+function SettingsForm({ webhook }: { webhook: Webhook }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const form = useForm<z.infer<typeof SettingsFormSchema>>({
+    resolver: zodResolver(SettingsFormSchema),
+    defaultValues: { event_types: webhook.event_types.join(", "), description: webhook.description ?? "", status: webhook.status },
+  });
+  const update = useMutation(
+    trpc.webhooks.update.mutationOptions({
+      onSuccess: (out) => {
+        queryClient.setQueryData(trpc.webhooks.get.queryKey({ id: webhook.id }), out);
+        void queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.pathKey() });
+        toast.success("Webhook saved");
+      },
+      onError: (e) => applyProblem(form, e),
+    }),
+  );
+  const errors = form.formState.errors;
+  const typed = splitPatterns(form.watch("event_types") ?? "");
+  return (
+    <Card role="region" aria-labelledby="settings-title" className="p-4">
+      <h2 id="settings-title" className="mb-3 text-base font-semibold">
+        Settings
+      </h2>
+      <form
+        noValidate
+        className="space-y-4"
+        onSubmit={form.handleSubmit((v) => update.mutate({ id: webhook.id, event_types: splitPatterns(v.event_types), description: v.description ? v.description : null, status: v.status }))}
+      >
+        <div className="space-y-1.5">
+          <Label htmlFor="set-types">Event types</Label>
+          <Input id="set-types" aria-invalid={!!errors.event_types} aria-describedby="set-types-hint" {...form.register("event_types")} />
+          <p id="set-types-hint" className="text-xs text-muted-foreground">Comma-separated; a trailing .* matches every type under the prefix.</p>
+          {typed.length > 0 ? <PatternChips patterns={typed} /> : null}
+          <FieldError message={errors.event_types?.message} />
+        </div>
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-[1fr_12rem]">
+          <div className="space-y-1.5">
+            <Label htmlFor="set-desc">Description</Label>
+            <Input id="set-desc" aria-invalid={!!errors.description} {...form.register("description")} />
+            <FieldError message={errors.description?.message} />
+          </div>
+          <div className="space-y-1.5">
+            <Label htmlFor="set-status">Status</Label>
+            <NativeSelect id="set-status" {...form.register("status")}>
+              <option value="active">active</option>
+              <option value="disabled">disabled</option>
+            </NativeSelect>
+          </div>
+        </div>
+        <FieldError message={errors.root?.message} />
+        <div className="flex justify-end">
+          <Button type="submit" disabled={update.isPending || !form.formState.isDirty}>
+            {update.isPending ? "Saving…" : "Save settings"}
+          </Button>
+        </div>
+      </form>
+    </Card>
+  );
+}
