@@ -4,6 +4,7 @@ import { config } from "./config";
 import { closeDatabase } from "./db/client";
 import { CLIENT_ADDRESS_HEADER } from "./http/gate";
 import { handleV1, servesPath } from "./http/router";
+import { openApiDocument } from "./openapi/document";
 import { createHmac } from "node:crypto";
 import { keyRing } from "./keys/signingKeys";
 import { bootstrap, setupLinkIfPending } from "./setup/bootstrap";
@@ -23,6 +24,10 @@ async function main(): Promise<void> {
   process.env.NEXTAUTH_SECRET ||= createHmac("sha256", (await keyRing()).secret).update("svc console sessions").digest("base64url");
   const setupLink = await setupLinkIfPending(rootOrgDid);
 
+  // The OpenAPI document is generated from zod's global registry. Pages Next.js renders later load
+  // their own copies of the area schemas, registering the same ids again: built now, before any
+  // page, the document (cached) sees each schema once.
+  openApiDocument();
   const app = next({ dev: false, dir: process.cwd(), port: cfg.port, hostname: "localhost" });
   await app.prepare();
   const handle = app.getRequestHandler();
