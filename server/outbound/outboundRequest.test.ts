@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../config";
@@ -252,6 +252,34 @@ describe("outboundRequest", () => {
     } finally {
       server.closeAllConnections();
       await new Promise((done) => server.close(done));
+    }
+  });
+
+  it("sends once more on a fresh connection when a kept-alive one turns out closed", async () => {
+    // A peer that answers the first request of each connection and resets the connection on the
+    // second: what a receiver closing idle keep-alive connections looks like to the pool.
+    let requests = 0;
+    const sockets = new Set<net.Socket>();
+    const peer = net.createServer((socket) => {
+      sockets.add(socket);
+      let onThisSocket = 0;
+      socket.on("data", () => {
+        requests++;
+        if (++onThisSocket > 1) return void socket.resetAndDestroy();
+        socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok");
+      });
+    });
+    await new Promise<void>((done) => peer.listen(0, "127.0.0.1", done));
+    try {
+      const port = (peer.address() as AddressInfo).port;
+      allow(`127.0.0.1:${port}`);
+      expect((await outboundRequest(`http://127.0.0.1:${port}/a`, { method: "POST", body: "{}" })).status).toBe(200);
+      const again = await outboundRequest(`http://127.0.0.1:${port}/b`, { method: "POST", body: "{}", timeoutMs: 2000 });
+      expect(again.status).toBe(200);
+      expect(requests).toBe(3); // the first, the reset one, the one sent again
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((done) => peer.close(done));
     }
   });
 

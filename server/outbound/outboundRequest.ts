@@ -96,16 +96,27 @@ class CallControl {
     for (const stream of this.live) stream.destroy(reason instanceof Error ? reason : new Error(String(reason)));
   }
 
-  send(url: URL, method: string, headers: Record<string, string>, body: Uint8Array | undefined, agent: http.Agent): Promise<http.IncomingMessage> {
+  send(url: URL, method: string, headers: Record<string, string>, body: Uint8Array | undefined, agent: http.Agent, retried = false): Promise<http.IncomingMessage> {
     if (this.stopped !== undefined) return Promise.reject(this.stopped);
     return new Promise((resolve, reject) => {
       const lib = url.protocol === "https:" ? https : http;
+      let answered = false;
       const req = lib.request(url, { method, headers, agent }, (res) => {
+        answered = true;
         this.live.push(res);
         resolve(res);
       });
       this.live.push(req);
-      req.on("error", (e) => reject(this.stopped ?? translate(e, url)));
+      req.on("error", (e: NodeJS.ErrnoException) => {
+        // A kept-alive connection the peer closed while it sat idle fails on its first write: that
+        // is the pool's staleness, not the endpoint's answer. Send once more on a fresh connection
+        // (receivers deduplicate on webhook-id), as Node's documentation advises.
+        if (!retried && !answered && this.stopped === undefined && req.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE")) {
+          this.send(url, method, headers, body, agent, true).then(resolve, reject);
+          return;
+        }
+        reject(this.stopped ?? translate(e, url));
+      });
       req.end(body);
     });
   }
