@@ -1,14 +1,14 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { ROOT } from "./lib/server";
+import { exited, spawnChild } from "./lib/child";
+import { machineLoad, mib } from "./lib/machine";
 
 /**
  * events: the event bus (server/events), on SQLite, in a child process of its own:
@@ -30,8 +30,7 @@ const MATCHES = 200_000;
 
 export async function events(): Promise<void> {
   console.log(`\nevents (sqlite): matching against ${SUBSCRIPTIONS.toLocaleString("en-US")} subscriptions, then ${N} ingests end to end, in a child process…`);
-  const child = spawn(process.execPath, ["--import", "tsx", SELF, "--child"], { cwd: ROOT, stdio: "inherit" });
-  const code = await new Promise<number>((res, rej) => child.once("error", rej).once("exit", (c, s) => res(c ?? (s ? 128 : 1))));
+  const code = await exited(spawnChild(SELF, ["--child"]));
   if (code !== 0) throw new Error(`the events bench failed (exit ${code})`);
 }
 
@@ -94,7 +93,7 @@ async function child(): Promise<void> {
     );
     const ms = performance.now() - t1;
     log(`ingest end to end (c=${CONCURRENCY}, each queuing one execution): ${Math.round((N / ms) * 1000).toLocaleString("en-US")} events/s (target ≥ 1,000; ${queued} executions queued)`);
-    log(`RSS ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} cpus (figures scale with a quiet machine)`);
+    log(`RSS ${mib(process.memoryUsage().rss)}; ${machineLoad()}`);
     await new Promise((r) => server.close(r));
     await closeDatabase();
   } finally {

@@ -1,13 +1,13 @@
-import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { ROOT } from "./lib/server";
+import { exited, spawnChild } from "./lib/child";
+import { machineLoad, mib } from "./lib/machine";
 
 /**
  * webhooks: delivery throughput (server/webhooks) on SQLite, in a child process of its own. N
@@ -23,8 +23,7 @@ const N = Number(process.env.BENCH_WEBHOOKS_N || 2000);
 
 export async function webhooks(): Promise<void> {
   console.log(`\nwebhooks (sqlite): ${N} deliveries to a loopback receiver, in a child process…`);
-  const child = spawn(process.execPath, ["--import", "tsx", SELF, "--child"], { cwd: ROOT, stdio: "inherit" });
-  const code = await new Promise<number>((res, rej) => child.once("error", rej).once("exit", (c, s) => res(c ?? (s ? 128 : 1))));
+  const code = await exited(spawnChild(SELF, ["--child"]));
   if (code !== 0) throw new Error(`the webhooks bench failed (exit ${code})`);
 }
 
@@ -90,7 +89,7 @@ async function child(): Promise<void> {
     const ok = await db.read.webhookDelivery.count({ where: { subscriptionId: id, success: true } });
     if (ok !== N) throw new Error(`${ok} of ${N} deliveries succeeded (${received} received)`);
     log(`deliveries, 1 worker (${N}, signed POST + log row + provenance record each): ${Math.round((N / ms) * 1000).toLocaleString("en-US")} deliveries/s (target ≥ 500)`);
-    log(`RSS ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} cpus (figures scale with a quiet machine)`);
+    log(`RSS ${mib(process.memoryUsage().rss)}; ${machineLoad()}`);
     await new Promise((r) => receiver.close(r));
     await closeDatabase();
   } finally {
