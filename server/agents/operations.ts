@@ -35,6 +35,7 @@ export const deployAgentOp = defineOperation({
   body: s.AgentDeployRequest,
   response: s.AgentDeployResponse,
   successStatus: 202,
+  otherSuccessStatuses: [201],
   async handler(ctx) {
     const out = await deployAgent(ctx.db, ctx.principal, ctx.body, ctx.requestId);
     ctx.setResource(out.agentId);

@@ -51,6 +51,8 @@ export interface Operation<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   /** A non-JSON success body (the handler then returns a Response carrying it). */
   responseType?: "text/plain" | "application/x-ndjson";
   successStatus: number;
+  /** Other success statuses a handler may answer with `setStatus`, same body (e.g. a deploy's 201 with `wait: true`), for the OpenAPI document. */
+  otherSuccessStatuses?: readonly number[];
   /** Problem codes beyond the ones every operation of its kind can answer (e.g. a GET's 409), for the OpenAPI document. */
   problems?: readonly ErrorCode[];
   handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response>;

@@ -87,13 +87,15 @@ function parameters(op: Operation): Json[] {
 function operationObject(op: Operation): Json {
   const responseId = idOf(op.response);
   const bodyId = idOf(op.body);
+  const success = (description: string) => ({
+    description,
+    content: op.responseType
+      ? { [op.responseType]: { schema: inline(op.response, "output") } }
+      : { "application/json": { schema: responseId ? { $ref: `#/components/schemas/${responseId}` } : inline(op.response, "output") } },
+  });
   const responses: Json = {
-    [String(op.successStatus)]: {
-      description: "Success",
-      content: op.responseType
-        ? { [op.responseType]: { schema: inline(op.response, "output") } }
-        : { "application/json": { schema: responseId ? { $ref: `#/components/schemas/${responseId}` } : inline(op.response, "output") } },
-    },
+    [String(op.successStatus)]: success("Success"),
+    ...Object.fromEntries((op.otherSuccessStatuses ?? []).map((status) => [String(status), success("Success (see the description for when)")])),
     ...problemResponses(problemCodesOf(op), op.path),
   };
   const params = parameters(op);

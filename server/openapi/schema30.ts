@@ -31,6 +31,9 @@ export function toSchema30(input: unknown): Json {
       out[key] = true;
     } else out[key] = value;
   }
+  // `nullable` does not widen an `enum`: generic validators (ajv, Prism) check the enum on its own,
+  // so a nullable enum lists null among its values.
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
   // A $ref stands alone in 3.0 (siblings are ignored): keep a description or nullable beside it through allOf.
   if (typeof out.$ref === "string" && Object.keys(out).length > 1) {
     const { $ref, ...rest } = out;

@@ -6522,6 +6522,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success (see the description for when) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentDeployResponse"];
+                };
+            };
             /** @description Success */
             202: {
                 headers: {

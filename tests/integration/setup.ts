@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import { resetConfig } from "@/server/config";
 import { closeDatabase } from "@/server/db/client";
 import { resetKeyRing } from "@/server/keys/signingKeys";
 import { bootstrap } from "@/server/setup/bootstrap";
+import { openApiDocument } from "@/server/openapi/document";
+import { OpenApiResponseValidator, type ResponseViolation } from "./openapiResponses";
 import { adminUrl, createTestDatabase, dropTestDatabase } from "./postgres";
 
 /**
@@ -25,6 +27,42 @@ if (process.env.SVC_TEST_ENGINE === "postgres") {
 resetConfig();
 resetKeyRing();
 await bootstrap();
+
+/**
+ * Every answer a test receives from /v1 is checked against the OpenAPI document (status declared
+ * for the operation, body matching its schema): a violation rejects the fetch that received it
+ * and fails the test, even if the test caught that rejection.
+ */
+let validator: OpenApiResponseValidator | undefined;
+const violations: ResponseViolation[] = [];
+const realFetch = globalThis.fetch;
+globalThis.fetch = async function validatingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const res = await realFetch(input, init);
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  if (!url.pathname.startsWith("/v1/")) return res;
+  const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+  validator ??= new OpenApiResponseValidator(openApiDocument());
+  if (!validator.route(method, url.pathname)) return res;
+  const contentType = res.headers.get("content-type");
+  const json = /^application\/([a-z0-9.+-]+\+)?json\b/i.test(contentType ?? "");
+  const bodyText = json ? await res.clone().text() : undefined;
+  let body: unknown;
+  try {
+    body = bodyText ? JSON.parse(bodyText) : undefined;
+  } catch {
+    body = bodyText;
+  }
+  const found = validator.check({ method, pathname: url.pathname, status: res.status, contentType, body, bodyText: json ? bodyText : "-" });
+  if (found.length === 0) return res;
+  violations.push(...found);
+  throw new Error(`OpenAPI violation:\n${found.map((v) => v.message).join("\n")}`);
+};
+
+afterEach(() => {
+  if (violations.length === 0) return;
+  const found = violations.splice(0);
+  throw new Error(`OpenAPI violation (answers that break the document):\n${found.map((v) => v.message).join("\n")}`);
+});
 
 afterAll(async () => {
   await closeDatabase();
