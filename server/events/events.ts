@@ -30,6 +30,8 @@ export interface EventAnswer {
   event_id: string;
   matched_subscriptions: number;
   queued_executions: number;
+  /** A repeated sender id: the first answer again, nothing dispatched. */
+  replayed: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>
     const seen = await tx.event.findUnique({ where: { orgDid_senderId: { orgDid: principal.orgDid, senderId: body.id } }, select: { id: true, answer: true } });
     if (seen) {
       scope.setResource(seen.id, "event");
-      return seen.answer as unknown as EventAnswer;
+      return { ...(seen.answer as unknown as Omit<EventAnswer, "replayed">), replayed: true };
     }
   }
   await subscriptionIndex.refresh(tx, database.engine);
@@ -64,6 +66,7 @@ export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>
     event_id: id,
     matched_subscriptions: subscriptions.length,
     queued_executions: principal.delegationId ? subscriptions.filter((s) => s.kind === "agent_trigger").length : 0,
+    replayed: false,
   };
   await tx.event.create({
     data: {

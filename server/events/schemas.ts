@@ -50,8 +50,9 @@ export const EventAccepted = z
     event_id: z.string(),
     matched_subscriptions: z.number().int().describe("How many active subscriptions (webhooks and agent triggers) matched"),
     queued_executions: z.number().int().describe("How many agent executions it queued"),
+    replayed: z.boolean().describe("true when the sender's `id` was seen before: this is the first answer again and nothing was dispatched (the answer also carries `Idempotent-Replayed: true`)"),
   })
-  .meta({ id: "EventAccepted", example: { event_id: EVENT_EXAMPLE.eventId, matched_subscriptions: 2, queued_executions: 1 } });
+  .meta({ id: "EventAccepted", example: { event_id: EVENT_EXAMPLE.eventId, matched_subscriptions: 2, queued_executions: 1, replayed: false } });
 
 export const EventMatchView = z.object({
   subscription_id: z.string(),

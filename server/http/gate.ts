@@ -84,7 +84,9 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
       return outcome.value;
     }
     if (outcome.replayed) return new Response(replayBody, { status: outcome.status, headers: { ...headers, "Idempotent-Replayed": "true" } });
-    return new Response(JSON.stringify(outcome.value), { status: outcome.status, headers });
+    // An answer that says it repeats an earlier one (a sender id seen before) says so in the header too, like an Idempotency-Key replay.
+    const repeated = (outcome.value as { replayed?: unknown } | null)?.replayed === true;
+    return new Response(JSON.stringify(outcome.value), { status: outcome.status, headers: repeated ? { ...headers, "Idempotent-Replayed": "true" } : headers });
   } catch (e) {
     const gateError = e instanceof GateError ? e : new GateError(e, undefined);
     const { problem, headers } = toProblem(gateError.error, url.pathname, requestId);

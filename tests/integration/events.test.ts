@@ -54,7 +54,7 @@ describe("ingest and emit", () => {
     for (const path of ["/v1/events/ingest", "/v1/events/emit"]) {
       const res = await ingest({ type: "nobody.listens", payload: { a: 1 }, source: "tests", occurred_at: "2026-11-21T09:30:00.000Z" }, ctx.root.token, path);
       expect(res.status).toBe(202);
-      expect(res.body).toEqual({ event_id: expect.stringMatching(/^evt_/), matched_subscriptions: 0, queued_executions: 0 });
+      expect(res.body).toEqual({ event_id: expect.stringMatching(/^evt_/), matched_subscriptions: 0, queued_executions: 0, replayed: false });
       const event = await call(ctx.server.url, "GET", `/v1/events/${res.body.event_id}`, { token: ctx.root.token });
       expect(event.body).toMatchObject({ type: "nobody.listens", payload: { a: 1 }, source: "tests", occurred_at: "2026-11-21T09:30:00.000Z", via: path.endsWith("ingest") ? "ingest" : "emit", depth: 0, matches: [] });
       const record = await call(ctx.server.url, "GET", `/v1/provenance/${event.body.provenance_record_id}`, { token: ctx.root.token });
@@ -86,7 +86,7 @@ describe("ingest and emit", () => {
     expect(first.body).toMatchObject({ matched_subscriptions: 1, queued_executions: 1 });
     const again = await ingest({ type: "dedup.happened", id: "sender-42", payload: { n: 2 } });
     expect(again.status).toBe(202);
-    expect(again.body).toEqual(first.body);
+    expect(again.body).toEqual({ ...first.body, replayed: true });
     const db = await database();
     expect(await db.read.event.count({ where: { senderId: "sender-42" } })).toBe(1);
     expect(await db.read.asyncExecution.count({ where: { agentId } })).toBe(1);

@@ -1342,7 +1342,8 @@ export interface components {
          * @example {
          *       "event_id": "evt_01m806mp6q2v9w3x5y7z8a0b1c",
          *       "matched_subscriptions": 2,
-         *       "queued_executions": 1
+         *       "queued_executions": 1,
+         *       "replayed": false
          *     }
          */
         EventAccepted: {
@@ -1351,6 +1352,8 @@ export interface components {
             matched_subscriptions: number;
             /** @description How many agent executions it queued */
             queued_executions: number;
+            /** @description true when the sender's `id` was seen before: this is the first answer again and nothing was dispatched (the answer also carries `Idempotent-Replayed: true`) */
+            replayed: boolean;
         };
         /**
          * @example {
