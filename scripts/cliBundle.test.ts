@@ -13,7 +13,7 @@ const root = join(import.meta.dirname, "..");
 const bin = join(root, "bin/svc.mjs");
 const bundle = join(root, "dist/cli/svc.mjs");
 const dataDir = mkdtempSync(join(tmpdir(), "svc-cli-"));
-const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, NODE_ENV: "production" };
+const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, NODE_ENV: "production" };
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Runs bin/svc.mjs and returns its own CPU time in seconds (user + system, as the process measured it at exit). */
