@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,12 +13,13 @@ import { useTestServer } from "./harness";
  *   <!-- test: run; output: <regex> -->   and its stdout must match the regular expression
  *   <!-- test: skip (<reason>) -->        not run, for the reason given
  *
- * A block without a marker fails the test. Runnable blocks run in order, in one scratch directory
- * (files one writes, the next reads), against a test server on this file's own DATA_DIR /
- * DATABASE_URL with the worker running. The README is written for a newcomer, so the test adapts
- * it rather than the other way round: `http://localhost:3000` and `localhost:3000` become the test
- * server's address; `npx svc` runs bin/svc.mjs directly (npx's own start-up costs seconds);
- * `$T` starts as a root API key unless a block sets it.
+ * A block without a marker fails the test. Runnable blocks run in order, from the project's
+ * directory as the README says, against a test server on this file's own DATA_DIR / DATABASE_URL
+ * with the worker running. They take the server's address from `$SVC_URL` (here the test
+ * server's) and write their files under `$WORK` (here a scratch directory), never into the
+ * repository: the test fails if a block hard-codes localhost:3000 or leaves a file behind in the
+ * project. `npx svc` runs bin/svc.mjs directly (npx's own start-up costs seconds); `$T` starts as
+ * a root API key unless a block sets it.
  */
 interface Block {
   line: number;
@@ -55,11 +56,15 @@ const ctx = useTestServer();
 const scratch = mkdtempSync(join(tmpdir(), "svc-readme-"));
 let worker: Worker;
 
+/** What git sees as changed or new in the project (the README's snippets must add nothing to it). */
+function projectChanges(): Set<string> {
+  const out = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: process.cwd(), encoding: "utf8" });
+  return new Set(out.split("\n").filter(Boolean));
+}
+let changesBefore: Set<string>;
+
 beforeAll(() => {
-  // The snippets import what the README tells the reader to install (canonicalize).
-  symlinkSync(join(process.cwd(), "node_modules"), join(scratch, "node_modules"));
-  // The snippets are run "from the project's directory": the example agents are where they are there.
-  symlinkSync(join(process.cwd(), "examples"), join(scratch, "examples"));
+  changesBefore = projectChanges();
   const bin = join(scratch, ".bin");
   rmSync(bin, { recursive: true, force: true });
   mkdirSync(bin);
@@ -73,8 +78,6 @@ afterAll(async () => {
 });
 
 function bash(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const url = new URL(ctx.server.url);
-  const adapted = script.replaceAll("http://localhost:3000", url.origin).replaceAll("localhost:3000", url.host);
   const env = {
     NODE_ENV: "test" as const,
     PATH: `${join(scratch, ".bin")}:${process.env.PATH}`,
@@ -82,9 +85,11 @@ function bash(script: string): Promise<{ code: number; stdout: string; stderr: s
     DATA_DIR: process.env.DATA_DIR,
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     T: ctx.root.token,
+    SVC_URL: ctx.server.url,
+    WORK: scratch,
   };
   return new Promise((resolve) => {
-    execFile("bash", ["-c", `set -euo pipefail\n${adapted}`], { cwd: scratch, env, timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile("bash", ["-c", `set -euo pipefail\n${script}`], { cwd: process.cwd(), env, timeout: 30_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
     });
   });
@@ -100,7 +105,14 @@ describe("README.md", () => {
     expect(blocks.filter((b) => b.marker?.run).length).toBeGreaterThanOrEqual(3);
   });
 
-  it("runs every runnable snippet against a real server, in order", async () => {
+  it("takes the server's address from $SVC_URL in every runnable snippet", () => {
+    for (const b of blocks.filter((x) => x.marker?.run)) {
+      const hardCoded = b.code.split("\n").filter((l) => /localhost:3000/.test(l) && !/SVC_URL:-http:\/\/localhost:3000/.test(l));
+      expect(hardCoded, `README.md line ${b.line}: use "$SVC_URL"`).toEqual([]);
+    }
+  });
+
+  it("runs every runnable snippet against a real server, in order, leaving the project as it was", async () => {
     for (const b of blocks.filter((x) => x.marker?.run)) {
       const r = await bash(b.code);
       const where = `README.md line ${b.line}:\n${b.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
@@ -108,6 +120,8 @@ describe("README.md", () => {
       const marker = b.marker as { run: true; output?: RegExp };
       if (marker.output) expect(r.stdout, where).toMatch(marker.output);
     }
+    const left = [...projectChanges()].filter((c) => !changesBefore.has(c));
+    expect(left, "files the README's snippets wrote into the project (write them under $WORK)").toEqual([]);
   });
 });
 
