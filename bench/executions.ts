@@ -264,7 +264,7 @@ async function sustained(server: Server, token: string, agentId: string, workers
 }
 
 type QueueName = "svc" | "graphile";
-const QUEUE_LABEL: Record<QueueName, string> = { svc: "svc (server/jobs)", graphile: "graphile-worker 0.18" };
+const QUEUE_LABEL: Record<QueueName, string> = { svc: "svc (server/jobs)", graphile: "graphile-worker 0.17" };
 const PENDING: Record<QueueName, string> = { svc: `SELECT count(*) AS n FROM "job" WHERE "kind" = 'bench.noop'`, graphile: `SELECT count(*) AS n FROM graphile_worker._private_jobs` };
 
 /**
