@@ -54,7 +54,9 @@ export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>
     const seen = await tx.event.findUnique({ where: { orgDid_senderId: { orgDid: principal.orgDid, senderId: body.id } }, select: { id: true, answer: true } });
     if (seen) {
       scope.setResource(seen.id, "event");
-      return { ...(seen.answer as unknown as Omit<EventAnswer, "replayed">), replayed: true };
+      // Rebuilt in the answer's own order: PostgreSQL's jsonb does not keep the stored key order.
+      const first = seen.answer as unknown as EventAnswer;
+      return { event_id: first.event_id, matched_subscriptions: first.matched_subscriptions, queued_executions: first.queued_executions, replayed: true };
     }
   }
   await subscriptionIndex.refresh(tx, database.engine);
