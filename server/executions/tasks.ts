@@ -6,9 +6,10 @@ import { CALLBACK_JOB } from "./endExecution";
 import "./executions";
 import { failExhaustedRun, RUN_JOB, runExecutionJob } from "./runExecution";
 
-// The executions area's background work: runs (one per sandbox thread at a time, so a claimed
-// run never waits for a slot while its lease ticks) and their callbacks.
-registerJobKind<{ executionId: string }>(RUN_JOB, { concurrency: defaultPoolSize(), handler: runExecutionJob, onExhausted: failExhaustedRun });
+// The executions area's background work: runs (one per sandbox thread at a time, and two claimed
+// ahead, whose reads and start overlap the runs in the sandbox; their leases are kept while they
+// wait for a thread) and their callbacks.
+registerJobKind<{ executionId: string }>(RUN_JOB, { concurrency: defaultPoolSize(), claimAhead: 2, handler: runExecutionJob, onExhausted: failExhaustedRun });
 registerJobKind<{ executionId: string }>(CALLBACK_JOB, {
   concurrency: 10,
   handler: (job) => deliverCallbackJob(job),

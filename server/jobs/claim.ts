@@ -95,3 +95,20 @@ export async function reclaimExpiredJobs(db: Database): Promise<string[]> {
   );
   return rows.map((r) => r.kind);
 }
+
+/**
+ * Puts a claimed job back in the queue, `delayMs` from now, fenced by its lease token like
+ * `finishJob`: returns false when the claim was no longer this worker's. `uncounted` gives the
+ * attempt back (the database failed, not the work); otherwise the claim keeps counting.
+ */
+export async function releaseJob(db: Database, job: ClaimedJob, lastError: string, delayMs: number, { uncounted }: { uncounted: boolean }): Promise<boolean> {
+  const now = new Date();
+  const n = await db.writeLock(() =>
+    db.raw.execute(
+      `UPDATE "job" SET "state" = 'queued', "attempts" = "attempts" - $1, "available_at" = $2, "last_error" = $3, "lease_token" = NULL, "locked_by" = NULL, "updated_at" = $4
+       WHERE "id" = $5 AND "lease_token" = $6`,
+      [uncounted ? 1 : 0, new Date(now.getTime() + delayMs), lastError, now, job.id, job.leaseToken],
+    ),
+  );
+  return n > 0;
+}

@@ -11,11 +11,19 @@ export interface JobKind<P = unknown> {
   /**
    * Runs in the transaction that dead-letters a job of this kind (its attempts spent: the last one
    * threw, or its worker was lost, `WorkerLost`), so the domain row it worked on ends with it
-   * instead of staying "in progress" for ever. If it throws, the job is dead-lettered without it.
+   * instead of staying "in progress" for ever. If it throws, the job is not dead-lettered: it waits
+   * (backoff) and is tried again, since without it the domain row would never end.
    */
   onExhausted?(tx: Db, job: ClaimedJob<P>, error: unknown): Promise<void>;
   /** Jobs of this kind one worker runs at once (default 10). */
   concurrency?: number;
+  /**
+   * Jobs claimed beyond `concurrency` for a kind whose work queues behind a resource of its own
+   * (runs wait for a sandbox thread): their handlers start, and their database reads and writes
+   * overlap the work ahead of them instead of following it. Their leases are kept by the
+   * heartbeat like any running job's while they wait. Default 0.
+   */
+  claimAhead?: number;
   /** Wait before retry number `attempt` (1 after the first failure); default `backoffDelay`. */
   retryDelay?(attempt: number): number;
 }
