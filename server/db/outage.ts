@@ -57,13 +57,25 @@ interface OutageState {
   kind: OutageKind;
   since: number;
   refused: number;
-  firstError: string;
   probe?: NodeJS.Timeout;
+  ended: Promise<void>;
+  end: () => void;
 }
 
+/**
+ * Failures met this soon after an outage ended belong to it: calls that failed before the end was
+ * noticed and are answered after it. They are counted, not logged as a new outage.
+ */
+const TAIL_MS = 1000;
+
 // One outage per process, whichever copy of this module (Next.js's bundle, the server's) meets it.
-const slot = globalThis as typeof globalThis & { __svcOutage?: { current?: OutageState; probe?: () => Promise<void>; log: (line: string) => void } };
+const slot = globalThis as typeof globalThis & { __svcOutage?: { current?: OutageState; last?: { kind: OutageKind; endedAt: number; state: OutageState }; log: (line: string) => void } };
 const state = (slot.__svcOutage ??= { log: (line) => console.error(`svc: ${line}`) });
+
+/** Resolves when the outage under way ends (undefined when there is none): work waiting to retry goes at once. */
+export function outageEnded(): Promise<void> | undefined {
+  return state.current?.ended;
+}
 
 /** The outage under way, if any. */
 export function currentOutage(): { kind: OutageKind; sinceMs: number } | undefined {
@@ -85,8 +97,14 @@ export function reportOutage(kind: OutageKind, error: unknown): void {
     }
     return;
   }
+  if (state.last && state.last.kind === kind && Date.now() - state.last.endedAt < TAIL_MS) {
+    state.last.state.refused++;
+    return;
+  }
   const message = error instanceof Error ? error.message.trim().split("\n").pop()!.slice(0, 300) : String(error);
-  const current: OutageState = { kind, since: Date.now(), refused: 1, firstError: message };
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  const current: OutageState = { kind, since: Date.now(), refused: 1, ended, end };
   state.current = current;
   state.log(`database outage started (${kind}): ${message}; calls are answered 503 until it ends`);
   let probing = false;
@@ -105,6 +123,8 @@ function endOutage(current: OutageState): void {
   if (state.current !== current) return;
   clearInterval(current.probe);
   state.current = undefined;
+  state.last = { kind: current.kind, endedAt: Date.now(), state: current };
+  current.end();
   const seconds = ((Date.now() - current.since) / 1000).toFixed(1);
   state.log(`database outage ended after ${seconds} s (${current.kind}; ${current.refused} call(s) met it)`);
 }
@@ -143,6 +163,11 @@ async function probeDatabase(kind: OutageKind): Promise<void> {
     if (e !== rollback) throw e;
   }
   if (db.engine === "sqlite") {
+    // Room for more than the probe (its size limit, the free pages), so that the outage does not
+    // end on the few pages a delete just freed and start again at the next insert.
+    const pragma = async (name: string) => Number(Object.values((await db.raw.query(`PRAGMA ${name}`))[0] ?? {})[0]);
+    const room = (await pragma("max_page_count")) - (await pragma("page_count")) + (await pragma("freelist_count"));
+    if (room < 64) throw new Error(`only ${room} page(s) of room left`);
     const { config } = await import("../config");
     const fs = statfsSync(config().dataDir);
     if (fs.bavail * fs.bsize < 1 << 20) throw new Error("less than 1 MiB free on the database's file system");

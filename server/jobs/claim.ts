@@ -112,3 +112,21 @@ export async function releaseJob(db: Database, job: ClaimedJob, lastError: strin
   );
   return n > 0;
 }
+
+/**
+ * Gives back, uncounted, the jobs this worker holds in the database but not in memory: a claim
+ * whose answer was lost with its connection (committed, never received). Without this they would
+ * sit `running`, their leases extended by this worker's heartbeat, and at last count as an attempt
+ * whose worker was lost. `held` lists the ids the worker does hold.
+ */
+export async function releaseOrphanedClaims(db: Database, workerId: string, held: string[]): Promise<number> {
+  const now = new Date();
+  const notHeld = held.length > 0 ? ` AND "id" NOT IN (${held.map((_, i) => `$${i + 3}`).join(", ")})` : "";
+  return db.writeLock(() =>
+    db.raw.execute(
+      `UPDATE "job" SET "state" = 'queued', "attempts" = "attempts" - 1, "lease_token" = NULL, "locked_by" = NULL, "available_at" = $1, "updated_at" = $1
+       WHERE "locked_by" = $2 AND "state" = 'running'${notHeld}`,
+      [now, workerId, ...held],
+    ),
+  );
+}

@@ -1,4 +1,4 @@
-import { isInfrastructureError, outageKind, reportOutage } from "../db/outage";
+import { isInfrastructureError, outageEnded, outageKind, reportOutage } from "../db/outage";
 
 /**
  * Runs `fn` (a transaction) again while it fails for the database's sake (connection lost,
@@ -14,7 +14,8 @@ export async function retryThroughOutage<T>(fn: () => Promise<T>, opts: { signal
       if (!isInfrastructureError(e) || opts.signal?.aborted) throw e;
       noteOutage(e);
       if (retries === 0) opts.onRetry?.(e);
-      await pause(Math.min(2000, 100 * 2 ** retries), opts.signal);
+      // The pause ends early when the outage does: a finished run is recorded as soon as the database is back.
+      await pause(Math.min(2000, 100 * 2 ** retries), opts.signal, outageEnded());
     }
   }
 }
@@ -26,17 +27,17 @@ export function noteOutage(error: unknown): boolean {
   return kind !== undefined;
 }
 
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
+function pause(ms: number, signal: AbortSignal | undefined, early: Promise<void> | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
+    const done = (fn: () => void) => () => {
       clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
+      fn();
+    };
+    const onAbort = done(() => reject(signal!.reason));
+    const timer = setTimeout(done(resolve), ms);
     signal?.addEventListener("abort", onAbort, { once: true });
+    void early?.then(done(resolve));
   });
 }

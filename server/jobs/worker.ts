@@ -1,9 +1,9 @@
 import { config } from "../config";
 import { database, type Database } from "../db/client";
-import { isInfrastructureError } from "../db/outage";
+import { isInfrastructureError, outageEnded } from "../db/outage";
 import { newId } from "../ids";
 import { backoffDelay } from "./backoff";
-import { claimJobs, deleteFinished, extendLeases, reclaimExpiredJobs, releaseJob, releaseRunningJobs } from "./claim";
+import { claimJobs, deleteFinished, extendLeases, reclaimExpiredJobs, releaseJob, releaseOrphanedClaims, releaseRunningJobs } from "./claim";
 import { describeError, outcomeCommitted, retryJob } from "./finishJob";
 import { listenForJobs, type JobListener } from "./listener";
 import { noteOutage, retryThroughOutage } from "./outage";
@@ -100,10 +100,14 @@ class ClaimLoop {
   private readonly runningByKind = new Map<string, number>();
   /** Jobs whose handlers returned without recording an outcome: deleted in batches. */
   private readonly finished: ClaimedJob[] = [];
+  /** Their ids, until the batch holding them is deleted (or given up on). */
+  private readonly undeleted = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private pumping: Promise<number> | undefined;
   private again = false;
+  /** A claim failed with its connection: it may have committed, and its jobs are to be given back. */
+  private claimUnsure = false;
   private stopped = false;
   private abandoned = false;
   private listener: JobListener | undefined;
@@ -158,14 +162,25 @@ class ClaimLoop {
     try {
       await this.ready;
       const db = await this.db;
+      if (this.claimUnsure) await this.releaseOrphans(db);
       do {
         this.again = false;
         for (const kind of this.kinds ?? registeredJobKinds()) claimed += await this.claimKind(db, kind);
       } while (this.again && !this.stopped);
     } catch (e) {
+      // A claim that failed with its connection may have committed: its jobs are this worker's
+      // in the database, not in memory. The next round gives them back.
+      if (isInfrastructureError(e)) this.claimUnsure = true;
       if (!this.stopped) this.failed("claiming jobs", e);
     }
     return claimed;
+  }
+
+  private async releaseOrphans(db: Database): Promise<void> {
+    const held = [...this.running.keys(), ...this.undeleted];
+    const n = await releaseOrphanedClaims(db, this.id, held);
+    this.claimUnsure = false;
+    if (n > 0) this.log(`gave back ${n} job(s) whose claim was committed but its answer lost with the connection`);
   }
 
   /** Claims as many jobs of `kind` as it has free slots (at most MAX_BATCH) and launches them. */
@@ -264,6 +279,7 @@ class ClaimLoop {
 
   private markFinished(job: ClaimedJob): void {
     this.finished.push(job);
+    this.undeleted.add(job.id);
     this.scheduleFlush(0);
   }
 
@@ -288,6 +304,7 @@ class ClaimLoop {
       }
       this.log(`could not delete ${batch.length} finished job(s); they run again after their lease: ${describeError(e)}`);
     }
+    for (const job of batch) this.undeleted.delete(job.id);
   }
 
   /** Resolves once every finished job is deleted (waiting out an outage), or at once when abandoned. */
@@ -327,9 +344,10 @@ class ClaimLoop {
     void this.pump();
   }
 
-  /** An outage is reported once for all of it; anything else is logged. */
+  /** An outage is reported once for all of it (and ends in a claim round); anything else is logged. */
   private failed(what: string, error: unknown): void {
     if (!noteOutage(error)) this.log(`${what} failed: ${describeError(error)}`);
+    else void outageEnded()?.then(() => void this.pump());
   }
 
   async drain(): Promise<void> {
