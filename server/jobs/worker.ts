@@ -3,8 +3,9 @@ import { database, type Database } from "../db/client";
 import { isInfrastructureError, outageEnded } from "../db/outage";
 import { newId } from "../ids";
 import { backoffDelay } from "./backoff";
-import { claimJobs, deleteFinished, extendLeases, reclaimExpiredJobs, releaseJob, releaseOrphanedClaims, releaseRunningJobs } from "./claim";
+import { claimJobs, extendLeases, reclaimExpiredJobs, releaseJob, releaseOrphanedClaims, releaseRunningJobs } from "./claim";
 import { describeError, outcomeCommitted, retryJob } from "./finishJob";
+import { FinishedJobs } from "./finishedJobs";
 import { listenForJobs, type JobListener } from "./listener";
 import { noteOutage, retryThroughOutage } from "./outage";
 import { jobKind, registeredJobKinds, type JobKind } from "./registry";
@@ -98,12 +99,7 @@ class ClaimLoop {
   private readonly db: Promise<Database>;
   private readonly running = new Map<string, Running>();
   private readonly runningByKind = new Map<string, number>();
-  /** Jobs whose handlers returned without recording an outcome: deleted in batches. */
-  private readonly finished: ClaimedJob[] = [];
-  /** Their ids, until the batch holding them is deleted (or given up on). */
-  private readonly undeleted = new Set<string>();
-  private flushTimer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly finished: FinishedJobs;
   private pumping: Promise<number> | undefined;
   private again = false;
   /** A claim failed with its connection: it may have committed, and its jobs are to be given back. */
@@ -111,7 +107,8 @@ class ClaimLoop {
   private stopped = false;
   private abandoned = false;
   private listener: JobListener | undefined;
-  private readonly timers: NodeJS.Timeout[];
+  private readonly heartbeatTimer: NodeJS.Timeout;
+  private readonly pollTimer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
 
   constructor(opts: JobWorkerOptions) {
@@ -120,8 +117,10 @@ class ClaimLoop {
     this.log = opts.log ?? ((line: string) => console.log(`svc-jobs: ${line}`));
     this.kinds = opts.kinds;
     this.db = database();
+    this.finished = new FinishedJobs(this.db, this.log);
     this.ready = this.start();
-    this.timers = [setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.leaseMs / 3))), setInterval(() => void this.poll(), opts.pollMs ?? 1000)];
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.leaseMs / 3)));
+    this.pollTimer = setInterval(() => void this.poll(), opts.pollMs ?? 1000);
     this.unsubscribe = onJobEnqueued((kind) => this.wanted(kind) && void this.pump());
     this.ready.then(
       () => void this.pump(),
@@ -177,7 +176,7 @@ class ClaimLoop {
   }
 
   private async releaseOrphans(db: Database): Promise<void> {
-    const held = [...this.running.keys(), ...this.undeleted];
+    const held = [...this.running.keys(), ...this.finished.ids()];
     const n = await releaseOrphanedClaims(db, this.id, held);
     this.claimUnsure = false;
     if (n > 0) this.log(`gave back ${n} job(s) whose claim was committed but its answer lost with the connection`);
@@ -214,7 +213,7 @@ class ClaimLoop {
     if (job.attempts > job.maxAttempts) return this.deadLetter(db, job, new WorkerLost(job.id), signal);
     try {
       await def.handler(job, this.helpers(job, signal));
-      if (!this.abandoned && !outcomeCommitted(job)) this.markFinished(job);
+      if (!this.abandoned && !outcomeCommitted(job)) this.finished.add(job);
     } catch (e) {
       if (this.abandoned || e instanceof LeaseLost || outcomeCommitted(job)) return;
       if (isInfrastructureError(e)) return this.giveBackAttempt(db, job, e, signal);
@@ -277,54 +276,9 @@ class ClaimLoop {
     }
   }
 
-  private markFinished(job: ClaimedJob): void {
-    this.finished.push(job);
-    this.undeleted.add(job.id);
-    this.scheduleFlush(0);
-  }
-
-  private scheduleFlush(delayMs: number): void {
-    if (this.flushTimer) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      const batch = this.finished.splice(0);
-      this.flushing = this.flushing.then(() => this.deleteBatch(batch));
-    }, delayMs);
-  }
-
-  /** Deletes finished jobs; in an outage they wait (their leases kept) and are deleted once it ends. */
-  private async deleteBatch(batch: ClaimedJob[]): Promise<void> {
-    try {
-      await deleteFinished(await this.db, batch);
-    } catch (e) {
-      if (noteOutage(e) && !this.abandoned) {
-        this.finished.unshift(...batch);
-        this.scheduleFlush(OUTAGE_RELEASE_MS);
-        return;
-      }
-      this.log(`could not delete ${batch.length} finished job(s); they run again after their lease: ${describeError(e)}`);
-    }
-    for (const job of batch) this.undeleted.delete(job.id);
-  }
-
-  /** Resolves once every finished job is deleted (waiting out an outage), or at once when abandoned. */
-  private async flushed(): Promise<void> {
-    for (;;) {
-      if (this.flushTimer) {
-        clearTimeout(this.flushTimer);
-        this.flushTimer = undefined;
-        const batch = this.finished.splice(0);
-        this.flushing = this.flushing.then(() => this.deleteBatch(batch));
-      }
-      await this.flushing;
-      if (this.finished.length === 0 || this.abandoned) return;
-      await new Promise((r) => setTimeout(r, OUTAGE_RELEASE_MS));
-    }
-  }
-
   /** Extends this worker's leases; a handler whose claim was taken over is told to stop. */
   private async heartbeat(): Promise<void> {
-    if (this.running.size === 0 && this.finished.length === 0) return;
+    if (this.running.size === 0 && this.finished.size === 0) return;
     const held = [...this.running.values()];
     try {
       const leases = await extendLeases(await this.db, this.id, this.leaseMs);
@@ -356,23 +310,23 @@ class ClaimLoop {
       if (claimed === 0 && this.running.size === 0 && !this.pumping) break;
       if (this.running.size > 0) await Promise.race([...this.running.values()].map((r) => r.done));
     }
-    await this.flushed();
+    await this.finished.flushed();
   }
 
   async stop({ abandon = false } = {}): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timers[1]);
+    clearInterval(this.pollTimer);
     this.unsubscribe();
     if (abandon) {
-      clearInterval(this.timers[0]);
+      clearInterval(this.heartbeatTimer);
       this.abandoned = true;
-      if (this.flushTimer) clearTimeout(this.flushTimer);
+      this.finished.abandon();
       for (const r of this.running.values()) r.abort.abort(new Error("the worker stopped"));
     } else {
       // The heartbeat goes on until the handlers end: a lapsed lease would let another worker run them again.
       await Promise.all([...this.running.values()].map((r) => r.done));
-      await this.flushed();
-      clearInterval(this.timers[0]);
+      await this.finished.flushed();
+      clearInterval(this.heartbeatTimer);
     }
     await this.pumping;
     await this.ready.catch(() => undefined);
