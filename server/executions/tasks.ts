@@ -6,11 +6,11 @@ import { CALLBACK_JOB } from "./endExecution";
 import "./executions";
 import { failExhaustedRun, RUN_JOB, runExecutionJob } from "./runExecution";
 
-// The executions area's background work: runs (one per sandbox thread at a time, and one claimed
-// ahead, whose reads and start overlap the run in the sandbox and whose bundle is queued to start
-// the moment the thread frees; its lease is kept while it waits) and their callbacks. One, not
-// more: a run waiting for a thread is `processing`, and a cancel reaches it through its own poll.
-registerJobKind<{ executionId: string }>(RUN_JOB, { concurrency: defaultPoolSize(), claimAhead: 1, handler: runExecutionJob, onExhausted: failExhaustedRun });
+// The executions area's background work: runs (one per sandbox thread at a time, so a started run
+// never waits for a thread while its wall clock ticks; two more claimed ahead wait in the worker,
+// still queued, and start the moment a thread frees, while the run before writes its outcome) and
+// their callbacks.
+registerJobKind<{ executionId: string }>(RUN_JOB, { concurrency: defaultPoolSize(), claimAhead: 2, handler: runExecutionJob, onExhausted: failExhaustedRun });
 registerJobKind<{ executionId: string }>(CALLBACK_JOB, {
   concurrency: 10,
   handler: (job) => deliverCallbackJob(job),

@@ -18,10 +18,10 @@ export interface JobKind<P = unknown> {
   /** Jobs of this kind one worker runs at once (default 10). */
   concurrency?: number;
   /**
-   * Jobs claimed beyond `concurrency` for a kind whose work queues behind a resource of its own
-   * (runs wait for a sandbox thread): their handlers start, and their database reads and writes
-   * overlap the work ahead of them instead of following it. Their leases are kept by the
-   * heartbeat like any running job's while they wait. Default 0.
+   * Jobs claimed beyond `concurrency`, to wait in the worker (not started, their leases kept by
+   * the heartbeat) for a slot: when one frees, the next starts at once instead of after a claim
+   * round trip, so a kind bound by a resource of its own (runs by the sandbox's threads) keeps it
+   * busy while the finished work writes its outcome. Default 0.
    */
   claimAhead?: number;
   /** Wait before retry number `attempt` (1 after the first failure); default `backoffDelay`. */

@@ -99,6 +99,12 @@ class ClaimLoop {
   private readonly db: Promise<Database>;
   private readonly running = new Map<string, Running>();
   private readonly runningByKind = new Map<string, number>();
+  /**
+   * Jobs claimed ahead of a free slot (a kind's `claimAhead`), by kind: not started, their leases
+   * kept by the heartbeat, started the moment a slot frees. Their domain rows are untouched until
+   * then (an execution waiting here is still `queued`, and a cancel ends it at once).
+   */
+  private readonly waiting = new Map<string, ClaimedJob[]>();
   private readonly finished: FinishedJobs;
   private pumping: Promise<number> | undefined;
   private again = false;
@@ -176,24 +182,36 @@ class ClaimLoop {
   }
 
   private async releaseOrphans(db: Database): Promise<void> {
-    const held = [...this.running.keys(), ...this.finished.ids()];
+    const held = [...this.running.keys(), ...this.finished.ids(), ...this.allWaiting().map((j) => j.id)];
     const n = await releaseOrphanedClaims(db, this.id, held);
     this.claimUnsure = false;
     if (n > 0) this.log(`gave back ${n} job(s) whose claim was committed but its answer lost with the connection`);
   }
 
-  /** Claims as many jobs of `kind` as it has free slots (at most MAX_BATCH) and launches them. */
+  /**
+   * Claims as many jobs of `kind` as it has free slots (at most MAX_BATCH) and launches them; a
+   * kind with a claim-ahead claims that many more, which wait here for a slot (see `waiting`).
+   */
   private async claimKind(db: Database, kind: string): Promise<number> {
     const def = jobKind(kind);
     if (!def || this.stopped) return 0;
-    const capacity = (def.concurrency ?? DEFAULT_CONCURRENCY) + (def.claimAhead ?? 0);
-    const free = capacity - (this.runningByKind.get(kind) ?? 0);
+    const concurrency = def.concurrency ?? DEFAULT_CONCURRENCY;
+    const free = concurrency + (def.claimAhead ?? 0) - (this.runningByKind.get(kind) ?? 0) - this.waitingOf(kind).length;
     if (free <= 0) return 0;
     const limit = Math.min(free, MAX_BATCH);
     const jobs = await claimJobs(db, this.id, kind, limit, this.leaseMs);
-    for (const job of jobs) this.launch(db, def, job);
+    for (const job of jobs) {
+      if ((this.runningByKind.get(kind) ?? 0) < concurrency) this.launch(db, def, job);
+      else this.waitingOf(kind).push(job);
+    }
     if (jobs.length === limit) this.again = true;
     return jobs.length;
+  }
+
+  private waitingOf(kind: string): ClaimedJob[] {
+    let list = this.waiting.get(kind);
+    if (!list) this.waiting.set(kind, (list = []));
+    return list;
   }
 
   private launch(db: Database, def: JobKind, job: ClaimedJob): void {
@@ -202,9 +220,18 @@ class ClaimLoop {
     const done = this.attempt(db, def, job, abort.signal).finally(() => {
       this.running.delete(job.id);
       this.runningByKind.set(job.kind, (this.runningByKind.get(job.kind) ?? 1) - 1);
-      if (!this.stopped) setImmediate(() => void this.pump());
+      if (this.stopped) return;
+      // The freed slot goes to a job claimed ahead at once, without a claim round trip.
+      const next = this.waitingOf(job.kind).shift();
+      if (next) this.launch(db, def, next);
+      setImmediate(() => void this.pump());
     });
     this.running.set(job.id, { job, abort, done });
+  }
+
+  /** The jobs claimed ahead and not started, of every kind. */
+  private allWaiting(): ClaimedJob[] {
+    return [...this.waiting.values()].flat();
   }
 
   /** One claim of a job: its handler, then whatever outcome the handler left to the worker. */
@@ -278,11 +305,15 @@ class ClaimLoop {
 
   /** Extends this worker's leases; a handler whose claim was taken over is told to stop. */
   private async heartbeat(): Promise<void> {
-    if (this.running.size === 0 && this.finished.size === 0) return;
+    const waiting = this.allWaiting();
+    if (this.running.size === 0 && this.finished.size === 0 && waiting.length === 0) return;
     const held = [...this.running.values()];
     try {
       const leases = await extendLeases(await this.db, this.id, this.leaseMs);
-      for (const r of held) if (!leases.has(`${r.job.id}:${r.job.leaseToken}`) && !outcomeCommitted(r.job)) r.abort.abort(new LeaseLost(r.job.id));
+      const holds = (job: ClaimedJob) => leases.has(`${job.id}:${job.leaseToken}`);
+      for (const r of held) if (!holds(r.job) && !outcomeCommitted(r.job)) r.abort.abort(new LeaseLost(r.job.id));
+      // A waiting job whose lease lapsed (the process was frozen) belongs to whoever took it over.
+      for (const job of waiting) if (!holds(job)) this.waitingOf(job.kind).splice(this.waitingOf(job.kind).indexOf(job), 1);
     } catch (e) {
       if (!this.stopped || this.running.size > 0) this.failed("extending leases", e);
     }
@@ -307,7 +338,7 @@ class ClaimLoop {
   async drain(): Promise<void> {
     for (;;) {
       const claimed = await this.pump();
-      if (claimed === 0 && this.running.size === 0 && !this.pumping) break;
+      if (claimed === 0 && this.running.size === 0 && this.allWaiting().length === 0 && !this.pumping) break;
       if (this.running.size > 0) await Promise.race([...this.running.values()].map((r) => r.done));
     }
     await this.finished.flushed();
@@ -317,12 +348,17 @@ class ClaimLoop {
     this.stopped = true;
     clearInterval(this.pollTimer);
     this.unsubscribe();
+    const waiting = this.allWaiting();
+    this.waiting.clear();
     if (abandon) {
       clearInterval(this.heartbeatTimer);
       this.abandoned = true;
       this.finished.abandon();
       for (const r of this.running.values()) r.abort.abort(new Error("the worker stopped"));
     } else {
+      // Jobs claimed ahead and never started go back to the queue, their attempt given back.
+      const db = await this.db;
+      await Promise.all(waiting.map((job) => releaseJob(db, job, "the worker stopped before starting it", 0, { uncounted: true }).catch(() => false)));
       // The heartbeat goes on until the handlers end: a lapsed lease would let another worker run them again.
       await Promise.all([...this.running.values()].map((r) => r.done));
       await this.finished.flushed();
