@@ -95,12 +95,13 @@ function invokeLoad(base: string, token: string, agentId: string, kind: "databas
   const ids: string[] = [];
   const outages: ApiResult[] = [];
   const pending = new Set<Promise<void>>();
+  const loadId = `${Date.now()}-${loads.size}`;
   loads.add(() => (stopped = true));
   let n = 0;
   let stopped = false;
   const one = async (i: number) => {
     for (;;) {
-      const res = await call(base, "POST", `/v1/agents/${agentId}/invoke`, { token, body: { input: { n: i }, max_attempts: 1 }, headers: { "Idempotency-Key": `fault-${engine}-${agentId}-${i}` } });
+      const res = await call(base, "POST", `/v1/agents/${agentId}/invoke`, { token, body: { input: { n: i }, max_attempts: 1 }, headers: { "Idempotency-Key": `fault-${loadId}-${i}` } });
       if (expectAckOrOutage(res, kind)) {
         ids.push(res.body.id);
         return;
@@ -186,6 +187,12 @@ describe.runIf(engine === "postgresql")("PostgreSQL goes away under load", () =>
     agentId = await deployAndWait(ctx.server.url, ctx.root.token, "faults-pg", RUN_CODE);
     // A web process with its in-process worker, and `npm run worker` beside it.
     [web, worker] = await Promise.all([startChild([join(process.cwd(), "tests/integration/workerProcess.ts")], { url: true }), startChild([join(process.cwd(), "server/worker/main.ts")], { url: false })]);
+    // Warm both workers' sandboxes first: a cold start is not what the faults measure.
+    const warm = invokeLoad(web.url!, ctx.root.token, agentId, "database_unavailable", PG_RATE);
+    await new Promise((r) => setTimeout(r, 1000));
+    await warm.stop();
+    const db = await database();
+    await timeUntil(async () => (await db.read.asyncExecution.count({ where: { id: { in: warm.ids }, status: "completed" } })) === warm.ids.length, 40_000);
   });
   afterAll(async () => {
     await admin.query(`ALTER DATABASE "${dbName()}" ALLOW_CONNECTIONS true`).catch(() => undefined);
