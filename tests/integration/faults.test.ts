@@ -306,7 +306,6 @@ describe.runIf(engine === "sqlite")("SQLite fills up under load", () => {
     console.log(
       `[faults] SQLite full for 2 s: ${sent} invocations, ${load.outages.length} answered 503 storage_full; a write was acknowledged ${recovered} ms after room returned, /readyz ready after ${readyAfter} ms; all ${load.ids.length} runs completed ${Date.now() - roomAt} ms after`,
     );
-    console.log(logged.join("\n"));
     // Logged once when it started and once when it ended.
     expect(logged.filter((l) => l.includes("database outage started"))).toHaveLength(1);
     expect(logged.filter((l) => l.includes("database outage ended"))).toHaveLength(1);
