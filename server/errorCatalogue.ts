@@ -141,6 +141,19 @@ export const ERROR_CATALOGUE = {
     description: "The service failed. `incident_id` identifies the failure in the service's log.",
     fix: "Retry later and quote the incident id when you report it.",
   },
+  database_unavailable: {
+    status: 503,
+    title: "Database unavailable",
+    description:
+      "The service's database cannot be reached right now (it restarted, refuses connections or dropped the connection). Nothing of the call was committed, and no incident is opened: it is an outage, logged once by the service, not a failure of the call.",
+    fix: "Retry after the `Retry-After` seconds (with the same Idempotency-Key for a write); the service recovers by itself within a second of the database coming back.",
+  },
+  storage_full: {
+    status: 503,
+    title: "Storage full",
+    description: "The service's database has no room left to write (its disk or its size limit is full). Nothing of the call was committed; reads still answer.",
+    fix: "Retry after the `Retry-After` seconds; the operator frees or adds space, and the service recovers without a restart.",
+  },
   passkey_refused: {
     status: 400,
     otherStatuses: [401],

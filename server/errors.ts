@@ -1,3 +1,4 @@
+import { outageKind, reportOutage, RETRY_AFTER_SECONDS } from "./db/outage";
 import { errorEntry, type ErrorCode } from "./errorCatalogue";
 
 /**
@@ -111,12 +112,21 @@ export const PasskeyRefused = (
  * The one mapping from anything thrown to a DomainError, used by the gate (the recorded status),
  * the /v1 adapter (problem+json) and the tRPC middleware, so the three can never disagree.
  * Database errors a caller can cause (a unique key taken by a concurrent request, a serialization
- * failure) are conflicts, not failures; anything else unexpected is a 500 `internal_error`.
+ * failure) are conflicts, not failures; the database going away or filling up is a 503 outage
+ * (`database_unavailable`, `storage_full`); anything else unexpected is a 500 `internal_error`.
  */
 export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "P2002") return domainError("conflict", "A resource with the same unique key already exists (possibly created by a concurrent request).");
   if (code === "P2034") return domainError("conflict", "The request conflicted with a concurrent change; retry it.");
+  const outage = outageKind(error);
+  if (outage) {
+    // An outage, not a bug: 503 with Retry-After, logged once for the whole outage (no incident).
+    reportOutage(outage, error);
+    const retryAfter = RETRY_AFTER_SECONDS[outage];
+    const detail = outage === "storage_full" ? "The database has no room left to write; nothing of this call was committed." : "The database cannot be reached right now; nothing of this call was committed.";
+    return domainError(outage, `${detail} Retry in ${retryAfter} s.`, { headers: { "Retry-After": String(retryAfter) } });
+  }
   return domainError("internal_error", "The service failed to complete this request. Quote the incident id when you report it.");
 }

@@ -80,6 +80,9 @@ async function withCommitHooks<T>(run: (fn: (tx: Db) => Promise<T>) => Promise<T
   return result;
 }
 
+// The error reaches the query in flight, whose caller handles it; the listener only keeps node-postgres from throwing it again.
+const ignoreLostConnection = () => undefined;
+
 async function open(): Promise<Database> {
   const cfg = config();
   if (cfg.engine === "postgresql") {
@@ -92,6 +95,11 @@ async function open(): Promise<Database> {
     // An idle connection the server closes (restart, failover, an administrator) is dropped and
     // replaced by the pool; without a listener node-postgres would crash the process.
     pool.on("error", (e) => console.error(`svc: an idle PostgreSQL connection failed and was dropped: ${e.message}`));
+    // The pool listens to idle clients only. A client checked out (an interactive transaction, a
+    // raw transaction) whose connection dies emits 'error' too, and with nobody listening that
+    // kills the process. Every client gets a listener for its whole life: the query in flight
+    // fails with the error (the caller sees it), and the pool drops the client at release.
+    pool.on("connect", (c) => c.on("error", ignoreLostConnection));
     const client = new PgClient({ adapter: new PrismaPg(pool) }) as unknown as PrismaClient;
     return {
       engine: "postgresql",

@@ -93,6 +93,8 @@ const PRISMA_ADVISORY_LOCK = 72707369;
 async function migratePostgres(url: string, migrations: Migration[], log: (l: string) => void): Promise<string[]> {
   const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url });
+  // A lost connection fails the query in flight (and so the migration); unheard, node-postgres would throw it again and kill the process.
+  client.on("error", () => undefined);
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [PRISMA_ADVISORY_LOCK]);

@@ -127,7 +127,9 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
   // The worker was abandoned (as in a crash) or lost the lease: it records nothing; the job is
   // claimed again after its lease, and counts as an attempt (worker_lost once they are spent).
   if (!outcome.ok && outcome.error.code === "worker_stopped") throw new Error("the worker stopped during the run");
-  await settle(db, job, e, storableOutcome(outcome), chain);
+  // The outcome is kept while the database is away: recording it is retried, not the run.
+  const stored = storableOutcome(outcome);
+  await helpers.commit(() => settle(db, job, e, stored, chain));
 }
 
 /**

@@ -6,9 +6,11 @@ import { CALLBACK_JOB } from "./endExecution";
 import "./executions";
 import { failExhaustedRun, RUN_JOB, runExecutionJob } from "./runExecution";
 
-// The executions area's background work: runs (one per sandbox thread at a time, so a claimed
-// run never waits for a slot while its lease ticks) and their callbacks.
-registerJobKind<{ executionId: string }>(RUN_JOB, { concurrency: defaultPoolSize(), handler: runExecutionJob, onExhausted: failExhaustedRun });
+// The executions area's background work: runs (one per sandbox thread at a time, so a started run
+// never waits for a thread while its wall clock ticks; two more claimed ahead wait in the worker,
+// still queued, and start the moment a thread frees, while the run before writes its outcome) and
+// their callbacks.
+registerJobKind<{ executionId: string }>(RUN_JOB, { concurrency: defaultPoolSize(), claimAhead: 2, handler: runExecutionJob, onExhausted: failExhaustedRun });
 registerJobKind<{ executionId: string }>(CALLBACK_JOB, {
   concurrency: 10,
   handler: (job) => deliverCallbackJob(job),

@@ -95,3 +95,38 @@ export async function reclaimExpiredJobs(db: Database): Promise<string[]> {
   );
   return rows.map((r) => r.kind);
 }
+
+/**
+ * Puts a claimed job back in the queue, `delayMs` from now, fenced by its lease token like
+ * `finishJob`: returns false when the claim was no longer this worker's. `uncounted` gives the
+ * attempt back (the database failed, not the work); otherwise the claim keeps counting.
+ */
+export async function releaseJob(db: Database, job: ClaimedJob, lastError: string, delayMs: number, { uncounted }: { uncounted: boolean }): Promise<boolean> {
+  const now = new Date();
+  const n = await db.writeLock(() =>
+    db.raw.execute(
+      `UPDATE "job" SET "state" = 'queued', "attempts" = "attempts" - $1, "available_at" = $2, "last_error" = $3, "lease_token" = NULL, "locked_by" = NULL, "updated_at" = $4
+       WHERE "id" = $5 AND "lease_token" = $6`,
+      [uncounted ? 1 : 0, new Date(now.getTime() + delayMs), lastError, now, job.id, job.leaseToken],
+    ),
+  );
+  return n > 0;
+}
+
+/**
+ * Gives back, uncounted, the jobs this worker holds in the database but not in memory: a claim
+ * whose answer was lost with its connection (committed, never received). Without this they would
+ * sit `running`, their leases extended by this worker's heartbeat, and at last count as an attempt
+ * whose worker was lost. `held` lists the ids the worker does hold.
+ */
+export async function releaseOrphanedClaims(db: Database, workerId: string, held: string[]): Promise<number> {
+  const now = new Date();
+  const notHeld = held.length > 0 ? ` AND "id" NOT IN (${held.map((_, i) => `$${i + 3}`).join(", ")})` : "";
+  return db.writeLock(() =>
+    db.raw.execute(
+      `UPDATE "job" SET "state" = 'queued', "attempts" = "attempts" - 1, "lease_token" = NULL, "locked_by" = NULL, "available_at" = $1, "updated_at" = $1
+       WHERE "locked_by" = $2 AND "state" = 'running'${notHeld}`,
+      [now, workerId, ...held],
+    ),
+  );
+}

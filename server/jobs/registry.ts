@@ -11,11 +11,19 @@ export interface JobKind<P = unknown> {
   /**
    * Runs in the transaction that dead-letters a job of this kind (its attempts spent: the last one
    * threw, or its worker was lost, `WorkerLost`), so the domain row it worked on ends with it
-   * instead of staying "in progress" for ever. If it throws, the job is dead-lettered without it.
+   * instead of staying "in progress" for ever. If it throws, the job is not dead-lettered: it waits
+   * (backoff) and is tried again, since without it the domain row would never end.
    */
   onExhausted?(tx: Db, job: ClaimedJob<P>, error: unknown): Promise<void>;
   /** Jobs of this kind one worker runs at once (default 10). */
   concurrency?: number;
+  /**
+   * Jobs claimed beyond `concurrency`, to wait in the worker (not started, their leases kept by
+   * the heartbeat) for a slot: when one frees, the next starts at once instead of after a claim
+   * round trip, so a kind bound by a resource of its own (runs by the sandbox's threads) keeps it
+   * busy while the finished work writes its outcome. Default 0.
+   */
+  claimAhead?: number;
   /** Wait before retry number `attempt` (1 after the first failure); default `backoffDelay`. */
   retryDelay?(attempt: number): number;
 }

@@ -17,6 +17,12 @@ export interface JobHelpers {
   /** Aborted when the worker stops or the lease was found taken over: stop early, the outcome would be refused anyway. */
   signal: AbortSignal;
   log(line: string): void;
+  /**
+   * Runs `fn`, the transaction that records the outcome the handler reached, again while it fails
+   * for the database's sake (connection lost, refused, busy, full) and this claim holds: a finished
+   * run does not fail, nor spend an attempt, for a connection blip.
+   */
+  commit<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /** Why a job's attempts ran out when the worker of its last attempt died holding it (its lease expired). */

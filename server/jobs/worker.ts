@@ -1,11 +1,16 @@
 import { config } from "../config";
 import { database, type Database } from "../db/client";
+import { isInfrastructureError, outageEnded } from "../db/outage";
 import { newId } from "../ids";
-import { claimJobs, deleteFinished, extendLeases, reclaimExpiredJobs, releaseRunningJobs } from "./claim";
+import { backoffDelay } from "./backoff";
+import { claimJobs, extendLeases, reclaimExpiredJobs, releaseJob, releaseOrphanedClaims, releaseRunningJobs } from "./claim";
 import { describeError, outcomeCommitted, retryJob } from "./finishJob";
+import { FinishedJobs } from "./finishedJobs";
+import { listenForJobs, type JobListener } from "./listener";
+import { noteOutage, retryThroughOutage } from "./outage";
 import { jobKind, registeredJobKinds, type JobKind } from "./registry";
-import { LeaseLost, WorkerLost, type ClaimedJob } from "./types";
-import { JOBS_CHANNEL, onJobEnqueued } from "./wake";
+import { LeaseLost, WorkerLost, type ClaimedJob, type JobHelpers } from "./types";
+import { onJobEnqueued } from "./wake";
 
 export interface JobWorkerOptions {
   /** Shown in `job.locked_by`; default a fresh `wrk_…`. */
@@ -59,6 +64,9 @@ export function standaloneWorkerRefusal(): string | undefined {
 const slot = globalThis as typeof globalThis & { __svcJobsReleased?: WeakSet<Database> };
 const released = (slot.__svcJobsReleased ??= new WeakSet());
 
+/** A job released because the database failed is claimable again this long after. */
+const OUTAGE_RELEASE_MS = 500;
+
 interface Running {
   job: ClaimedJob;
   abort: AbortController;
@@ -66,228 +74,298 @@ interface Running {
 }
 
 /**
- * The claim loop: claims runnable jobs of each kind up to its concurrency, runs their handlers,
- * keeps their leases alive every lease/3, and records what a handler did not record itself
- * (returned: finished; threw: retried with backoff or dead-lettered). Woken by NOTIFY on
- * PostgreSQL, by local commits on both engines, and by a poll.
+ * The claim loop: claims runnable jobs of each kind up to its concurrency (plus its claim-ahead),
+ * runs their handlers, keeps their leases alive every lease/3, and records what a handler did not
+ * record itself (returned: finished; threw: retried with backoff or dead-lettered). Woken by NOTIFY
+ * on PostgreSQL, by local commits on both engines, and by a poll.
+ *
+ * The database failing is not the work failing: a handler that meets a lost connection, a refusal
+ * or a full disk gives its attempt back and the job is claimed again once the database answers;
+ * what the worker records (a retry, a dead letter, a finished job) it records again until it
+ * sticks. Nothing is dead-lettered by an outage, and nothing is dead-lettered without its kind's
+ * `onExhausted`.
  */
 export function startJobWorker(opts: JobWorkerOptions = {}): JobWorker {
-  const workerId = opts.id ?? newId("wrk");
-  const leaseMs = opts.leaseMs ?? jobLeaseMs();
-  const pollMs = opts.pollMs ?? 1000;
-  const log = opts.log ?? ((line: string) => console.log(`svc-jobs: ${line}`));
-  const wanted = (kind: string) => !opts.kinds || opts.kinds.includes(kind);
-  const running = new Map<string, Running>();
-  const runningByKind = new Map<string, number>();
-  const finished: ClaimedJob[] = [];
-  let stopped = false;
-  let abandoned = false;
-  let listener: { end(): Promise<void> } | undefined;
-  let flushScheduled = false;
-  let flushing = Promise.resolve();
+  const loop = new ClaimLoop(opts);
+  return { id: loop.id, ready: loop.ready, drain: () => loop.drain(), stop: (o) => loop.stop(o) };
+}
 
-  const dbReady = database();
-  const ready = (async () => {
-    const db = await dbReady;
+class ClaimLoop {
+  readonly id: string;
+  readonly ready: Promise<void>;
+  private readonly leaseMs: number;
+  private readonly log: (line: string) => void;
+  private readonly kinds: string[] | undefined;
+  private readonly db: Promise<Database>;
+  private readonly running = new Map<string, Running>();
+  private readonly runningByKind = new Map<string, number>();
+  /**
+   * Jobs claimed ahead of a free slot (a kind's `claimAhead`), by kind: not started, their leases
+   * kept by the heartbeat, started the moment a slot frees. Their domain rows are untouched until
+   * then (an execution waiting here is still `queued`, and a cancel ends it at once).
+   */
+  private readonly waiting = new Map<string, ClaimedJob[]>();
+  private readonly finished: FinishedJobs;
+  private pumping: Promise<number> | undefined;
+  private again = false;
+  /** A claim failed with its connection: it may have committed, and its jobs are to be given back. */
+  private claimUnsure = false;
+  private stopped = false;
+  private abandoned = false;
+  private listener: JobListener | undefined;
+  private readonly heartbeatTimer: NodeJS.Timeout;
+  private readonly pollTimer: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+
+  constructor(opts: JobWorkerOptions) {
+    this.id = opts.id ?? newId("wrk");
+    this.leaseMs = opts.leaseMs ?? jobLeaseMs();
+    this.log = opts.log ?? ((line: string) => console.log(`svc-jobs: ${line}`));
+    this.kinds = opts.kinds;
+    this.db = database();
+    this.finished = new FinishedJobs(this.db, this.log);
+    this.ready = this.start();
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.leaseMs / 3)));
+    this.pollTimer = setInterval(() => void this.poll(), opts.pollMs ?? 1000);
+    this.unsubscribe = onJobEnqueued((kind) => this.wanted(kind) && void this.pump());
+    this.ready.then(
+      () => void this.pump(),
+      (e: unknown) => this.log(`the job worker could not start: ${describeError(e)}`),
+    );
+  }
+
+  private wanted(kind: string): boolean {
+    return !this.kinds || this.kinds.includes(kind);
+  }
+
+  /** SQLite: releases a dead process's jobs (once per database); PostgreSQL: starts listening. */
+  private async start(): Promise<void> {
+    const db = await this.db;
     if (db.engine === "sqlite" && !released.has(db)) {
       released.add(db);
       const n = await releaseRunningJobs(db);
-      if (n > 0) log(`released ${n} job(s) left running by a previous process`);
+      if (n > 0) this.log(`released ${n} job(s) left running by a previous process`);
     }
-    if (db.engine === "postgresql") await listen();
-  })();
-
-  async function listen(): Promise<void> {
-    if (stopped) return;
-    const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: config().databaseUrl });
-    let retried = false;
-    const reconnect = (e?: Error) => {
-      if (retried || stopped) return;
-      retried = true;
-      if (e) log(`the ${JOBS_CHANNEL} listener failed (${e.message}); polling until it is back`);
-      client.end().catch(() => undefined);
-      setTimeout(() => void listen().then(() => void pump()), 1000).unref();
-    };
-    client.on("error", reconnect);
-    client.on("end", () => reconnect());
-    client.on("notification", (n) => {
-      if (n.payload && wanted(n.payload)) void pump();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${JOBS_CHANNEL}`);
-    } catch (e) {
-      reconnect(e as Error);
-      return;
+    if (db.engine === "postgresql" && !this.stopped) {
+      this.listener = listenForJobs({ onKind: (kind) => this.wanted(kind) && void this.pump(), onReconnect: () => void this.pump(), log: this.log });
     }
-    listener = { end: () => ((retried = true), client.end()) };
   }
 
-  let pumping: Promise<number> | undefined;
-  let again = false;
   /** One claim round over every kind with free slots, repeated while anything asks for more; resolves to the jobs claimed. */
-  function pump(): Promise<number> {
-    if (stopped) return Promise.resolve(0);
-    if (pumping) {
-      again = true;
-      return pumping;
+  pump(): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
+    if (this.pumping) {
+      this.again = true;
+      return this.pumping;
     }
-    pumping = (async () => {
-      let claimed = 0;
-      try {
-        await ready;
-        const db = await dbReady;
-        do {
-          again = false;
-          for (const kind of opts.kinds ?? registeredJobKinds()) {
-            const def = jobKind(kind);
-            if (!def || stopped) continue;
-            const free = (def.concurrency ?? DEFAULT_CONCURRENCY) - (runningByKind.get(kind) ?? 0);
-            if (free <= 0) continue;
-            const limit = Math.min(free, MAX_BATCH);
-            const jobs = await claimJobs(db, workerId, kind, limit, leaseMs);
-            claimed += jobs.length;
-            for (const job of jobs) launch(db, def, job);
-            if (jobs.length === limit) again = true;
-          }
-        } while (again && !stopped);
-      } catch (e) {
-        if (!stopped) log(`claiming jobs failed: ${describeError(e)}`);
-      } finally {
-        pumping = undefined;
-      }
-      return claimed;
-    })();
-    return pumping;
+    this.pumping = this.claimRounds().finally(() => (this.pumping = undefined));
+    return this.pumping;
   }
 
-  function launch(db: Database, def: JobKind, job: ClaimedJob): void {
-    runningByKind.set(job.kind, (runningByKind.get(job.kind) ?? 0) + 1);
-    const abort = new AbortController();
-    const done = (async () => {
-      // Claimed again after its last allowed attempt's lease expired: its worker died every time.
-      if (job.attempts > job.maxAttempts) {
-        await deadLetter(db, job, new WorkerLost(job.id));
-        log(`job ${job.id} (${job.kind}) dead-lettered: the worker of its last attempt was lost`);
-        return;
-      }
-      try {
-        await def.handler(job, { signal: abort.signal, log });
-        if (!abandoned && !outcomeCommitted(job)) {
-          finished.push(job);
-          scheduleFlush(db);
-        }
-      } catch (e) {
-        if (abandoned || e instanceof LeaseLost || outcomeCommitted(job)) return;
-        if (job.attempts >= job.maxAttempts) {
-          await deadLetter(db, job, e);
-          log(`job ${job.id} (${job.kind}) attempt ${job.attempts} of ${job.maxAttempts} failed: ${describeError(e)}; dead-lettered`);
-          return;
-        }
-        try {
-          await db.writeTx((tx) => retryJob(tx, job, e));
-          log(`job ${job.id} (${job.kind}) attempt ${job.attempts} of ${job.maxAttempts} failed: ${describeError(e)}; will retry`);
-        } catch (e2) {
-          if (!(e2 instanceof LeaseLost)) log(`job ${job.id}: could not record its failure: ${describeError(e2)}`);
-        }
-      }
-    })().finally(() => {
-      running.delete(job.id);
-      runningByKind.set(job.kind, (runningByKind.get(job.kind) ?? 1) - 1);
-      if (!stopped) setImmediate(() => void pump());
-    });
-    running.set(job.id, { job, abort, done });
-  }
-
-  /** Dead-letters a job with its kind's `onExhausted`; should that fail, without it, so the job cannot come back for ever. */
-  async function deadLetter(db: Database, job: ClaimedJob, error: unknown): Promise<void> {
+  private async claimRounds(): Promise<number> {
+    let claimed = 0;
     try {
-      await db.writeTx((tx) => retryJob(tx, job, error, 0));
+      await this.ready;
+      const db = await this.db;
+      if (this.claimUnsure) await this.releaseOrphans(db);
+      do {
+        this.again = false;
+        for (const kind of this.kinds ?? registeredJobKinds()) claimed += await this.claimKind(db, kind);
+      } while (this.again && !this.stopped);
+    } catch (e) {
+      // A claim that failed with its connection may have committed: its jobs are this worker's
+      // in the database, not in memory. The next round gives them back.
+      if (isInfrastructureError(e)) this.claimUnsure = true;
+      if (!this.stopped) this.failed("claiming jobs", e);
+    }
+    return claimed;
+  }
+
+  private async releaseOrphans(db: Database): Promise<void> {
+    const held = [...this.running.keys(), ...this.finished.ids(), ...this.allWaiting().map((j) => j.id)];
+    const n = await releaseOrphanedClaims(db, this.id, held);
+    this.claimUnsure = false;
+    if (n > 0) this.log(`gave back ${n} job(s) whose claim was committed but its answer lost with the connection`);
+  }
+
+  /**
+   * Claims as many jobs of `kind` as it has free slots (at most MAX_BATCH) and launches them; a
+   * kind with a claim-ahead claims that many more, which wait here for a slot (see `waiting`).
+   */
+  private async claimKind(db: Database, kind: string): Promise<number> {
+    const def = jobKind(kind);
+    if (!def || this.stopped) return 0;
+    const concurrency = def.concurrency ?? DEFAULT_CONCURRENCY;
+    const free = concurrency + (def.claimAhead ?? 0) - (this.runningByKind.get(kind) ?? 0) - this.waitingOf(kind).length;
+    if (free <= 0) return 0;
+    const limit = Math.min(free, MAX_BATCH);
+    const jobs = await claimJobs(db, this.id, kind, limit, this.leaseMs);
+    for (const job of jobs) {
+      if ((this.runningByKind.get(kind) ?? 0) < concurrency) this.launch(db, def, job);
+      else this.waitingOf(kind).push(job);
+    }
+    if (jobs.length === limit) this.again = true;
+    return jobs.length;
+  }
+
+  private waitingOf(kind: string): ClaimedJob[] {
+    let list = this.waiting.get(kind);
+    if (!list) this.waiting.set(kind, (list = []));
+    return list;
+  }
+
+  private launch(db: Database, def: JobKind, job: ClaimedJob): void {
+    this.runningByKind.set(job.kind, (this.runningByKind.get(job.kind) ?? 0) + 1);
+    const abort = new AbortController();
+    const done = this.attempt(db, def, job, abort.signal).finally(() => {
+      this.running.delete(job.id);
+      this.runningByKind.set(job.kind, (this.runningByKind.get(job.kind) ?? 1) - 1);
+      if (this.stopped) return;
+      // The freed slot goes to a job claimed ahead at once, without a claim round trip.
+      const next = this.waitingOf(job.kind).shift();
+      if (next) this.launch(db, def, next);
+      setImmediate(() => void this.pump());
+    });
+    this.running.set(job.id, { job, abort, done });
+  }
+
+  /** The jobs claimed ahead and not started, of every kind. */
+  private allWaiting(): ClaimedJob[] {
+    return [...this.waiting.values()].flat();
+  }
+
+  /** One claim of a job: its handler, then whatever outcome the handler left to the worker. */
+  private async attempt(db: Database, def: JobKind, job: ClaimedJob, signal: AbortSignal): Promise<void> {
+    // Claimed again after its last allowed attempt's lease expired: its worker died every time.
+    if (job.attempts > job.maxAttempts) return this.deadLetter(db, job, new WorkerLost(job.id), signal);
+    try {
+      await def.handler(job, this.helpers(job, signal));
+      if (!this.abandoned && !outcomeCommitted(job)) this.finished.add(job);
+    } catch (e) {
+      if (this.abandoned || e instanceof LeaseLost || outcomeCommitted(job)) return;
+      if (isInfrastructureError(e)) return this.giveBackAttempt(db, job, e, signal);
+      if (job.attempts >= job.maxAttempts) return this.deadLetter(db, job, e, signal);
+      await this.retry(db, job, e, signal);
+    }
+  }
+
+  private helpers(job: ClaimedJob, signal: AbortSignal): JobHelpers {
+    return {
+      signal,
+      log: this.log,
+      commit: (fn) => retryThroughOutage(fn, { signal, onRetry: (e) => this.log(`job ${job.id} (${job.kind}): recording its outcome met an outage (${describeError(e)}); retrying`) }),
+    };
+  }
+
+  /** The handler threw: the job is queued again after its backoff. */
+  private async retry(db: Database, job: ClaimedJob, error: unknown, signal: AbortSignal): Promise<void> {
+    try {
+      await retryThroughOutage(() => db.writeTx((tx) => retryJob(tx, job, error)), { signal });
+      this.log(`job ${job.id} (${job.kind}) attempt ${job.attempts} of ${job.maxAttempts} failed: ${describeError(error)}; will retry`);
+    } catch (e) {
+      if (!(e instanceof LeaseLost) && !signal.aborted) this.log(`job ${job.id}: could not record its failure: ${describeError(e)}`);
+    }
+  }
+
+  /**
+   * Dead-letters a job with its kind's `onExhausted`, in one transaction. Should the hook itself
+   * fail, the job is not dead-lettered without it (its domain row would stay in progress with no
+   * job to end it): it waits a backoff and is claimed again, to be dead-lettered then.
+   */
+  private async deadLetter(db: Database, job: ClaimedJob, error: unknown, signal: AbortSignal): Promise<void> {
+    try {
+      await retryThroughOutage(() => db.writeTx((tx) => retryJob(tx, job, error, 0)), { signal });
+      this.log(
+        error instanceof WorkerLost
+          ? `job ${job.id} (${job.kind}) dead-lettered: the worker of its last attempt was lost`
+          : `job ${job.id} (${job.kind}) attempt ${job.attempts} of ${job.maxAttempts} failed: ${describeError(error)}; dead-lettered`,
+      );
       return;
     } catch (e) {
-      if (e instanceof LeaseLost) return;
-      log(`job ${job.id} (${job.kind}): its onExhausted failed, dead-lettered without it: ${describeError(e)}`);
+      if (e instanceof LeaseLost || signal.aborted) return;
+      this.log(`job ${job.id} (${job.kind}): its onExhausted failed (${describeError(e)}); it is tried again later, not dead-lettered without it`);
+      await this.release(db, job, `onExhausted failed: ${describeError(e)}`, backoffDelay(job.attempts), false, signal);
     }
-    await db.writeTx((tx) => retryJob(tx, job, error, 0, { exhaustedHook: false })).catch((e: unknown) => {
-      if (!(e instanceof LeaseLost)) log(`job ${job.id}: could not dead-letter it: ${describeError(e)}`);
-    });
   }
 
-  function scheduleFlush(db: Database): void {
-    if (flushScheduled) return;
-    flushScheduled = true;
-    setImmediate(() => {
-      flushScheduled = false;
-      const batch = finished.splice(0);
-      flushing = flushing.then(() =>
-        deleteFinished(db, batch).then(
-          () => undefined,
-          (e: unknown) => log(`could not delete ${batch.length} finished job(s); they run again after their lease: ${describeError(e)}`),
-        ),
-      );
-    });
+  /** The database failed, not the work: the job goes back to the queue with its attempt given back. */
+  private async giveBackAttempt(db: Database, job: ClaimedJob, error: unknown, signal: AbortSignal): Promise<void> {
+    noteOutage(error);
+    await this.release(db, job, `the database failed during the attempt (not counted): ${describeError(error)}`, OUTAGE_RELEASE_MS, true, signal);
   }
-  const flushed = async () => {
-    while (flushScheduled) await new Promise((r) => setImmediate(r));
-    await flushing;
-  };
 
-  const heartbeat = setInterval(async () => {
-    if (running.size === 0) return;
-    const held = [...running.values()];
+  private async release(db: Database, job: ClaimedJob, why: string, delayMs: number, uncounted: boolean, signal: AbortSignal): Promise<void> {
     try {
-      const leases = await extendLeases(await dbReady, workerId, leaseMs);
-      for (const r of held) if (!leases.has(`${r.job.id}:${r.job.leaseToken}`) && !outcomeCommitted(r.job)) r.abort.abort(new LeaseLost(r.job.id));
+      await retryThroughOutage(() => releaseJob(db, job, why, delayMs, { uncounted }), { signal });
+      setTimeout(() => void this.pump(), delayMs).unref();
     } catch (e) {
-      if (!stopped) log(`extending leases failed: ${describeError(e)}`);
+      if (!signal.aborted) this.log(`job ${job.id}: could not put it back in the queue: ${describeError(e)}; it is claimed again after its lease`);
     }
-  }, Math.max(100, Math.floor(leaseMs / 3)));
-  // The poll: expired leases back to the queue, then a claim round (future runAt, missed notifications).
-  const poll = setInterval(async () => {
-    try {
-      await reclaimExpiredJobs(await dbReady);
-    } catch (e) {
-      if (!stopped) log(`reclaiming expired leases failed: ${describeError(e)}`);
-    }
-    void pump();
-  }, pollMs);
-  const unsubscribe = onJobEnqueued((kind) => {
-    if (wanted(kind)) void pump();
-  });
-  ready.then(
-    () => void pump(),
-    (e: unknown) => log(`the job worker could not start: ${describeError(e)}`),
-  );
+  }
 
-  return {
-    id: workerId,
-    ready,
-    async drain() {
-      for (;;) {
-        const claimed = await pump();
-        if (claimed === 0 && running.size === 0 && !pumping) break;
-        if (running.size > 0) await Promise.race([...running.values()].map((r) => r.done));
-      }
-      await flushed();
-    },
-    async stop({ abandon = false } = {}) {
-      stopped = true;
-      clearInterval(poll);
-      unsubscribe();
-      if (abandon) {
-        clearInterval(heartbeat);
-        abandoned = true;
-        for (const r of running.values()) r.abort.abort(new Error("the worker stopped"));
-      } else {
-        // The heartbeat goes on until the handlers end: a lapsed lease would let another worker run them again.
-        await Promise.all([...running.values()].map((r) => r.done));
-        clearInterval(heartbeat);
-        await flushed();
-      }
-      await pumping;
-      await ready.catch(() => undefined);
-      await listener?.end().catch(() => undefined);
-    },
-  };
+  /** Extends this worker's leases; a handler whose claim was taken over is told to stop. */
+  private async heartbeat(): Promise<void> {
+    const waiting = this.allWaiting();
+    if (this.running.size === 0 && this.finished.size === 0 && waiting.length === 0) return;
+    const held = [...this.running.values()];
+    try {
+      const leases = await extendLeases(await this.db, this.id, this.leaseMs);
+      const holds = (job: ClaimedJob) => leases.has(`${job.id}:${job.leaseToken}`);
+      for (const r of held) if (!holds(r.job) && !outcomeCommitted(r.job)) r.abort.abort(new LeaseLost(r.job.id));
+      // A waiting job whose lease lapsed (the process was frozen) belongs to whoever took it over.
+      for (const job of waiting) if (!holds(job)) this.waitingOf(job.kind).splice(this.waitingOf(job.kind).indexOf(job), 1);
+    } catch (e) {
+      if (!this.stopped || this.running.size > 0) this.failed("extending leases", e);
+    }
+  }
+
+  /** The poll: expired leases back to the queue, then a claim round (future runAt, missed notifications). */
+  private async poll(): Promise<void> {
+    try {
+      await reclaimExpiredJobs(await this.db);
+    } catch (e) {
+      if (!this.stopped) this.failed("reclaiming expired leases", e);
+    }
+    void this.pump();
+  }
+
+  /** An outage is reported once for all of it (and ends in a claim round); anything else is logged. */
+  private failed(what: string, error: unknown): void {
+    if (!noteOutage(error)) this.log(`${what} failed: ${describeError(error)}`);
+    else void outageEnded()?.then(() => void this.pump());
+  }
+
+  async drain(): Promise<void> {
+    for (;;) {
+      const claimed = await this.pump();
+      if (claimed === 0 && this.running.size === 0 && this.allWaiting().length === 0 && !this.pumping) break;
+      if (this.running.size > 0) await Promise.race([...this.running.values()].map((r) => r.done));
+    }
+    await this.finished.flushed();
+  }
+
+  async stop({ abandon = false } = {}): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.pollTimer);
+    this.unsubscribe();
+    const waiting = this.allWaiting();
+    this.waiting.clear();
+    if (abandon) {
+      clearInterval(this.heartbeatTimer);
+      this.abandoned = true;
+      this.finished.abandon();
+      for (const r of this.running.values()) r.abort.abort(new Error("the worker stopped"));
+    } else {
+      // Jobs claimed ahead and never started go back to the queue, their attempt given back.
+      const db = await this.db;
+      await Promise.all(waiting.map((job) => releaseJob(db, job, "the worker stopped before starting it", 0, { uncounted: true }).catch(() => false)));
+      // The heartbeat goes on until the handlers end: a lapsed lease would let another worker run them again.
+      await Promise.all([...this.running.values()].map((r) => r.done));
+      await this.finished.flushed();
+      clearInterval(this.heartbeatTimer);
+    }
+    await this.pumping;
+    await this.ready.catch(() => undefined);
+    await this.listener?.end();
+  }
 }

@@ -1,4 +1,5 @@
 import { database } from "../db/client";
+import { currentOutage, outageKind, reportOutage, RETRY_AFTER_SECONDS, type OutageKind } from "../db/outage";
 
 export const SERVICE_VERSION = "1.0.0";
 
@@ -13,4 +14,30 @@ export async function health(): Promise<Response> {
   } catch {
     return Response.json({ status: "unavailable", version: SERVICE_VERSION, database: engine }, { status: 503 });
   }
+}
+
+/**
+ * GET /readyz: whether this process should be sent traffic. Not ready (503, with Retry-After)
+ * while the database is unavailable or full (an outage under way, or the database does not
+ * answer now); ready (200) otherwise. /livez says only that the process answers.
+ */
+export async function readiness(): Promise<Response> {
+  const outage = currentOutage();
+  if (outage) return notReady(outage.kind);
+  try {
+    const db = await database();
+    await Promise.race([
+      db.raw.query("SELECT 1"),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("Connection terminated: the database did not answer within 2 s")), 2000).unref()),
+    ]);
+    return Response.json({ status: "ready" });
+  } catch (e) {
+    const kind = outageKind(e) ?? "database_unavailable";
+    reportOutage(kind, e);
+    return notReady(kind);
+  }
+}
+
+function notReady(kind: OutageKind): Response {
+  return Response.json({ status: "not_ready", reason: kind }, { status: 503, headers: { "Retry-After": String(RETRY_AFTER_SECONDS[kind]) } });
 }

@@ -6,7 +6,8 @@ import type { Operation } from "../http/operation";
  * The problem responses of an operation, from the error catalogue: each status lists the codes it
  * may carry, each with a link to its /docs/errors entry, and an example problem of the first.
  */
-const EVERY_OPERATION: ErrorCode[] = ["validation_failed", "unauthenticated", "forbidden", "rate_limited", "internal_error"];
+// Every operation touches the database, so every one may meet an outage (503, with Retry-After).
+const EVERY_OPERATION: ErrorCode[] = ["validation_failed", "unauthenticated", "forbidden", "rate_limited", "internal_error", "database_unavailable", "storage_full"];
 
 /** The catalogued codes `op` can answer with. */
 export function problemCodesOf(op: Operation): ErrorCode[] {
@@ -36,6 +37,7 @@ export function problemResponses(codes: readonly ErrorCode[], operationPath: str
     const first = errorEntry(list[0]!);
     out[String(status)] = {
       description: list.map((code) => `\`${code}\` (${errorEntry(code).title}): ${errorEntry(code).description} See /docs/errors#${code}.`).join("\n\n"),
+      ...(status === 503 ? { headers: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } } } } : {}),
       content: {
         "application/problem+json": {
           schema: { $ref: "#/components/schemas/ProblemDetails" },

@@ -1,3 +1,4 @@
+import { isInfrastructureError } from "../db/outage";
 import type { Database, Db } from "../db/client";
 import { forEngine, sqliteTimestamp } from "../db/raw";
 import { newId } from "../ids";
@@ -67,8 +68,9 @@ async function flush(db: Database, queue: { pending: Pending[]; flushing: boolea
       const records = await insertBatch(db, batch);
       batch.forEach((p, i) => p.resolve(records[i]!));
     } catch (e) {
-      // One bad entry must not sink the others: retry each on its own.
-      if (batch.length === 1) batch[0]!.reject(e);
+      // One bad entry must not sink the others: retry each on its own. Not in an outage: it fails
+      // them all alike (503), and one by one they would only queue behind it, for seconds.
+      if (batch.length === 1 || isInfrastructureError(e)) batch.forEach((p) => p.reject(e));
       else
         for (const p of batch) {
           try {

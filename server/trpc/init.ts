@@ -73,6 +73,8 @@ function fromTrpc(error: unknown): DomainError {
 
 function toTrpcError(error: unknown, original: unknown): TRPCError {
   const domain = fromTrpc(error);
+  // An outage (the database away or full) is no failure of the procedure: 503, logged once for all of it.
+  if (domain.status === 503) return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: domain.message, cause: domain });
   if (domain.status >= 500) {
     console.error("[svc] tRPC procedure failed:", original);
     return new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "The service failed to complete this request." });

@@ -1,5 +1,6 @@
 import { database } from "../db/client";
 import { startJobWorker } from "../jobs";
+import { noteOutage } from "../jobs/outage";
 import { tasks as registered, type Task } from "./registry";
 
 export interface Worker {
@@ -24,7 +25,8 @@ export function startWorker({ log, tasks = registered, jobs = true }: { log: (li
       const p = database()
         .then((db) => task.run(db))
         .then((n) => n > 0 && log(`worker: ${task.name}: ${n}`))
-        .catch((e: unknown) => log(`worker: ${task.name} failed: ${e instanceof Error ? e.message : String(e)}`))
+        // An outage is logged once for all of it (server/db/outage.ts); the next tick tries again.
+        .catch((e: unknown) => noteOutage(e) || log(`worker: ${task.name} failed: ${e instanceof Error ? e.message : String(e)}`))
         .finally(() => {
           busy = false;
           running.delete(p);

@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { database } from "@/server/db/client";
+import { enqueue, registerJobKind, startJobWorker, type JobWorker } from "@/server/jobs";
+
+/**
+ * Claim-ahead (issue 15): a kind bound by a resource of its own claims a few jobs beyond its
+ * concurrency; they wait in the worker, their leases kept by the heartbeat, and start the moment a
+ * slot frees.
+ */
+const workers: JobWorker[] = [];
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop({ abandon: true })));
+});
+
+describe("claim-ahead", () => {
+  it("claims two ahead of a full slot, keeps their leases while they wait, and starts the next as the slot frees", async () => {
+    const db = await database();
+    const started: string[] = [];
+    const release = new Map<string, () => void>();
+    registerJobKind("test.ahead", {
+      concurrency: 1,
+      claimAhead: 2,
+      handler: (job) =>
+        new Promise<void>((resolve) => {
+          started.push(job.id);
+          release.set(job.id, resolve);
+        }),
+    });
+    const w = startJobWorker({ kinds: ["test.ahead"], leaseMs: 1000, pollMs: 100, log: () => undefined });
+    workers.push(w);
+    await w.ready;
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await db.writeTx((tx) => enqueue(tx, "test.ahead", { i })));
+    const states = async () => (await db.read.job.findMany({ where: { id: { in: ids } } })).map((j) => j.state).sort();
+    await expect.poll(states, { timeout: 5_000 }).toEqual(["queued", "running", "running", "running"]);
+    expect(started).toHaveLength(1);
+    const [first] = started;
+    // Past the lease: the waiting jobs are still this worker's (the heartbeat kept them), not reclaimed.
+    await new Promise((r) => setTimeout(r, 1600));
+    const waiting = await db.read.job.findMany({ where: { id: { in: ids }, state: "running", NOT: { id: first } } });
+    expect(waiting.map((j) => [j.state, j.attempts, j.availableAt.getTime() > Date.now()])).toEqual([
+      ["running", 1, true],
+      ["running", 1, true],
+    ]);
+    expect(started).toEqual([first]);
+    // The slot frees: the next starts at once, and the fourth is claimed to wait in its place.
+    release.get(first!)!();
+    await expect.poll(() => started.length, { timeout: 2_000, interval: 10 }).toBe(2);
+    expect(waiting.map((j) => j.id)).toContain(started[1]);
+    await expect.poll(states, { timeout: 5_000 }).toEqual(["running", "running", "running"]);
+    for (let i = 1; i < ids.length; i++) {
+      await expect.poll(() => started.length, { timeout: 5_000, interval: 10 }).toBeGreaterThan(i);
+      release.get(started[i]!)!();
+    }
+    await w.drain();
+    expect([...started].sort()).toEqual([...ids].sort());
+    expect(await db.read.job.count({ where: { id: { in: ids } } })).toBe(0);
+  });
+});
