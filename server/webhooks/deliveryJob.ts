@@ -3,11 +3,8 @@ import type { Event, Subscription } from "../db/generated/sqlite/client";
 import { database, type Db } from "../db/client";
 import { newId } from "../ids";
 import { enqueue, finishJob, retryJob, type ClaimedJob, type EnqueueOptions } from "../jobs";
-import { OutboundError, OutboundRefused } from "../outbound/errors";
-import { outboundRequest } from "../outbound/outboundRequest";
 import { appendInTransaction } from "../provenance/appendProvenance";
-import { requestHash } from "../provenance/record";
-import { signatureHeaders } from "../signing/signatureHeaders";
+import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
 import { disableWebhook } from "./disableWebhook";
 import { commitGrouped } from "./groupCommit";
 import { deliverySecrets } from "./webhookSecrets";
@@ -19,8 +16,6 @@ export interface DeliverPayload {
   /** A replay asked for by a person: one attempt, outside the schedule. */
   manual?: boolean;
 }
-
-const EXCERPT_BYTES = 1024;
 
 /**
  * A scheduled delivery is one job for all its attempts: the schedule's length, plus a little
@@ -41,6 +36,12 @@ export async function scheduleDelivery(tx: Db, event: Pick<Event, "id">, subscri
     ...deliverJobOptions(subscription.orgDid),
     runAt: new Date(Date.now() + first * 1000),
   });
+}
+
+/** Whether the delegation or one of its ancestors has been revoked. */
+async function revokedInChain(db: Db, d: { id: string; ancestry: string }): Promise<boolean> {
+  const chain = [...d.ancestry.split(" ").filter(Boolean), d.id];
+  return (await db.delegation.count({ where: { id: { in: chain }, revokedAt: { not: null } } })) > 0;
 }
 
 /** The id a receiver deduplicates on: the same for every attempt at one event on one webhook. */
@@ -90,28 +91,20 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
   // Deleted, disabled or revoked since it was scheduled: nothing is sent, nothing to record.
   if (!sub || !event || sub.kind !== "webhook" || sub.status !== "active") return;
 
-  const body = await deliveryBody(db.read, event);
-  const timestamp = new Date();
-  const msgId = messageId(event.id, sub.id);
-  const headers = { "content-type": "application/json", "user-agent": "svc-webhooks", ...signatureHeaders({ msgId, timestamp, body, secrets: await deliverySecrets(sub, timestamp) }) };
-  let statusCode: number | null = null;
-  let excerpt: string | null = null;
-  let error: string | null = null;
-  let refused = false;
-  const t0 = Date.now();
-  try {
-    const res = await outboundRequest(sub.targetUrl, { method: "POST", headers, body, timeoutMs: config().webhookTimeoutMs, maxBytes: EXCERPT_BYTES, redirect: "manual", requireHttps: true });
-    statusCode = res.status;
-    excerpt = res.body.subarray(0, EXCERPT_BYTES).toString("utf8");
-  } catch (err) {
-    error = err instanceof OutboundError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
-    refused = err instanceof OutboundRefused;
-  }
-  const durationMs = Date.now() - t0;
-  const success = statusCode !== null && statusCode >= 200 && statusCode < 300;
   // Read outside the write transaction, which every worker's delivery waits for on SQLite.
-  const delegation = sub.createdByDelegationId ? await db.read.delegation.findUnique({ where: { id: sub.createdByDelegationId }, select: { delegateDid: true } }) : null;
-
+  const delegation = sub.createdByDelegationId ? await db.read.delegation.findUnique({ where: { id: sub.createdByDelegationId }, select: { id: true, delegateDid: true, ancestry: true } }) : null;
+  if (delegation && (await revokedInChain(db.read, delegation))) {
+    // Revoked since the webhook was (re-)enabled: nothing is sent under it; the webhook stops.
+    await commitGrouped(db, async (tx) => {
+      const current = await tx.subscription.findUnique({ where: { id: sub.id } });
+      if (current) await disableWebhook(tx, db.engine, current, "delegation_revoked");
+      await finishJob(tx, job);
+    });
+    return;
+  }
+  const post = { url: sub.targetUrl, msgId: messageId(event.id, sub.id), body: await deliveryBody(db.read, event), secrets: await deliverySecrets(sub, new Date()), userAgent: "svc-webhooks", timeoutMs: config().webhookTimeoutMs, webhook: true };
+  const outcome = await sendSignedPost(post);
+  const { statusCode, success, error, timestamp, durationMs } = outcome;
   await commitGrouped(db, async (tx) => {
     const current = await tx.subscription.findUnique({ where: { id: sub.id } });
     if (!current) {
@@ -137,8 +130,13 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
         statusCode,
         success,
         durationMs,
-        responseExcerpt: excerpt,
-        error: error?.slice(0, 1000) ?? null,
+        responseExcerpt: outcome.responseExcerpt,
+        error,
+        eventType: event.type,
+        requestHeaders: JSON.stringify(outcome.requestHeaders),
+        requestBody: outcome.requestBody,
+        requestBodyTruncated: outcome.requestBodyTruncated,
+        responseHeaders: outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
         nextAttemptAt: delay !== null ? new Date(now.getTime() + delay) : null,
         createdAt: timestamp,
       },
@@ -147,20 +145,11 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
     if ((current.failingSince?.getTime() ?? null) !== (failingSince?.getTime() ?? null)) await tx.subscription.update({ where: { id: sub.id }, data: { failingSince } });
     if (disableReason) await disableWebhook(tx, db.engine, current, disableReason);
     // The outbound call is the service acting for whoever created the webhook.
-    await appendInTransaction(tx, db.engine, {
-      org_did: sub.orgDid,
-      actor_did: delegation?.delegateDid ?? sub.orgDid,
-      delegation_id: current.createdByDelegationId,
-      grantor_did: sub.orgDid,
-      capability: null,
-      operation: `WEBHOOK ${sub.targetUrl.slice(0, 500)}`,
-      resource_type: "webhook",
-      resource_id: sub.id,
-      decision: refused ? "denied" : "allowed",
-      status: statusCode ?? (refused ? 403 : 502),
-      request_hash: requestHash(undefined, Buffer.from(body)),
-      request_id: msgId,
-    });
+    await appendInTransaction(
+      tx,
+      db.engine,
+      deliveryRecord("WEBHOOK", post, outcome, { org_did: sub.orgDid, actor_did: delegation?.delegateDid ?? sub.orgDid, delegation_id: current.createdByDelegationId, grantor_did: sub.orgDid, resource_type: "webhook", resource_id: sub.id }),
+    );
     if (delay !== null) await retryJob(tx, job, error ?? `HTTP ${statusCode}`, delay);
     else await finishJob(tx, job);
   });
