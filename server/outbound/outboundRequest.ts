@@ -77,7 +77,6 @@ type CreateConnection = (options: net.TcpNetConnectOpts & { host?: string }, lis
  * which lets IPv4-compatible IPv6 (`::7f00:1`, i.e. 127.0.0.1) through: svc's classification
  * (`addressRefusal`) runs first, on IP literals and on every DNS answer.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin constructor takes any[]
 function guarded<T extends new (...args: any[]) => http.Agent>(Base: T, allowed: readonly string[]) {
   return class extends Base {
     createConnection(options: net.TcpNetConnectOpts & { host?: string }, listener?: (err: Error | null, socket: net.Socket) => void): net.Socket {
