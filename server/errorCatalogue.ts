@@ -25,7 +25,7 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "Validation failed",
     description:
-      "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities), RESERVED_EVENT_TYPE (an ingested or emitted event of a platform type, which only svc raises). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+      "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD (also any body sent to an operation that takes none, and a field named `__proto__`), CONFLICTING_FIELDS, MALFORMED_JSON (also a body that is not valid UTF-8), UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities), RESERVED_EVENT_TYPE (an ingested or emitted event of a platform type, which only svc raises). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
     fix: "Correct the fields named in errors[] and send the request again.",
   },
   unauthenticated: {
@@ -114,8 +114,8 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: {
     status: 415,
     title: "Unsupported media type",
-    description: "The body is not declared as JSON.",
-    fix: "Send `Content-Type: application/json`.",
+    description: "The body is not declared as JSON, or declares a charset other than UTF-8 (JSON is UTF-8).",
+    fix: "Send `Content-Type: application/json` and the body in UTF-8.",
   },
   idempotency_key_reused: {
     status: 422,
