@@ -14,6 +14,8 @@ const WEBHOOK_EXAMPLE = {
   target_url: "https://hooks.example.com/svc",
   event_types: ["invoice.*", "execution.failed"],
   description: "Billing system",
+  delegation_id: EXAMPLE.delegationId,
+  rebound_from_delegation_id: null,
   created_at: EXAMPLE.createdAt,
 };
 

@@ -50,19 +50,19 @@ describe("capability match spellings", () => {
 });
 
 describe("input the gate lets through no more (issue 14, item 19)", () => {
-  const raw = (method: string, path: string, body: string | Uint8Array, contentType?: string) =>
+  const raw = (method: string, path: string, body: string | Uint8Array<ArrayBuffer>, contentType?: string) =>
     fetch(t.server.url + path, { method, headers: { Authorization: `Bearer ${t.root.token}`, ...(contentType ? { "Content-Type": contentType } : {}) }, body });
 
   it("invalid UTF-8 in a JSON body is a 400, not stored as U+FFFD", async () => {
     const bytes = Buffer.concat([Buffer.from('{"type":"utf8.check","payload":{"s":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}}')]);
-    const res = await raw("POST", "/v1/events/ingest", new Uint8Array(bytes), "application/json");
+    const res = await raw("POST", "/v1/events/ingest", new Uint8Array(bytes) as Uint8Array<ArrayBuffer>, "application/json");
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.errors[0]).toMatchObject({ field: "body", code: "MALFORMED_JSON", message: expect.stringContaining("UTF-8") });
     // A lone continuation byte and an overlong encoding too.
     for (const bad of [[0x80], [0xc0, 0xaf]]) {
       const b = Buffer.concat([Buffer.from('{"type":"utf8.check","payload":{"s":"'), Buffer.from(bad), Buffer.from('"}}')]);
-      expect((await raw("POST", "/v1/events/ingest", new Uint8Array(b), "application/json")).status).toBe(400);
+      expect((await raw("POST", "/v1/events/ingest", new Uint8Array(b) as Uint8Array<ArrayBuffer>, "application/json")).status).toBe(400);
     }
   });
 
