@@ -8,7 +8,7 @@ import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
 import type { RunInfo } from "../sandbox/bridge";
 import { chainOfRun, putEvent } from "./events";
-import { refuseReservedEventType } from "./platformEventTypes";
+import { refuseReservedEventType } from "./refuseReservedEventType";
 import { EventBody } from "./schemas";
 
 /**

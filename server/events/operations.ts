@@ -1,6 +1,6 @@
 import { defineOperation } from "../http/operation";
 import { getEvent, listEvents, putEvent } from "./events";
-import { refuseReservedEventType } from "./platformEventTypes";
+import { refuseReservedEventType } from "./refuseReservedEventType";
 import * as s from "./schemas";
 
 const tag = "Events";
