@@ -1,6 +1,7 @@
 import { config } from "../config";
 import type { Event, Subscription } from "../db/generated/sqlite/client";
 import { database, type Db } from "../db/client";
+import { delegationRevoked } from "../identity/delegationRevoked";
 import { newId } from "../ids";
 import { enqueue, finishJob, retryJob, type ClaimedJob, type EnqueueOptions } from "../jobs";
 import { appendInTransaction } from "../provenance/appendProvenance";
@@ -36,12 +37,6 @@ export async function scheduleDelivery(tx: Db, event: Pick<Event, "id">, subscri
     ...deliverJobOptions(subscription.orgDid),
     runAt: new Date(Date.now() + first * 1000),
   });
-}
-
-/** Whether the delegation or one of its ancestors has been revoked. */
-async function revokedInChain(db: Db, d: { id: string; ancestry: string }): Promise<boolean> {
-  const chain = [...d.ancestry.split(" ").filter(Boolean), d.id];
-  return (await db.delegation.count({ where: { id: { in: chain }, revokedAt: { not: null } } })) > 0;
 }
 
 /** The id a receiver deduplicates on: the same for every attempt at one event on one webhook. */
@@ -92,8 +87,8 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
   if (!sub || !event || sub.kind !== "webhook" || sub.status !== "active") return;
 
   // Read outside the write transaction, which every worker's delivery waits for on SQLite.
-  const delegation = sub.createdByDelegationId ? await db.read.delegation.findUnique({ where: { id: sub.createdByDelegationId }, select: { id: true, delegateDid: true, ancestry: true } }) : null;
-  if (delegation && (await revokedInChain(db.read, delegation))) {
+  const delegation = sub.createdByDelegationId ? await db.read.delegation.findUnique({ where: { id: sub.createdByDelegationId }, select: { id: true, delegateDid: true } }) : null;
+  if (sub.createdByDelegationId && (await delegationRevoked(db.read, sub.createdByDelegationId))) {
     // Revoked since the webhook was (re-)enabled: nothing is sent under it; the webhook stops.
     await commitGrouped(db, async (tx) => {
       const current = await tx.subscription.findUnique({ where: { id: sub.id } });

@@ -9,6 +9,7 @@ import { enqueue } from "../jobs";
 import { subscriptionsChanged } from "../events/matcher";
 import { platformEntriesMatchedBy } from "../events/platformEventTypes";
 import { coveredBy } from "../identity/capabilities";
+import { delegationRevoked } from "../identity/delegationRevoked";
 import { assertOutboundUrl } from "../outbound/assertOutboundUrl";
 import { newWebhookSecret } from "../signing/webhookSecrets";
 import { DELIVER_JOB, deliverJobOptions } from "./deliveryJob";
@@ -38,14 +39,6 @@ function assertMayRead(principal: Principal, patterns: readonly string[], alread
       { missing_capability: missing },
     );
   }
-}
-
-/** Whether the delegation (or one of its ancestors) was revoked; a missing one counts as revoked. */
-async function delegationRevoked(db: Db, id: string): Promise<boolean> {
-  const d = await db.delegation.findUnique({ where: { id }, select: { ancestry: true } });
-  if (!d) return true;
-  const chain = [...d.ancestry.split(" ").filter(Boolean), id];
-  return (await db.delegation.count({ where: { id: { in: chain }, revokedAt: { not: null } } })) > 0;
 }
 
 /** Registers a webhook; its `whsec_` secret is in this answer only (sealed at rest). */
