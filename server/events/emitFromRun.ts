@@ -1,8 +1,8 @@
 import { config } from "../config";
 import { database } from "../db/client";
-import { domainError, DomainError, PayloadTooLarge, ValidationFailed } from "../errors";
+import { domainError, DomainError, PayloadTooLarge } from "../errors";
 import { governCall } from "../governance/governCall";
-import { refuseHostileInput } from "../http/validation";
+import { parseOrThrow, refuseHostileInput } from "../http/validation";
 import { delegationPrincipal } from "../identity/authenticate";
 import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
@@ -37,16 +37,16 @@ export async function emitFromRun(run: RunInfo, args: unknown[]): Promise<unknow
         return { requestHash: requestHash(raw) };
       },
       async (scope) => {
-        const parsed = EventBody.safeParse(raw);
-        if (!parsed.success) throw ValidationFailed(parsed.error.issues.map((i) => ({ field: i.path.join(".") || "type", code: "INVALID_FORMAT", message: i.message })));
-        refuseReservedEventType(parsed.data.type);
+        // The schema and field errors of POST /v1/events/emit, as the gate gives them.
+        const body = parseOrThrow(EventBody, raw);
+        refuseReservedEventType(body.type);
         const budget = config().runEmitBudget;
         const emitted = await scope.db.event.count({ where: { delegationId, ingestedVia: "emit" } });
         if (emitted >= budget) {
           throw domainError("emit_budget_exhausted", `This run already emitted ${emitted} event(s); a run may emit at most ${budget} (SVC_RUN_EMIT_BUDGET).`, { budget, emitted });
         }
         const chain = executionId ? await chainOfRun(scope.db, executionId) : { depth: 0, rootEventId: null };
-        return putEvent(scope, parsed.data, "emit", chain.depth, chain.rootEventId);
+        return putEvent(scope, body, "emit", chain.depth, chain.rootEventId);
       },
     );
     return value;
