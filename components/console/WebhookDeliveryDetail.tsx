@@ -44,7 +44,7 @@ export function DeliveryDetail({ delivery: d }: { delivery: WebhookDelivery }) {
         {d.request ? (
           <>
             <HeaderList headers={d.request.headers} />
-            <pre className={block}>{prettyBody(d.request.body)}</pre>
+            <pre className={block} tabIndex={0} aria-label="Request body">{prettyBody(d.request.body)}</pre>
             {d.request.body_truncated ? <p className="mt-1 text-muted-foreground">Cut at 64 KiB.</p> : null}
           </>
         ) : (
@@ -55,9 +55,9 @@ export function DeliveryDetail({ delivery: d }: { delivery: WebhookDelivery }) {
         <h3 className="mb-1 font-semibold">
           Response <span className="font-normal text-muted-foreground">· {d.status_code ?? "no answer"} · {d.duration_ms} ms</span>
         </h3>
-        {d.error ? <pre className={`${block} text-destructive`}>{d.error}</pre> : null}
+        {d.error ? <pre className={`${block} text-destructive`} tabIndex={0} aria-label="Error">{d.error}</pre> : null}
         {d.response_headers ? <HeaderList headers={d.response_headers} /> : null}
-        {d.response_excerpt ? <pre className={block}>{d.response_excerpt}</pre> : !d.error ? <p className="text-muted-foreground">Empty body.</p> : null}
+        {d.response_excerpt ? <pre className={block} tabIndex={0} aria-label="Response body">{d.response_excerpt}</pre> : !d.error ? <p className="text-muted-foreground">Empty body.</p> : null}
         {d.response_excerpt && d.response_excerpt.length >= 1024 ? <p className="mt-1 text-muted-foreground">The first 1 KB.</p> : null}
       </section>
     </div>
