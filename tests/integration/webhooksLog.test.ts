@@ -2,7 +2,9 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
+import { servicePrincipal } from "@/server/events/platformEvents";
 import { shutdownSandbox } from "@/server/sandbox/pool";
+import { updateWebhook } from "@/server/webhooks/webhooks";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { deployAndWait } from "./agentsHelpers";
 import { apiKey, call, useTestServer } from "./harness";
@@ -134,6 +136,13 @@ describe("re-enabling a webhook whose delegation was revoked (item 17)", () => {
     expect(created.body.delegation_id).toBe(creator.delegationId);
     expect((await api("POST", `/v1/delegations/${creator.delegationId}/revoke`, { reason: "left the team" })).status).toBe(201);
     expect((await api("GET", `/v1/webhooks/${created.body.id}`)).body).toMatchObject({ status: "disabled", health: { disabled_reason: "delegation_revoked" } });
+
+    // A caller with no delegation of its own to give (the platform's service) gets a 409 naming the revoked one.
+    const db0 = await database();
+    await expect(db0.writeTx((tx) => updateWebhook(tx, servicePrincipal(ctx.root.orgDid), created.body.id, { status: "active" }))).rejects.toMatchObject({
+      status: 409,
+      extra: expect.objectContaining({ revoked_delegation_id: creator.delegationId }),
+    });
 
     const other = await apiKey(["svc_api:events:write", "svc_api:events:read"]);
     const patched = await api("PATCH", `/v1/webhooks/${created.body.id}`, { status: "active" }, other.token);
