@@ -65,7 +65,7 @@ export default tseslint.config(
     files: ["components/**/*.{ts,tsx}"],
     rules: restrict([
       {
-        regex: String.raw`^(@/|(\.\./)+)server/(?!([A-Za-z0-9_-]+/schemas|identity/capabilityCatalogue|http/listSchemas)$)`,
+        regex: String.raw`^(@/|(\.\./)+)server/(?!([A-Za-z0-9_-]+/schemas|identity/capabilityCatalogue|http/listSchemas|events/platformEventTypes)$)`,
         allowTypeImports: true,
         message: "components/ import server code as types only (`import type`), or a pure module: an area's schemas.ts, the capability catalogue (eslint.config.mjs, rule 2).",
       },

@@ -127,8 +127,13 @@ test("an agent trigger and a webhook → secret once → test event delivered li
   await expect(rows.filter({ hasText: "failed" }).first()).toBeVisible({ timeout: 20_000 });
   const failed = rows.filter({ hasText: "failed" }).first();
   await expect(failed).toContainText("500");
-  await failed.getByText("Response").click();
-  await expect(failed.getByText("receiver down for maintenance")).toBeVisible();
+  await failed.getByRole("button", { name: /^Show request and response/ }).click();
+  const detail = page.getByTestId("delivery-detail").first();
+  await expect(detail.getByText("receiver down for maintenance")).toBeVisible();
+  // What was sent: the event type and the signed request, never the secret.
+  await expect(detail.getByText("webhook-signature")).toBeVisible();
+  await expect(detail).toContainText("console.test");
+  await expect(page.getByText(secret)).toHaveCount(0);
   await expect(page.getByTestId("webhook-health")).toHaveText(/failing since/, { timeout: 10_000 });
   expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
   await axe(page);

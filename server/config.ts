@@ -41,6 +41,10 @@ export interface Config {
   webhookTimeoutMs: number;
   /** SVC_EVENT_MAX_DEPTH: how long a chain event → trigger run → emitted event may grow; the emit that would reach it is refused. */
   eventMaxDepth: number;
+  /** SVC_RUN_EMIT_BUDGET: how many events one run may put on the bus with ctx.events.emit; the next is refused. */
+  runEmitBudget: number;
+  /** SVC_EVENT_MAX_FANOUT: how many trigger runs one event from outside may start, its whole chain of emitted events included. */
+  eventMaxFanout: number;
 }
 
 const STANDARD_WEBHOOKS_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -98,6 +102,8 @@ export function loadConfig(): Config {
     webhookDisableAfterSeconds: int("SVC_WEBHOOK_DISABLE_AFTER_SECONDS", 5 * 86_400, 0, 365 * 86_400),
     webhookTimeoutMs: int("SVC_WEBHOOK_TIMEOUT_MS", 15_000, 50, 120_000),
     eventMaxDepth: int("SVC_EVENT_MAX_DEPTH", 8, 1, 64),
+    runEmitBudget: int("SVC_RUN_EMIT_BUDGET", 100, 0, 100_000),
+    eventMaxFanout: int("SVC_EVENT_MAX_FANOUT", 100, 1, 100_000),
   };
 }
 

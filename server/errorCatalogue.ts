@@ -25,7 +25,7 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "Validation failed",
     description:
-      "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD, CONFLICTING_FIELDS, MALFORMED_JSON, UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+      "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD (also any body sent to an operation that takes none, and a field named `__proto__`), CONFLICTING_FIELDS, MALFORMED_JSON (also a body that is not valid UTF-8), UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities), RESERVED_EVENT_TYPE (an ingested or emitted event of a platform type, which only svc raises). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
     fix: "Correct the fields named in errors[] and send the request again.",
   },
   unauthenticated: {
@@ -114,8 +114,8 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: {
     status: 415,
     title: "Unsupported media type",
-    description: "The body is not declared as JSON.",
-    fix: "Send `Content-Type: application/json`.",
+    description: "The body is not declared as JSON, or declares a charset other than UTF-8 (JSON is UTF-8).",
+    fix: "Send `Content-Type: application/json` and the body in UTF-8.",
   },
   idempotency_key_reused: {
     status: 422,
@@ -128,6 +128,19 @@ export const ERROR_CATALOGUE = {
     title: "Event chain too deep",
     description: "An agent run emitted an event from a chain of events and the trigger runs they started that already reached SVC_EVENT_MAX_DEPTH (default 8): the emit is refused and recorded (denied), so a loop of agents triggering each other stops.",
     fix: "Break the loop: an agent should not emit an event type that (through other triggers) starts it again, or raise SVC_EVENT_MAX_DEPTH if the chain is meant to be that long.",
+  },
+  emit_budget_exhausted: {
+    status: 403,
+    title: "Emit budget exhausted",
+    description: "An agent run already put SVC_RUN_EMIT_BUDGET events (default 100) on the bus with ctx.events.emit: further emits of this run are refused and recorded (denied). `budget` gives the limit.",
+    fix: "Emit fewer events per run (batch them into one payload), or raise SVC_RUN_EMIT_BUDGET.",
+  },
+  event_fanout_exceeded: {
+    status: 403,
+    title: "Event fan-out exceeded",
+    description:
+      "Putting this event on the bus would start more trigger runs than SVC_EVENT_MAX_FANOUT (default 100) for one event from outside, counting every run its chain of emitted events started. The event is refused (nothing is queued) and the refusal recorded (denied); `max_fanout`, `already_started` and `would_start` give the figures.",
+    fix: "Subscribe fewer agents to the event's types, have runs emit less, or raise SVC_EVENT_MAX_FANOUT.",
   },
   rate_limited: {
     status: 429,

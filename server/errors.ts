@@ -75,8 +75,8 @@ export const MethodNotAllowed = (method: string, path: string, allow: readonly s
 export const PayloadTooLarge = (limit?: number) =>
   domainError("payload_too_large", limit === undefined ? "The body is too large." : `The body exceeds the limit of ${limit} bytes.`);
 
-export const UnsupportedMediaType = (contentType: string | null) =>
-  domainError("unsupported_media_type", `Send the body as application/json (got ${contentType ? JSON.stringify(contentType) : "no Content-Type"}).`);
+export const UnsupportedMediaType = (contentType: string | null, detail?: string) =>
+  domainError("unsupported_media_type", detail ?? `Send the body as application/json (got ${contentType ? JSON.stringify(contentType) : "no Content-Type"}).`);
 
 export const IdempotencyKeyReused = () =>
   domainError("idempotency_key_reused", "This Idempotency-Key was already used with a different request. Use a new key for a new request.");

@@ -3,7 +3,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { ArrowLeft, RefreshCw, Send, Trash2 } from "lucide-react";
+import { ArrowLeft, ChevronDown, ChevronRight, RefreshCw, Send, Trash2 } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
@@ -17,6 +17,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { when } from "./executionFormat";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
+import { DeliveryDetail } from "./WebhookDeliveryDetail";
 import { HealthBadge, PatternChips, PatternList, SecretOnce, splitPatterns, testEventType, type WebhookDelivery } from "./webhookFormat";
 
 type Webhook = inferRouterOutputs<AppRouter>["webhooks"]["get"];
@@ -235,46 +236,60 @@ function DeliveryLog({ rows, webhookId, canReplay, onReplay, replaying, onEvent 
             <th scope="col" className="px-3 py-1.5 font-medium">Duration</th>
             <th scope="col" className="px-3 py-1.5 font-medium">When</th>
             <th scope="col" className="px-3 py-1.5 font-medium">Next retry</th>
-            <th scope="col" className="px-3 py-1.5 font-medium">Answer</th>
+            <th scope="col" className="px-3 py-1.5 font-medium">Details</th>
             {canReplay ? <th scope="col" className="px-3 py-1.5 font-medium"><span className="sr-only">Actions</span></th> : null}
           </tr>
         </thead>
         <tbody>
           {rows.map((d) => (
-              <tr key={d.id} className="border-t border-border" data-testid="delivery-row">
-                <td className="px-3 py-1.5">
-                  <button type="button" className="whitespace-nowrap font-mono text-primary underline-offset-2 hover:underline" title={`Only the attempts at ${d.event_id}`} onClick={() => onEvent(d.event_id)}>
-                    {d.event_id.slice(0, 8)}…{d.event_id.slice(-6)}
-                  </button>
-                </td>
-                <td className="px-3 py-1.5 tabular-nums">{d.attempt}</td>
-                <td className="px-3 py-1.5 tabular-nums">{d.status_code ?? "no answer"}</td>
-                <td className="px-3 py-1.5">{d.success ? <Badge tone="success">delivered</Badge> : <Badge tone="danger">failed</Badge>}</td>
-                <td className="whitespace-nowrap px-3 py-1.5 tabular-nums">{d.duration_ms} ms</td>
-                <td className="whitespace-nowrap px-3 py-1.5">{when(d.created_at)}</td>
-                <td className="whitespace-nowrap px-3 py-1.5">{when(d.next_attempt_at)}</td>
-                <td className="min-w-48 px-3 py-1.5">
-                  {d.response_excerpt || d.error ? (
-                    <details>
-                      <summary className="cursor-pointer text-primary">{d.error ? "Error" : "Response"}</summary>
-                      <pre className="mt-1 max-h-40 max-w-md overflow-auto whitespace-pre-wrap rounded bg-muted p-2 font-mono [overflow-wrap:anywhere]">{[d.error, d.response_excerpt].filter(Boolean).join("\n")}</pre>
-                    </details>
-                  ) : (
-                    <span className="text-muted-foreground">empty</span>
-                  )}
-                </td>
-                {canReplay ? (
-                  <td className="px-3 py-1.5">
-                    <Button variant="outline" size="sm" disabled={replaying} aria-label={`Replay attempt ${d.attempt} of event ${d.event_id}`} onClick={() => onReplay(d)}>
-                      Replay
-                    </Button>
-                  </td>
-                ) : null}
-              </tr>
+            <DeliveryRow key={d.id} d={d} columns={canReplay ? 9 : 8} canReplay={canReplay} onReplay={onReplay} replaying={replaying} onEvent={onEvent} />
           ))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** One attempt: a summary row, and the request and response it unfolds into. */
+function DeliveryRow({ d, columns, canReplay, onReplay, replaying, onEvent }: { d: WebhookDelivery; columns: number; canReplay: boolean; onReplay(d: WebhookDelivery): void; replaying: boolean; onEvent(eventId: string): void }) {
+  const [open, setOpen] = useState(false);
+  const detailId = `delivery-${d.id}`;
+  return (
+    <>
+      <tr className="border-t border-border" data-testid="delivery-row">
+        <td className="px-3 py-1.5">
+          <div className="font-mono">{d.event_type ?? "—"}</div>
+          <button type="button" className="whitespace-nowrap font-mono text-muted-foreground underline-offset-2 hover:text-primary hover:underline" title={`Only the attempts at ${d.event_id}`} onClick={() => onEvent(d.event_id)}>
+            {d.event_id.slice(0, 8)}…{d.event_id.slice(-6)}
+          </button>
+        </td>
+        <td className="px-3 py-1.5 tabular-nums">{d.attempt}</td>
+        <td className="px-3 py-1.5 tabular-nums">{d.status_code ?? "no answer"}</td>
+        <td className="px-3 py-1.5">{d.success ? <Badge tone="success">delivered</Badge> : <Badge tone="danger">failed</Badge>}</td>
+        <td className="whitespace-nowrap px-3 py-1.5 tabular-nums">{d.duration_ms} ms</td>
+        <td className="whitespace-nowrap px-3 py-1.5">{when(d.created_at)}</td>
+        <td className="whitespace-nowrap px-3 py-1.5">{when(d.next_attempt_at)}</td>
+        <td className="px-3 py-1.5">
+          <Button variant="ghost" size="sm" aria-expanded={open} aria-controls={detailId} aria-label={`${open ? "Hide" : "Show"} request and response of attempt ${d.attempt} of event ${d.event_id}`} onClick={() => setOpen((o) => !o)}>
+            {open ? <ChevronDown className="h-4 w-4" aria-hidden /> : <ChevronRight className="h-4 w-4" aria-hidden />} {d.error ? "Error" : "Request & response"}
+          </Button>
+        </td>
+        {canReplay ? (
+          <td className="px-3 py-1.5">
+            <Button variant="outline" size="sm" disabled={replaying} aria-label={`Replay attempt ${d.attempt} of event ${d.event_id}`} onClick={() => onReplay(d)}>
+              Replay
+            </Button>
+          </td>
+        ) : null}
+      </tr>
+      {open ? (
+        <tr id={detailId} className="bg-muted/30">
+          <td colSpan={columns} className="px-3 py-3">
+            <DeliveryDetail delivery={d} />
+          </td>
+        </tr>
+      ) : null}
+    </>
   );
 }
 

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Badge, Mono } from "@/components/ui/primitives";
+import { isReservedEventType } from "@/server/events/platformEventTypes";
 import { isEventPattern } from "@/server/events/schemas";
 import type { AppRouter } from "@/server/trpc/root";
 import { ago } from "./format";
@@ -45,12 +46,13 @@ export function PatternChips({ patterns }: { patterns: string[] }) {
 
 /**
  * The type a "send test event" emits: the first exact pattern, else `<prefix>.test` under the
- * first `.*` prefix, so the event is one this webhook is subscribed to.
+ * first `.*` prefix, so the event is one this webhook is subscribed to; never a platform type.
  */
 export function testEventType(patterns: string[]): string | null {
-  const exact = patterns.find((p) => !p.endsWith(".*") && isEventPattern(p));
+  // Platform types are reserved (only svc raises them): a test event cannot be one.
+  const exact = patterns.find((p) => !p.endsWith(".*") && isEventPattern(p) && !isReservedEventType(p));
   if (exact) return exact;
-  const prefix = patterns.find((p) => p.endsWith(".*") && isEventPattern(p));
+  const prefix = patterns.find((p) => p.endsWith(".*") && isEventPattern(p) && !isReservedEventType(`${p.slice(0, -2)}.test`));
   return prefix ? `${prefix.slice(0, -2)}.test` : null;
 }
 

@@ -1,19 +1,25 @@
+import { config } from "../config";
 import { database } from "../db/client";
-import { ValidationFailed } from "../errors";
+import { domainError, DomainError, PayloadTooLarge } from "../errors";
 import { governCall } from "../governance/governCall";
+import { parseOrThrow, refuseHostileInput } from "../http/validation";
 import { delegationPrincipal } from "../identity/authenticate";
 import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
 import type { RunInfo } from "../sandbox/bridge";
-import { depthOfRun, putEvent } from "./events";
+import { chainOfRun, putEvent } from "./events";
+import { refuseReservedEventType } from "./refuseReservedEventType";
 import { EventBody } from "./schemas";
 
 /**
  * `ctx.events.emit(type, payload)`: the emit operation through the governance gate under the
  * run's delegation, so it leaves its own provenance record (`POST /v1/events/emit`, actor the
- * run's delegate) and needs `svc_api:events:write` among the manifest's capabilities. The event's
- * depth is one more than the event that triggered the run; at SVC_EVENT_MAX_DEPTH the call is
- * refused and recorded (denied), and the guest's promise rejects with the reason.
+ * run's delegate) and needs `svc_api:events:write` among the manifest's capabilities. What a run
+ * sends passes the same checks as a body sent to ingest (NUL, lone surrogates, nesting depth,
+ * SVC_MAX_BODY_BYTES, the schema, reserved platform types), each refusal a recorded 4xx. A run
+ * puts at most SVC_RUN_EMIT_BUDGET events on the bus, and the event's depth is one more than
+ * the event that triggered the run (SVC_EVENT_MAX_DEPTH); the guest's promise rejects with the
+ * refusal's code as `name` and its reason as `message`, never with a host error's text.
  */
 export async function emitFromRun(run: RunInfo, args: unknown[]): Promise<unknown> {
   const delegationId = run.context.delegationId as string;
@@ -23,19 +29,41 @@ export async function emitFromRun(run: RunInfo, args: unknown[]): Promise<unknow
     const { value } = await governCall(
       { id: "emitEvent", label: "POST /v1/events/emit", capability: "svc_api:events:write", resourceType: "event", write: true, successStatus: 202 },
       { authorization: null, clientAddress: "sandbox", requestId: newId("req"), authenticate: async () => delegationPrincipal((await database()).read, delegationId) },
-      async () => ({ requestHash: requestHash(raw) }),
+      async () => {
+        // Iterative checks first: nothing recursive (hashing, the schema) sees what they refuse.
+        refuseHostileInput(raw, "body");
+        const limit = config().maxBodyBytes;
+        if (Buffer.byteLength(JSON.stringify(raw)) > limit) throw PayloadTooLarge(limit);
+        return { requestHash: requestHash(raw) };
+      },
       async (scope) => {
-        const parsed = EventBody.safeParse(raw);
-        if (!parsed.success) throw ValidationFailed(parsed.error.issues.map((i) => ({ field: i.path.join(".") || "type", code: "INVALID_FORMAT", message: i.message })));
-        const depth = executionId ? await depthOfRun(scope.db, executionId) : 0;
-        return putEvent(scope, parsed.data, "emit", depth);
+        // The schema and field errors of POST /v1/events/emit, as the gate gives them.
+        const body = parseOrThrow(EventBody, raw);
+        refuseReservedEventType(body.type);
+        const budget = config().runEmitBudget;
+        const emitted = await scope.db.event.count({ where: { delegationId, ingestedVia: "emit" } });
+        if (emitted >= budget) {
+          throw domainError("emit_budget_exhausted", `This run already emitted ${emitted} event(s); a run may emit at most ${budget} (SVC_RUN_EMIT_BUDGET).`, { budget, emitted });
+        }
+        const chain = executionId ? await chainOfRun(scope.db, executionId) : { depth: 0, rootEventId: null };
+        return putEvent(scope, body, "emit", chain.depth, chain.rootEventId);
       },
     );
     return value;
   } catch (e) {
-    const inner = (e as { error?: unknown }).error ?? e;
-    const err = new Error(inner instanceof Error ? inner.message : String(inner));
-    err.name = (inner as { code?: string }).code ?? "EmitRefused";
-    throw err;
+    throw guestError((e as { error?: unknown }).error ?? e);
   }
+}
+
+/** What the guest is told: a refusal's code and reason (with its field errors); anything else stays on the host. */
+function guestError(inner: unknown): Error {
+  if (inner instanceof DomainError && inner.status < 500) {
+    const fields = inner.extra.errors?.map((f) => `${f.field}: ${f.message}`).join("; ");
+    const err = new Error(fields ? `${inner.message} ${fields}` : inner.message);
+    err.name = inner.code;
+    return err;
+  }
+  const err = new Error("The event could not be emitted: svc failed (the failure is in the service's log).");
+  err.name = "internal_error";
+  return err;
 }

@@ -42,7 +42,7 @@ export interface EventAnswer {
  * first answer and dispatches nothing. `depth` counts the trigger runs between this event and one
  * that came from outside; reaching SVC_EVENT_MAX_DEPTH is refused (a denied record).
  */
-export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>, via: EventVia, depth = 0): Promise<EventAnswer> {
+export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>, via: EventVia, depth = 0, rootEventId: string | null = null): Promise<EventAnswer> {
   const { db: tx, database, principal } = scope;
   const max = config().eventMaxDepth;
   if (depth >= max) {
@@ -64,6 +64,7 @@ export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>
   // The index may be up to one refresh old: the rows, read in this transaction, have the last word.
   const subscriptions = candidates.length === 0 ? [] : await tx.subscription.findMany({ where: { id: { in: candidates }, orgDid: principal.orgDid, status: "active" }, orderBy: { id: "asc" } });
   const id = newId("evt");
+  if (principal.delegationId) await assertFanout(tx, rootEventId, subscriptions.filter((s) => s.kind === "agent_trigger").length);
   const answer: EventAnswer = {
     event_id: id,
     matched_subscriptions: subscriptions.length,
@@ -84,6 +85,7 @@ export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>
       delegationId: principal.delegationId || null,
       requestId: scope.requestId,
       depth,
+      rootEventId,
       answer: answer as object,
     },
   });
@@ -98,6 +100,30 @@ export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>
     if (matches.length > 0) await rtx.eventMatch.createMany({ data: matches });
   });
   return answer;
+}
+
+/**
+ * Bounds an organization's trigger fan-out per event from outside: the trigger runs this event
+ * would queue, plus those its chain (the root event and every event descending from it) already
+ * queued, stay within SVC_EVENT_MAX_FANOUT, or the event is refused.
+ */
+async function assertFanout(tx: Db, rootEventId: string | null, starting: number): Promise<void> {
+  if (starting === 0) return;
+  const max = config().eventMaxFanout;
+  const already = rootEventId ? await tx.eventMatch.count({ where: { executionId: { not: null }, event: { OR: [{ id: rootEventId }, { rootEventId }] } } }) : 0;
+  if (already + starting > max) {
+    throw domainError(
+      "event_fanout_exceeded",
+      `This event would start ${starting} trigger run(s) where its chain from one event from outside already started ${already}; one such event may start at most ${max} (SVC_EVENT_MAX_FANOUT).`,
+      { max_fanout: max, already_started: already, would_start: starting },
+    );
+  }
+}
+
+/** Where an event emitted by a run stands in its chain: its depth and the event from outside the chain began with (null for a run invoked directly). */
+export async function chainOfRun(db: Db, executionId: string): Promise<{ depth: number; rootEventId: string | null }> {
+  const match = await db.eventMatch.findFirst({ where: { executionId }, select: { event: { select: { id: true, depth: true, rootEventId: true } } } });
+  return match ? { depth: match.event.depth + 1, rootEventId: match.event.rootEventId ?? match.event.id } : { depth: 0, rootEventId: null };
 }
 
 /** The chain depth of an event emitted by a run: one more than the event that triggered it, 0 for a run invoked directly. */

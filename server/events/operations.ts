@@ -1,5 +1,6 @@
 import { defineOperation } from "../http/operation";
 import { getEvent, listEvents, putEvent } from "./events";
+import { refuseReservedEventType } from "./refuseReservedEventType";
 import * as s from "./schemas";
 
 const tag = "Events";
@@ -11,13 +12,16 @@ export const ingestEventOp = defineOperation({
   tag,
   summary: "Put an inbound event on the bus",
   description:
-    "An event from outside (a partner, a SaaS hook). It is matched against the organization's agent triggers and webhooks; each matched trigger queues an execution, each webhook a delivery, all in this call's transaction with its provenance record. A repeated `id` answers the first answer and dispatches nothing.",
+    "An event from outside (a partner, a SaaS hook). It is matched against the organization's agent triggers and webhooks; each matched trigger queues an execution, each webhook a delivery, all in this call's transaction with its provenance record. A repeated `id` answers the first answer and dispatches nothing. Platform event types (agent.*, execution.*, webhook.disabled, … see the README's event catalogue) are refused: 400 with errors[].code RESERVED_EVENT_TYPE.",
   capability: "svc_api:events:write",
   resourceType: "event",
   body: s.EventBody,
   response: s.EventAccepted,
   successStatus: 202,
-  handler: (ctx) => putEvent(ctx, ctx.body, "ingest"),
+  handler: (ctx) => {
+    refuseReservedEventType(ctx.body.type);
+    return putEvent(ctx, ctx.body, "ingest");
+  },
 });
 
 export const emitEventOp = defineOperation({
@@ -32,7 +36,10 @@ export const emitEventOp = defineOperation({
   body: s.EventBody,
   response: s.EventAccepted,
   successStatus: 202,
-  handler: (ctx) => putEvent(ctx, ctx.body, "emit"),
+  handler: (ctx) => {
+    refuseReservedEventType(ctx.body.type);
+    return putEvent(ctx, ctx.body, "emit");
+  },
 });
 
 export const listEventsOp = defineOperation({

@@ -2,11 +2,8 @@ import { config } from "../config";
 import { database } from "../db/client";
 import { newId } from "../ids";
 import { finishJob, retryJob, type ClaimedJob } from "../jobs";
-import { OutboundError, OutboundRefused } from "../outbound/errors";
-import { outboundRequest } from "../outbound/outboundRequest";
 import { appendInTransaction } from "../provenance/appendProvenance";
-import { requestHash } from "../provenance/record";
-import { signatureHeaders } from "../signing/signatureHeaders";
+import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
 import { signingSecrets } from "./callbackSecret";
 import { executionView } from "./views";
 
@@ -25,21 +22,10 @@ export async function deliverCallbackJob(job: ClaimedJob<{ executionId: string }
   if (!e?.callbackUrl || e.callbackSuccess !== null) return;
   const url = e.callbackUrl;
   const secrets = await db.writeTx((tx) => signingSecrets(tx, e.orgDid));
-  const timestamp = new Date();
-  const body = JSON.stringify({ type: `execution.${e.status}`, timestamp: timestamp.toISOString(), data: executionView(e) });
-  const headers = { "content-type": "application/json", "user-agent": "svc-callbacks", ...signatureHeaders({ msgId: `msg_${e.id}`, timestamp, body, secrets }) };
-  const t0 = Date.now();
-  let statusCode: number | null = null;
-  let error: string | null = null;
-  let final = false;
-  try {
-    const res = await outboundRequest(url, { method: "POST", headers, body, timeoutMs: 10_000, maxBytes: 4096 });
-    statusCode = res.status;
-  } catch (err) {
-    error = err instanceof OutboundError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
-    final = err instanceof OutboundRefused;
-  }
-  const success = statusCode !== null && statusCode >= 200 && statusCode < 300;
+  const post = { url, msgId: `msg_${e.id}`, body: JSON.stringify({ type: `execution.${e.status}`, timestamp: new Date().toISOString(), data: executionView(e) }), secrets, userAgent: "svc-callbacks", timeoutMs: 10_000 };
+  const outcome = await sendSignedPost(post);
+  const { statusCode, success, error, timestamp } = outcome;
+  const final = outcome.refused;
   const schedule = config().callbackRetrySchedule;
   const retry = !success && !final && job.attempts < job.maxAttempts;
   const delayMs = retry ? (schedule[job.attempts] ?? schedule[schedule.length - 1] ?? 0) * 1000 : 0;
@@ -52,8 +38,8 @@ export async function deliverCallbackJob(job: ClaimedJob<{ executionId: string }
         attempt: job.attempts,
         statusCode,
         success,
-        durationMs: Date.now() - t0,
-        error: error?.slice(0, 1000) ?? null,
+        durationMs: outcome.durationMs,
+        error,
         nextAttemptAt: retry ? new Date(Date.now() + delayMs) : null,
         createdAt: timestamp,
       },
@@ -64,31 +50,12 @@ export async function deliverCallbackJob(job: ClaimedJob<{ executionId: string }
     });
     // The outbound call is the service acting for the run: recorded under the run's delegation.
     const delegation = await tx.delegation.findUnique({ where: { id: e.delegationId }, select: { delegateDid: true } });
-    await appendInTransaction(tx, db.engine, {
-      org_did: e.orgDid,
-      actor_did: delegation?.delegateDid ?? e.orgDid,
-      delegation_id: e.delegationId,
-      grantor_did: e.requesterPassportId,
-      capability: null,
-      // Origin and path only: a query string may carry the receiver's token, and records are widely readable.
-      operation: `CALLBACK ${callbackTarget(url)}`,
-      resource_type: "execution",
-      resource_id: e.id,
-      decision: final ? "denied" : "allowed",
-      status: statusCode ?? (final ? 403 : 502),
-      request_hash: requestHash(undefined, Buffer.from(body)),
-      request_id: `msg_${e.id}`,
-    });
+    await appendInTransaction(
+      tx,
+      db.engine,
+      deliveryRecord("CALLBACK", post, outcome, { org_did: e.orgDid, actor_did: delegation?.delegateDid ?? e.orgDid, delegation_id: e.delegationId, grantor_did: e.requesterPassportId, resource_type: "execution", resource_id: e.id }),
+    );
     if (retry) await retryJob(tx, job, error ?? `HTTP ${statusCode}`, delayMs);
     else await finishJob(tx, job);
   });
-}
-
-function callbackTarget(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`.slice(0, 500);
-  } catch {
-    return "(invalid URL)";
-  }
 }

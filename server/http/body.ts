@@ -34,7 +34,13 @@ export const PRE_AUTH_BODY_LIMIT = 64 * 1024;
 
 const JSON_TYPE = /^application\/(?:[a-z0-9.\-]+\+)?json\s*(?:;|$)/i;
 
-/** Reads a JSON body: 413 over the limit, 415 unless JSON, 400 if malformed; undefined when empty. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/**
+ * Reads a JSON body: 413 over the limit; 415 unless JSON, or when it declares a charset other
+ * than UTF-8 (JSON is UTF-8, RFC 8259); 400 if it is not valid UTF-8 (decoding it would turn
+ * bytes into U+FFFD silently) or not valid JSON; undefined when empty.
+ */
 export async function readJson(request: Request, limit: number): Promise<unknown> {
   const bytes = await readLimited(request, limit);
   if (bytes.length === 0) return undefined;
@@ -42,7 +48,26 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   if (!JSON_TYPE.test(type)) {
     throw UnsupportedMediaType(type || null);
   }
-  return parseJsonText(bytes.toString("utf8"));
+  const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    throw UnsupportedMediaType(type, `A JSON body is UTF-8; charset=${charset} is not accepted. Send it as UTF-8 (or leave the charset out).`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw ValidationFailed([{ field: "body", code: "MALFORMED_JSON", message: "The body is not valid UTF-8: JSON text must be UTF-8 (RFC 8259)." }], "The body is not valid UTF-8.");
+  }
+  return parseJsonText(text);
+}
+
+/**
+ * For operations that take no body (rotate-secret, deactivate, …): anything sent is refused
+ * (400) instead of silently ignored, whatever its content type.
+ */
+export async function refuseBody(request: Request): Promise<void> {
+  const bytes = await readLimited(request, 64 * 1024).catch(() => Buffer.alloc(1));
+  if (bytes.length > 0) throw ValidationFailed([{ field: "body", code: "UNKNOWN_FIELD", message: "This operation takes no body: send the request without one." }], "This operation takes no body.");
 }
 
 /** JSON.parse with the contract's 400 (MALFORMED_JSON) instead of a SyntaxError. */

@@ -7,7 +7,7 @@ import { requestHash } from "../provenance/record";
 import { operationLabel, type Operation } from "./operation";
 import { problemResponse, toProblem } from "./problem";
 import { rateLimitHeaders } from "./rateLimit";
-import { readJson } from "./body";
+import { readJson, refuseBody } from "./body";
 import { idempotency } from "./idempotency";
 import { parseOrThrow, refuseHostileInput } from "./validation";
 import type { Principal } from "../governance/principal";
@@ -62,7 +62,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
       }
       if (raw === undefined && !op.bodyOptional) throw ValidationFailed([{ field: "body", code: "REQUIRED_FIELD_MISSING", message: "This operation needs a JSON body." }]);
       body = raw === undefined ? undefined : parseOrThrow(op.body, raw);
-    }
+    } else if (op.method !== "GET") await refuseBody(request);
     if (idempotencyKey === null) return { requestHash: hash };
     return idempotency(principal.delegationId || principal.actorDid, idempotencyKey, createHash("sha256").update(`${label}\n${url.pathname}\n${hash}`).digest("hex"), hash, (stored) => (replayBody = stored));
   };

@@ -83,7 +83,8 @@ function badString(s: string): string | undefined {
 }
 
 /**
- * Input no schema should ever see: NUL characters (PostgreSQL text refuses them; they have no
+ * Input no schema should ever see: a `__proto__` field name (copying the object would set its
+ * prototype instead, so the field would vanish), NUL characters (PostgreSQL text refuses them; they have no
  * legitimate use here), lone surrogates and non-finite numbers (`1e999` parses to Infinity; RFC 8785
  * canonical JSON, which the request hash is computed from, has neither), and nesting deeper than
  * 64 levels (it would exhaust the stack of every recursive walk after it). Checked iteratively,
@@ -107,6 +108,8 @@ export function refuseHostileInput(value: unknown, where: string): void {
       for (const [k, item] of Object.entries(v)) {
         const why = badString(k);
         if (why) throw refuse(path, `In a field name: ${why}`);
+        // Kept by JSON.parse but lost (it sets the prototype) when an object is copied: refused rather than silently dropped.
+        if (k === "__proto__") throw ValidationFailed([{ field: path === where ? k : `${path}.${k}`, code: "UNKNOWN_FIELD", message: "A field named __proto__ is not accepted: rename it." }]);
         stack.push([item, path === where ? k : `${path}.${k}`, depth + 1]);
       }
     }

@@ -88,16 +88,70 @@ export function agentAllowList(url: URL, allow: OutboundAllow = outboundAllow())
   return [...cidrs, ...(entry ? entry.ips : [])];
 }
 
+/** IANA's global unicast block: every public IPv6 address lies in it. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
+
+/**
+ * The IPv4 address an IPv6 form carries, where it carries one: IPv4-mapped (`::ffff:a.b.c.d`),
+ * IPv4-compatible (`::a.b.c.d`, also written `[::7f00:1]`), NAT64 (`64:ff9b::/96`,
+ * `64:ff9b:1::/48`), 6to4 (`2002:AABB:CCDD::`) and Teredo (the client's, inverted).
+ */
+function embeddedIPv4(a: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const p = a.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  if (a.isIPv4MappedAddress()) return a.toIPv4Address();
+  const range = a.range();
+  if (p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7]! > 1)) return v4(p[6]!, p[7]!);
+  if (range === "rfc6052" || range === "rfc6145") return v4(p[6]!, p[7]!);
+  if (range === "6to4") return v4(p[1]!, p[2]!);
+  if (range === "teredo") return v4(p[6]! ^ 0xffff, p[7]! ^ 0xffff);
+  return undefined;
+}
+
+/**
+ * Why svc will not connect to an IP address, or undefined when it is public. Classified by
+ * ipaddr.js's ranges, whatever the spelling: an IPv4 address must be `unicast` (not private,
+ * loopback, link-local, carrier-grade NAT, reserved, …); an IPv6 address must be `unicast` and
+ * inside global unicast (2000::/3), so every form that carries an IPv4 address (mapped,
+ * compatible, NAT64, 6to4, Teredo) is refused, naming the address it carries.
+ */
+export function addressRefusal(ip: string): string | undefined {
+  if (!ipaddr.isValid(ip)) return `${ip} is not an IP address`;
+  const address = ipaddr.parse(ip);
+  if (address.kind() === "ipv4") {
+    const range = address.range();
+    return range === "unicast" ? undefined : `${address.toString()} is a ${range} address, not a public one`;
+  }
+  const v6 = address as ipaddr.IPv6;
+  const range = v6.range();
+  const carried = embeddedIPv4(v6);
+  if (carried) return `${v6.toString()} is an IPv6 form (${range === "unicast" ? "IPv4-compatible" : range}) of ${carried.toString()} (a ${carried.range()} address), not a public IPv6 address`;
+  if (range !== "unicast") return `${v6.toString()} is a ${range} address, not a public one`;
+  if (!v6.match(GLOBAL_UNICAST_V6)) return `${v6.toString()} is outside global unicast (2000::/3), not a public address`;
+  return undefined;
+}
+
+/** Whether a connected address is one the allow list opens (an entry of `agentAllowList`: an IP or a CIDR). */
+export function addressAllowed(ip: string, entries: readonly string[]): boolean {
+  if (!ipaddr.isValid(ip)) return false;
+  const address = ipaddr.parse(ip);
+  return entries.some((entry) => {
+    if (!entry.includes("/")) return ipaddr.isValid(entry) && ipaddr.parse(entry).toString() === address.toString() && ipaddr.parse(entry).kind() === address.kind();
+    const range = ipaddr.parseCIDR(entry);
+    return range[0].kind() === address.kind() && address.match(range);
+  });
+}
+
 /**
  * Why an IP literal or `localhost` in the URL is refused, or undefined. Names other than
- * localhost are judged by the agent after DNS, on the addresses the socket would connect to.
+ * localhost are judged at connect time, after DNS, on the addresses the socket would connect to
+ * (outboundRequest's agent applies `addressRefusal` there too).
  */
 export function literalRefusal(url: URL, allow: OutboundAllow = outboundAllow()): string | undefined {
   const host = normalHost(url.hostname);
   if (isAllowListed(url, allow)) return undefined;
   if (host === "localhost" || host.endsWith(".localhost")) return `${host} is the local machine and is not in SVC_OUTBOUND_ALLOW`;
   if (!isIP(host)) return undefined;
-  const range = ipaddr.parse(host).range();
-  if (range === "unicast") return undefined;
-  return `${host} is a ${range} address, not a public one, and is not in SVC_OUTBOUND_ALLOW`;
+  const refusal = addressRefusal(host);
+  return refusal ? `${refusal}, and is not in SVC_OUTBOUND_ALLOW` : undefined;
 }

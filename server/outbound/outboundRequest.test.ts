@@ -127,6 +127,19 @@ describe("outboundRequest", () => {
       "http://[fe80::1]/",
       "http://[64:ff9b::a9fe:a9fe]/",
       "http://[2002:a9fe:a9fe::]/",
+      // IPv4-compatible IPv6 (ipaddr.js calls ::/96 "unicast"), and other forms carrying 127.0.0.1
+      "http://[::127.0.0.1]/",
+      `http://[::127.0.0.1]:${main.port}/`,
+      "http://[::7f00:1]/",
+      `http://[::7f00:1]:${main.port}/`,
+      "https://[::7f00:1]/",
+      "http://[::ffff:7f00:1]/",
+      `http://[::ffff:7f00:1]:${main.port}/`,
+      "http://[64:ff9b::7f00:1]/",
+      "http://[64:ff9b:1::7f00:1]/",
+      "http://[2002:7f00:1::]/",
+      "http://[::a00:1]/",
+      "http://[4000::1]/",
       "http://localhost/",
       `http://localhost:${main.port}/`,
       `http://localhost:${other.port}/`,
@@ -142,7 +155,7 @@ describe("outboundRequest", () => {
 
   it("has the agent itself refuse, after DNS for names, when the URL checks are bypassed", async () => {
     allow(`127.0.0.1:${main.port}`);
-    for (const target of ["http://10.0.0.1/", "https://10.0.0.1/", "http://169.254.169.254/", "https://[fd00::1]/", "http://[::ffff:a9fe:a9fe]/", `http://127.0.0.1:${other.port}/`, `http://localhost:${other.port}/`]) {
+    for (const target of ["http://10.0.0.1/", "https://10.0.0.1/", "http://169.254.169.254/", "https://[fd00::1]/", "http://[::ffff:a9fe:a9fe]/", `http://127.0.0.1:${other.port}/`, `http://localhost:${other.port}/`, `http://[::7f00:1]:${main.port}/`, `https://[::7f00:1]:${main.port}/`, "http://[::a9fe:a9fe]/"]) {
       const url = new URL(target);
       const outcome = await new Promise<string>((resolve) => {
         const req = (url.protocol === "https:" ? https : http).request(url, { agent: agentFor(url), timeout: 300 }, () => resolve("connected"));
@@ -153,6 +166,27 @@ describe("outboundRequest", () => {
       expect(outcome, target).toMatch(/is not allowed/);
     }
     expect(other.hits).toHaveLength(0);
+  });
+
+  it("classifies the addresses a name resolves to at connect time with the same ranges (IPv4-compatible IPv6 included)", async () => {
+    allow(`127.0.0.1:${main.port}`);
+    const { addressRefusal } = await import("./allowList");
+    for (const [ip, carried] of [["::7f00:1", "127.0.0.1"], ["::ffff:7f00:1", "127.0.0.1"], ["64:ff9b::a9fe:a9fe", "169.254.169.254"], ["2002:a00:1::", "10.0.0.1"]] as const) {
+      expect(addressRefusal(ip), ip).toContain(carried);
+    }
+    expect(addressRefusal("2606:4700:4700::1111")).toBeUndefined();
+    expect(addressRefusal("93.184.216.34")).toBeUndefined();
+    // A name whose DNS answer is an IPv4-compatible loopback: the socket is never opened.
+    const url = new URL(`http://svc-test.invalid:${main.port}/`);
+    const lookup = (_host: string, options: { all?: boolean }, cb: (e: null, a: unknown, f?: number) => void) => (options.all ? cb(null, [{ address: "::7f00:1", family: 6 }]) : cb(null, "::7f00:1", 6));
+    const outcome = await new Promise<string>((resolve) => {
+      const req = http.request(url, { agent: agentFor(url), timeout: 300, lookup } as http.RequestOptions, () => resolve("connected"));
+      req.on("timeout", () => req.destroy(new Error("timeout")));
+      req.on("error", (e) => resolve(e.message));
+      req.end();
+    });
+    expect(outcome).toMatch(/::7f00:1.*is not allowed.*127\.0\.0\.1/);
+    expect(main.hits).toHaveLength(0);
   });
 
   it("refuses a redirect from the allowed receiver to an address that is not allowed", async () => {
@@ -328,6 +362,11 @@ describe("assertOutboundUrl", () => {
       ["http://[::ffff:a9fe:a9fe]/", {}, "INVALID_VALUE"],
       ["http://017700000001/", {}, "INVALID_VALUE"],
       ["https://localhost/", {}, "INVALID_VALUE"],
+      ["https://[::127.0.0.1]/hook", {}, "INVALID_VALUE"],
+      ["https://[::7f00:1]/hook", {}, "INVALID_VALUE"],
+      ["https://[::ffff:7f00:1]/hook", {}, "INVALID_VALUE"],
+      ["https://[64:ff9b::7f00:1]/hook", {}, "INVALID_VALUE"],
+      ["https://[2002:7f00:1::]/hook", {}, "INVALID_VALUE"],
     ];
     for (const [url, options, code] of cases) {
       let error: { status?: number; extra?: { errors?: { field: string; code: string; received?: string }[] } } | undefined;

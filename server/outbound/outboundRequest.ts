@@ -1,7 +1,9 @@
+import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
+import net from "node:net";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
-import { agentAllowList, isAllowListed, literalRefusal, outboundAllow, type OutboundAllow } from "./allowList";
+import { addressAllowed, addressRefusal, agentAllowList, isAllowListed, literalRefusal, outboundAllow, type OutboundAllow } from "./allowList";
 import { OutboundError, OutboundFailed, OutboundRefused, OutboundTimeout } from "./errors";
 
 /**
@@ -44,6 +46,54 @@ const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "con
 
 const agents = new Map<string, http.Agent>();
 
+/** Why svc will not connect to `address` (an IP) with this allow list, in request-filtering-agent's wording. */
+function connectRefusal(address: string, host: string, allowed: readonly string[]): Error | undefined {
+  if (addressAllowed(address, allowed)) return undefined;
+  const why = addressRefusal(address);
+  return why ? new Error(`DNS lookup ${address}(host:${host}) is not allowed. Because, ${why}.`) : undefined;
+}
+
+type Lookup = NonNullable<net.TcpNetConnectOpts["lookup"]>;
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+/** A DNS lookup whose answers pass `addressRefusal` (ipaddr.js ranges) before a socket connects to them. */
+function guardedLookup(allowed: readonly string[], lookup: Lookup = dns.lookup as unknown as Lookup): Lookup {
+  return ((hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
+    (lookup as unknown as (h: string, o: dns.LookupOptions, cb: LookupCallback) => void)(hostname, options, (err, address, family) => {
+      if (err) return callback(err, address, family);
+      for (const a of Array.isArray(address) ? address.map((x) => x.address) : [address]) {
+        const refusal = connectRefusal(a, hostname, allowed);
+        if (refusal) return callback(refusal, "", 4);
+      }
+      callback(null, address, family);
+    });
+  }) as unknown as Lookup;
+}
+
+type CreateConnection = (options: net.TcpNetConnectOpts & { host?: string }, listener?: (err: Error | null, socket: net.Socket) => void) => net.Socket;
+
+/**
+ * request-filtering-agent checks connected addresses with ipaddr.js's `unicast` range only,
+ * which lets IPv4-compatible IPv6 (`::7f00:1`, i.e. 127.0.0.1) through: svc's classification
+ * (`addressRefusal`) runs first, on IP literals and on every DNS answer.
+ */
+function guarded<T extends new (...args: any[]) => http.Agent>(Base: T, allowed: readonly string[]) {
+  return class extends Base {
+    createConnection(options: net.TcpNetConnectOpts & { host?: string }, listener?: (err: Error | null, socket: net.Socket) => void): net.Socket {
+      const host = options.host ?? "";
+      const refusal = net.isIP(host) ? connectRefusal(host, host, allowed) : undefined;
+      if (refusal) {
+        const socket = new net.Socket();
+        if (listener) listener(refusal, socket);
+        else socket.destroy(refusal);
+        return socket;
+      }
+      const parent = (Base.prototype as unknown as { createConnection: CreateConnection }).createConnection;
+      return parent.call(this, { ...options, lookup: guardedLookup(allowed, options.lookup) }, listener);
+    }
+  };
+}
+
 /** One agent per scheme and allow list, kept alive: webhook deliveries reuse connections. */
 export function agentFor(url: URL, allow: OutboundAllow = outboundAllow()): http.Agent {
   const allowIPAddressList = agentAllowList(url, allow);
@@ -51,7 +101,7 @@ export function agentFor(url: URL, allow: OutboundAllow = outboundAllow()): http
   let agent = agents.get(key);
   if (!agent) {
     const options = { keepAlive: true, allowPrivateIPAddress: false, allowMetaIPAddress: false, allowIPAddressList };
-    agent = url.protocol === "https:" ? new RequestFilteringHttpsAgent(options) : new RequestFilteringHttpAgent(options);
+    agent = url.protocol === "https:" ? new (guarded(RequestFilteringHttpsAgent, allowIPAddressList))(options) : new (guarded(RequestFilteringHttpAgent, allowIPAddressList))(options);
     agents.set(key, agent);
   }
   return agent;

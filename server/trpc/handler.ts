@@ -50,7 +50,7 @@ async function handle(original: Request, session: () => Promise<{ delegationId: 
     }
   }
   const delegationId = (await session())?.delegationId;
-  return fetchRequestHandler({
+  const response = await fetchRequestHandler({
     endpoint: "/api/trpc",
     req,
     router: appRouter,
@@ -60,6 +60,13 @@ async function handle(original: Request, session: () => Promise<{ delegationId: 
       return delegationId ? { ...ctx, authenticate: async () => authenticateSession(await database(), delegationId) } : ctx;
     },
   });
+  // tRPC answers an unsupported content type (415) with a JSON body but no JSON label.
+  if (response.status === 415 && !/json/i.test(response.headers.get("content-type") ?? "")) {
+    const headers = new Headers(response.headers);
+    headers.set("content-type", "application/json");
+    return new Response(response.body, { status: response.status, headers });
+  }
+  return response;
 }
 
 async function refuse(url: URL, operation: string, error: unknown): Promise<Response> {

@@ -1,13 +1,11 @@
 import { config } from "../config";
 import type { Event, Subscription } from "../db/generated/sqlite/client";
 import { database, type Db } from "../db/client";
+import { delegationRevoked } from "../identity/delegationRevoked";
 import { newId } from "../ids";
 import { enqueue, finishJob, retryJob, type ClaimedJob, type EnqueueOptions } from "../jobs";
-import { OutboundError, OutboundRefused } from "../outbound/errors";
-import { outboundRequest } from "../outbound/outboundRequest";
 import { appendInTransaction } from "../provenance/appendProvenance";
-import { requestHash } from "../provenance/record";
-import { signatureHeaders } from "../signing/signatureHeaders";
+import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
 import { disableWebhook } from "./disableWebhook";
 import { commitGrouped } from "./groupCommit";
 import { deliverySecrets } from "./webhookSecrets";
@@ -19,8 +17,6 @@ export interface DeliverPayload {
   /** A replay asked for by a person: one attempt, outside the schedule. */
   manual?: boolean;
 }
-
-const EXCERPT_BYTES = 1024;
 
 /**
  * A scheduled delivery is one job for all its attempts: the schedule's length, plus a little
@@ -90,28 +86,20 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
   // Deleted, disabled or revoked since it was scheduled: nothing is sent, nothing to record.
   if (!sub || !event || sub.kind !== "webhook" || sub.status !== "active") return;
 
-  const body = await deliveryBody(db.read, event);
-  const timestamp = new Date();
-  const msgId = messageId(event.id, sub.id);
-  const headers = { "content-type": "application/json", "user-agent": "svc-webhooks", ...signatureHeaders({ msgId, timestamp, body, secrets: await deliverySecrets(sub, timestamp) }) };
-  let statusCode: number | null = null;
-  let excerpt: string | null = null;
-  let error: string | null = null;
-  let refused = false;
-  const t0 = Date.now();
-  try {
-    const res = await outboundRequest(sub.targetUrl, { method: "POST", headers, body, timeoutMs: config().webhookTimeoutMs, maxBytes: EXCERPT_BYTES, redirect: "manual", requireHttps: true });
-    statusCode = res.status;
-    excerpt = res.body.subarray(0, EXCERPT_BYTES).toString("utf8");
-  } catch (err) {
-    error = err instanceof OutboundError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
-    refused = err instanceof OutboundRefused;
-  }
-  const durationMs = Date.now() - t0;
-  const success = statusCode !== null && statusCode >= 200 && statusCode < 300;
   // Read outside the write transaction, which every worker's delivery waits for on SQLite.
-  const delegation = sub.createdByDelegationId ? await db.read.delegation.findUnique({ where: { id: sub.createdByDelegationId }, select: { delegateDid: true } }) : null;
-
+  const delegation = sub.createdByDelegationId ? await db.read.delegation.findUnique({ where: { id: sub.createdByDelegationId }, select: { id: true, delegateDid: true } }) : null;
+  if (sub.createdByDelegationId && (await delegationRevoked(db.read, sub.createdByDelegationId))) {
+    // Revoked since the webhook was (re-)enabled: nothing is sent under it; the webhook stops.
+    await commitGrouped(db, async (tx) => {
+      const current = await tx.subscription.findUnique({ where: { id: sub.id } });
+      if (current) await disableWebhook(tx, db.engine, current, "delegation_revoked");
+      await finishJob(tx, job);
+    });
+    return;
+  }
+  const post = { url: sub.targetUrl, msgId: messageId(event.id, sub.id), body: await deliveryBody(db.read, event), secrets: await deliverySecrets(sub, new Date()), userAgent: "svc-webhooks", timeoutMs: config().webhookTimeoutMs, webhook: true };
+  const outcome = await sendSignedPost(post);
+  const { statusCode, success, error, timestamp, durationMs } = outcome;
   await commitGrouped(db, async (tx) => {
     const current = await tx.subscription.findUnique({ where: { id: sub.id } });
     if (!current) {
@@ -137,8 +125,13 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
         statusCode,
         success,
         durationMs,
-        responseExcerpt: excerpt,
-        error: error?.slice(0, 1000) ?? null,
+        responseExcerpt: outcome.responseExcerpt,
+        error,
+        eventType: event.type,
+        requestHeaders: JSON.stringify(outcome.requestHeaders),
+        requestBody: outcome.requestBody,
+        requestBodyTruncated: outcome.requestBodyTruncated,
+        responseHeaders: outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
         nextAttemptAt: delay !== null ? new Date(now.getTime() + delay) : null,
         createdAt: timestamp,
       },
@@ -147,20 +140,11 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
     if ((current.failingSince?.getTime() ?? null) !== (failingSince?.getTime() ?? null)) await tx.subscription.update({ where: { id: sub.id }, data: { failingSince } });
     if (disableReason) await disableWebhook(tx, db.engine, current, disableReason);
     // The outbound call is the service acting for whoever created the webhook.
-    await appendInTransaction(tx, db.engine, {
-      org_did: sub.orgDid,
-      actor_did: delegation?.delegateDid ?? sub.orgDid,
-      delegation_id: current.createdByDelegationId,
-      grantor_did: sub.orgDid,
-      capability: null,
-      operation: `WEBHOOK ${sub.targetUrl.slice(0, 500)}`,
-      resource_type: "webhook",
-      resource_id: sub.id,
-      decision: refused ? "denied" : "allowed",
-      status: statusCode ?? (refused ? 403 : 502),
-      request_hash: requestHash(undefined, Buffer.from(body)),
-      request_id: msgId,
-    });
+    await appendInTransaction(
+      tx,
+      db.engine,
+      deliveryRecord("WEBHOOK", post, outcome, { org_did: sub.orgDid, actor_did: delegation?.delegateDid ?? sub.orgDid, delegation_id: current.createdByDelegationId, grantor_did: sub.orgDid, resource_type: "webhook", resource_id: sub.id }),
+    );
     if (delay !== null) await retryJob(tx, job, error ?? `HTTP ${statusCode}`, delay);
     else await finishJob(tx, job);
   });

@@ -2,6 +2,7 @@ import type { Database, Db } from "../db/client";
 import type { Subscription } from "../db/generated/sqlite/client";
 import { subscriptionsChanged } from "../events/matcher";
 import { putPlatformEvent } from "../events/platformEvents";
+import { ledgerTarget } from "../signing/signedPost";
 
 export type DisabledReason = "gone" | "failing" | "delegation_revoked";
 
@@ -14,6 +15,6 @@ export async function disableWebhook(tx: Db, engine: Database["engine"], s: Subs
   const { count } = await tx.subscription.updateMany({ where: { id: s.id, status: "active" }, data: { status: "disabled", disabledReason: reason } });
   if (count === 0) return;
   await subscriptionsChanged(tx);
-  const payload = { webhook_id: s.id, target_url: s.targetUrl, reason, failing_since: s.failingSince?.toISOString() ?? null };
+  const payload = { webhook_id: s.id, target_url: ledgerTarget(s.targetUrl), reason, failing_since: s.failingSince?.toISOString() ?? null };
   await putPlatformEvent(tx, engine, s.orgDid, { type: "webhook.disabled", payload, source: "svc" });
 }

@@ -1,7 +1,7 @@
 import { defineOperation } from "../http/operation";
 import "./hooks";
 import * as s from "./schemas";
-import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listSubscriptions, retryDelivery, rotateWebhookSecret, updateWebhook } from "./webhooks";
+import { createWebhook, deleteWebhook, getDelivery, getWebhook, listDeliveries, listSubscriptions, retryDelivery, rotateWebhookSecret, updateWebhook } from "./webhooks";
 
 const tag = "Webhooks";
 const read = "svc_api:events:read";
@@ -28,7 +28,7 @@ export const createWebhookOp = defineOperation({
   path: "/v1/webhooks",
   tag,
   summary: "Create a webhook",
-  description: "Events matching event_types are POSTed to target_url, signed with Standard Webhooks. The whsec_ secret is in this answer only.",
+  description: "Events matching event_types are POSTed to target_url, signed with Standard Webhooks. The whsec_ secret is in this answer only. Needs svc_api:events:read too (a webhook delivers only what its creator may read), and for platform types the capability reading what they carry (svc_api:executions:read for execution.*, svc_api:agents:read for agent.*, …).",
   capability: write,
   resourceType: "webhook",
   body: s.WebhookCreateRequest,
@@ -98,7 +98,7 @@ export const listDeliveriesOp = defineOperation({
   path: "/v1/webhooks/{id}/deliveries",
   tag,
   summary: "A webhook's delivery attempts",
-  description: "Newest first: status, duration, the first 1 KB of the answer and when the next attempt is due.",
+  description: "Newest first: the event type, what was sent (headers with the signatures, never the secret; the body), the status, duration, the answer's headers and first 1 KB, and when the next attempt is due.",
   capability: read,
   resourceType: "webhook",
   params: s.WebhookIdParams,
@@ -106,6 +106,21 @@ export const listDeliveriesOp = defineOperation({
   response: s.WebhookDeliveryList,
   successStatus: 200,
   handler: (ctx) => listDeliveries(ctx.db, ctx.principal, ctx.params.id, ctx.query, ctx.secret),
+});
+
+export const getDeliveryOp = defineOperation({
+  id: "getWebhookDelivery",
+  method: "GET",
+  path: "/v1/webhooks/{id}/deliveries/{delivery_id}",
+  tag,
+  summary: "One delivery attempt",
+  description: "What was sent (event type, headers with the signatures but never the secret, body) and what came back (status, headers, the first 1 KB of the answer).",
+  capability: read,
+  resourceType: "webhook",
+  params: s.DeliveryIdParams,
+  response: s.WebhookDelivery,
+  successStatus: 200,
+  handler: (ctx) => getDelivery(ctx.db, ctx.principal, ctx.params.id, ctx.params.delivery_id),
 });
 
 export const retryDeliveryOp = defineOperation({
@@ -145,4 +160,4 @@ export const rotateWebhookSecretOp = defineOperation({
   },
 });
 
-export const webhookOperations = [listWebhooksOp, createWebhookOp, getWebhookOp, updateWebhookOp, deleteWebhookOp, listDeliveriesOp, retryDeliveryOp, rotateWebhookSecretOp];
+export const webhookOperations = [listWebhooksOp, createWebhookOp, getWebhookOp, updateWebhookOp, deleteWebhookOp, listDeliveriesOp, getDeliveryOp, retryDeliveryOp, rotateWebhookSecretOp];

@@ -10,6 +10,7 @@ export const webhooksRouter = router({
   update: mutationFrom(op.updateWebhookOp),
   delete: mutationFrom(op.deleteWebhookOp),
   deliveries: queryFrom(op.listDeliveriesOp),
+  delivery: queryFrom(op.getDeliveryOp),
   retryDelivery: mutationFrom(op.retryDeliveryOp),
   rotateSecret: mutationFrom(op.rotateWebhookSecretOp),
 });

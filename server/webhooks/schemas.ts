@@ -14,8 +14,13 @@ const WEBHOOK_EXAMPLE = {
   target_url: "https://hooks.example.com/svc",
   event_types: ["invoice.*", "execution.failed"],
   description: "Billing system",
+  delegation_id: EXAMPLE.delegationId,
+  rebound_from_delegation_id: null,
   created_at: EXAMPLE.createdAt,
 };
+
+const DelegationId = z.string().nullable().describe("The delegation deliveries act under (their provenance records name it): its creator's, or whoever re-enabled it after that one was revoked");
+const ReboundFrom = z.string().nullable().describe("Set when a webhook disabled by its delegation's revocation was re-enabled: the revoked delegation it was moved from");
 
 export const WebhookCreateRequest = z
   .object({
@@ -55,6 +60,8 @@ export const Webhook = z
     description: z.string().nullable(),
     status: WebhookStatus,
     health: WebhookHealth.optional(),
+    delegation_id: DelegationId,
+    rebound_from_delegation_id: ReboundFrom,
     created_at: Timestamp,
   })
   .meta({ id: "Webhook", example: { ...WEBHOOK_EXAMPLE, kind: "webhook", status: "active" } });
@@ -68,6 +75,8 @@ export const WebhookWithSecret = z
     description: z.string().nullable(),
     status: WebhookStatus,
     secret: z.string().describe("whsec_…: verify deliveries with it (Standard Webhooks). Shown only here and by rotate-secret"),
+    delegation_id: DelegationId,
+    rebound_from_delegation_id: ReboundFrom,
     created_at: Timestamp,
   })
   .meta({ id: "WebhookWithSecret", example: { ...WEBHOOK_EXAMPLE, kind: "webhook", status: "active", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwJ8cH3Jq4Vh0=" } });
@@ -121,6 +130,19 @@ const DELIVERY_EXAMPLE = {
   error: null,
   created_at: "2026-11-21T09:32:00.230Z",
   next_attempt_at: "2026-11-21T09:32:05.230Z",
+  event_type: "invoice.paid",
+  request: {
+    headers: {
+      "content-type": "application/json",
+      "user-agent": "svc-webhooks",
+      "webhook-id": "msg_evt_01m806mp6v3c2b1a0z9y8x7w6v_sub_01m806mp6t2k9d8c7b6a5z4y3x",
+      "webhook-timestamp": "1763717520",
+      "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+    },
+    body: '{"type":"invoice.paid","timestamp":"2026-11-21T09:30:00.000Z","data":{"event_id":"evt_01m806mp6v3c2b1a0z9y8x7w6v","payload":{"invoice_id":"inv_2041"}}}',
+    body_truncated: false,
+  },
+  response_headers: { "content-type": "text/plain" },
 };
 
 export const WebhookDelivery = z
@@ -135,6 +157,16 @@ export const WebhookDelivery = z
     error: z.string().nullable().describe("Why no answer came: outbound_timeout, outbound_refused, outbound_failed and a message"),
     created_at: Timestamp,
     next_attempt_at: Timestamp.nullable().describe("When this event is tried again; null when it is not"),
+    event_type: z.string().nullable().describe("The delivered event's type (null for attempts logged before svc kept it)"),
+    request: z
+      .object({
+        headers: z.record(z.string(), z.string()).describe("The headers sent: content-type, user-agent, webhook-id, webhook-timestamp and webhook-signature (signatures only, never the secret)"),
+        body: z.string().describe("The body sent, byte for byte (cut at 64 KiB)"),
+        body_truncated: z.boolean().describe("Whether `body` was cut"),
+      })
+      .nullable()
+      .describe("What was sent (null for attempts logged before svc kept it)"),
+    response_headers: z.record(z.string(), z.string()).nullable().describe("The answer's headers; null when no answer came"),
   })
   .meta({ id: "WebhookDelivery", example: DELIVERY_EXAMPLE });
 

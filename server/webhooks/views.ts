@@ -20,6 +20,8 @@ export function webhookView(s: Subscription, health?: WebhookHealthValue) {
     description: s.description || null,
     status: s.status as "active" | "disabled",
     ...(health ? { health } : {}),
+    delegation_id: s.createdByDelegationId,
+    rebound_from_delegation_id: s.reboundFromDelegationId,
     created_at: s.createdAt.toISOString(),
   };
 }
@@ -51,5 +53,16 @@ export function deliveryView(d: WebhookDelivery) {
     error: d.error,
     created_at: d.createdAt.toISOString(),
     next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+    event_type: d.eventType,
+    request: d.requestHeaders === null ? null : { headers: headersOf(d.requestHeaders), body: d.requestBody ?? "", body_truncated: d.requestBodyTruncated },
+    response_headers: d.responseHeaders === null ? null : headersOf(d.responseHeaders),
   };
+}
+
+function headersOf(json: string): Record<string, string> {
+  try {
+    return JSON.parse(json) as Record<string, string>;
+  } catch {
+    return {};
+  }
 }

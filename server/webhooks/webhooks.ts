@@ -1,12 +1,15 @@
 import type { z } from "zod";
 import type { Subscription, WebhookDelivery } from "../db/generated/sqlite/client";
 import type { Db } from "../db/client";
-import { Conflict, NotFound } from "../errors";
+import { Conflict, Forbidden, NotFound } from "../errors";
 import type { Principal } from "../governance/principal";
 import { keyset } from "../http/cursor";
 import { newId } from "../ids";
 import { enqueue } from "../jobs";
 import { subscriptionsChanged } from "../events/matcher";
+import { platformEntriesMatchedBy } from "../events/platformEventTypes";
+import { coveredBy } from "../identity/capabilities";
+import { delegationRevoked } from "../identity/delegationRevoked";
 import { assertOutboundUrl } from "../outbound/assertOutboundUrl";
 import { newWebhookSecret } from "../signing/webhookSecrets";
 import { DELIVER_JOB, deliverJobOptions } from "./deliveryJob";
@@ -16,9 +19,32 @@ import { SECRET_OVERLAP_MS, sealWebhookSecret } from "./webhookSecrets";
 
 const targetUrl = (raw: string) => assertOutboundUrl(raw, { requireHttps: true, field: "target_url" }).toString();
 
+/**
+ * A webhook delivers only what its creator may read: subscribing to patterns (creating a webhook,
+ * or adding patterns to one) needs `svc_api:events:read`, and, for patterns that match platform
+ * types, the capability that reads what those events carry (`svc_api:executions:read` for
+ * `execution.*`, …; see server/events/platformEventTypes.ts). 403 naming the first one missing.
+ */
+function assertMayRead(principal: Principal, patterns: readonly string[], already: readonly string[] = []): void {
+  const added = patterns.filter((p) => !already.includes(p));
+  if (added.length === 0) return;
+  const needed = ["svc_api:events:read", ...added.flatMap((p) => platformEntriesMatchedBy(p).map((e) => e.readCapability))];
+  const missing = needed.find((c) => !coveredBy(principal.capabilities, c));
+  if (missing) {
+    const pattern = added.find((p) => platformEntriesMatchedBy(p).some((e) => e.readCapability === missing));
+    throw Forbidden(
+      pattern
+        ? `Subscribing to ${pattern} delivers events that carry what ${missing} reads, which your delegation does not hold.`
+        : `Subscribing a webhook to events needs ${missing}, which your delegation does not hold: a webhook delivers only what its creator may read.`,
+      { missing_capability: missing },
+    );
+  }
+}
+
 /** Registers a webhook; its `whsec_` secret is in this answer only (sealed at rest). */
 export async function createWebhook(tx: Db, principal: Principal, body: z.output<typeof WebhookCreateRequest>) {
   const url = targetUrl(body.target_url);
+  assertMayRead(principal, body.event_types);
   const id = newId("whk");
   const secret = newWebhookSecret();
   const row = await tx.subscription.create({
@@ -85,16 +111,33 @@ export async function listSubscriptions(db: Db, principal: Principal, query: z.o
   return { data, pagination };
 }
 
-/** Changes the target, patterns, description or status; `active` again starts the failure period over. */
+/**
+ * Changes the target, patterns, description or status; `active` again starts the failure period
+ * over. Re-enabling a webhook whose delegation was revoked binds it to the caller's delegation
+ * (deliveries then act under it; `rebound_from_delegation_id` names the revoked one), or is 409
+ * when the caller has none of its own to give (the platform's service).
+ */
 export async function updateWebhook(tx: Db, principal: Principal, id: string, body: z.output<typeof WebhookUpdateRequest>) {
   const row = await findWebhook(tx, principal, id);
+  if (body.event_types !== undefined) assertMayRead(principal, body.event_types, Array.isArray(row.eventTypes) ? (row.eventTypes as string[]) : []);
+  const reEnabling = body.status === "active" && row.status !== "active";
+  let rebind: { createdByDelegationId: string; reboundFromDelegationId: string } | undefined;
+  if (reEnabling && row.createdByDelegationId && (await delegationRevoked(tx, row.createdByDelegationId))) {
+    if (!principal.delegationId) {
+      throw Conflict(`The webhook's delegation ${row.createdByDelegationId} was revoked, and this caller has no delegation to bind it to.`, { revoked_delegation_id: row.createdByDelegationId, current_state: row.status });
+    }
+    // The caller must be able to read what the webhook delivers, as if creating it.
+    assertMayRead(principal, Array.isArray(row.eventTypes) ? (row.eventTypes as string[]) : []);
+    rebind = { createdByDelegationId: principal.delegationId, reboundFromDelegationId: row.createdByDelegationId };
+  }
   const updated = await tx.subscription.update({
     where: { id: row.id },
     data: {
       ...(body.target_url !== undefined ? { targetUrl: targetUrl(body.target_url) } : {}),
       ...(body.event_types !== undefined ? { eventTypes: [...new Set(body.event_types)] } : {}),
       ...(body.description !== undefined ? { description: body.description ?? "" } : {}),
-      ...(body.status === "active" && row.status !== "active" ? { status: "active", disabledReason: null, failingSince: null } : {}),
+      ...(reEnabling ? { status: "active", disabledReason: null, failingSince: null } : {}),
+      ...(rebind ?? {}),
       ...(body.status === "disabled" && row.status !== "disabled" ? { status: "disabled", disabledReason: "manual" } : {}),
     },
   });
@@ -139,6 +182,14 @@ export async function listDeliveries(db: Db, principal: Principal, id: string, q
   });
   const { items, pagination } = page(rows);
   return { data: items.map(deliveryView), pagination };
+}
+
+/** One delivery attempt, with what was sent and what came back. */
+export async function getDelivery(db: Db, principal: Principal, id: string, deliveryId: string) {
+  const row = await findWebhook(db, principal, id);
+  const delivery = await db.webhookDelivery.findFirst({ where: { id: deliveryId, subscriptionId: row.id } });
+  if (!delivery) throw NotFound("delivery", deliveryId);
+  return deliveryView(delivery);
 }
 
 /** Queues one more attempt at a delivery's event (a replay), outside the retry schedule. */

@@ -123,6 +123,7 @@ describe("a typed client generated from the OpenAPI document", () => {
       tx.webhookDelivery.create({ data: { id: "whd_openapi", orgDid: t.root.orgDid, subscriptionId: hook.id, eventId: event.event_id, attempt: 1, statusCode: 500, success: false, durationMs: 3, createdAt: new Date() } }),
     );
     ok("GET", "/v1/webhooks/{id}/deliveries", await client.GET("/v1/webhooks/{id}/deliveries", { params: { path: { id: hook.id }, query: { limit: 5, success: "false" } } }));
+    ok("GET", "/v1/webhooks/{id}/deliveries/{delivery_id}", await client.GET("/v1/webhooks/{id}/deliveries/{delivery_id}", { params: { path: { id: hook.id, delivery_id: delivery.id } } }));
     ok("POST", "/v1/webhooks/{id}/deliveries/{delivery_id}/retry", await client.POST("/v1/webhooks/{id}/deliveries/{delivery_id}/retry", { params: { path: { id: hook.id, delivery_id: delivery.id } } }));
     ok("DELETE", "/v1/webhooks/{id}", await client.DELETE("/v1/webhooks/{id}", byHook));
 

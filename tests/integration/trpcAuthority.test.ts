@@ -162,6 +162,7 @@ const FROM_OPERATIONS: Record<string, unknown> = {
   "webhooks.update": { id: "whk_x", description: "x" },
   "webhooks.delete": { id: "whk_x" },
   "webhooks.deliveries": { id: "whk_x", limit: 1 },
+  "webhooks.delivery": { id: "whk_x", delivery_id: "whd_x" },
   "webhooks.retryDelivery": { id: "whk_x", delivery_id: "whd_x" },
   "webhooks.rotateSecret": { id: "whk_x" },
 };
