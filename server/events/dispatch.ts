@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import type { Event, Subscription } from "../db/generated/sqlite/client";
 import type { Principal } from "../governance/principal";
+import { processWide } from "../processWide";
 
 /** What a matched subscription caused: the execution a trigger queued, or the delivery a webhook scheduled. */
 export interface DispatchOutcome {
@@ -22,7 +23,7 @@ export interface DispatchContext {
  */
 export type SubscriptionDispatcher = (tx: Db, ctx: DispatchContext) => Promise<DispatchOutcome | void>;
 
-const dispatchers = new Map<string, SubscriptionDispatcher>();
+const dispatchers = processWide("events.subscriptionDispatchers", () => new Map<string, SubscriptionDispatcher>());
 
 /**
  * Declares what a match of a subscription kind does: the events area registers `agent_trigger`,

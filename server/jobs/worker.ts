@@ -6,6 +6,7 @@ import { describeError, outcomeCommitted, retryJob } from "./finishJob";
 import { jobKind, registeredJobKinds, type JobKind } from "./registry";
 import { LeaseLost, WorkerLost, type ClaimedJob } from "./types";
 import { JOBS_CHANNEL, onJobEnqueued } from "./wake";
+import { processWide } from "../processWide";
 
 export interface JobWorkerOptions {
   /** Shown in `job.locked_by`; default a fresh `wrk_…`. */
@@ -56,8 +57,7 @@ export function standaloneWorkerRefusal(): string | undefined {
 }
 
 // Databases whose running jobs this process has already released (see releaseRunningJobs).
-const slot = globalThis as typeof globalThis & { __svcJobsReleased?: WeakSet<Database> };
-const released = (slot.__svcJobsReleased ??= new WeakSet());
+const released = processWide("jobs.releasedDatabases", () => new WeakSet<Database>());
 
 interface Running {
   job: ClaimedJob;

@@ -3,6 +3,7 @@ import https from "node:https";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
 import { agentAllowList, isAllowListed, literalRefusal, outboundAllow, type OutboundAllow } from "./allowList";
 import { OutboundError, OutboundFailed, OutboundRefused, OutboundTimeout } from "./errors";
+import { processWide } from "../processWide";
 
 /**
  * The one HTTP client for calls svc makes to addresses its users chose (callbacks, webhooks,
@@ -42,7 +43,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const CROSS_ORIGIN_DROPPED = ["authorization", "cookie", "proxy-authorization"];
 const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "content-language", "content-location", "transfer-encoding"];
 
-const agents = new Map<string, http.Agent>();
+const agents = processWide("outbound.keptAliveAgents", () => new Map<string, http.Agent>());
 
 /** One agent per scheme and allow list, kept alive: webhook deliveries reuse connections. */
 export function agentFor(url: URL, allow: OutboundAllow = outboundAllow()): http.Agent {

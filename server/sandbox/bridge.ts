@@ -1,3 +1,4 @@
+import { processWide } from "../processWide";
 /**
  * The registry of `ctx` entries a bundle can call. The guest's `ctx` is built from the registered
  * names (`events.emit` becomes `ctx.events.emit`) and frozen; each call is a message to the host,
@@ -44,7 +45,7 @@ export interface RunBridge {
 export const BUILT_IN_ENTRIES = ["progress", "log"] as const;
 const NAME = /^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*$/;
 
-const registry = new Map<string, BridgeHandler>();
+const registry = processWide("sandbox.bridgeEntries", () => new Map<string, BridgeHandler>());
 
 /**
  * Adds `ctx.<name>` to every run started after this call. Returns a function that removes it

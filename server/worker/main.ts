@@ -1,3 +1,4 @@
+import { composeServer } from "../areas";
 import { closeDatabase } from "../db/client";
 import { standaloneWorkerRefusal } from "../jobs";
 import { bootstrap } from "../setup/bootstrap";
@@ -12,6 +13,7 @@ if (refusal) {
   process.exit(1);
 }
 await bootstrap(log);
+composeServer();
 const worker = startWorker({ log });
 log("running");
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

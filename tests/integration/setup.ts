@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
+import { composeServer } from "@/server/areas";
 import { resetConfig } from "@/server/config";
 import { closeDatabase } from "@/server/db/client";
 import { resetKeyRing } from "@/server/keys/signingKeys";
@@ -25,6 +26,8 @@ if (process.env.SVC_TEST_ENGINE === "postgres") {
 resetConfig();
 resetKeyRing();
 await bootstrap();
+// What server/main.ts does at start: the registries filled from the composition root.
+composeServer();
 
 afterAll(async () => {
   await closeDatabase();
