@@ -8,6 +8,7 @@ import { controlPlaneOperations } from "./controlPlane/operations";
 import { controlPlaneRouter } from "./controlPlane/router";
 import { registerSubscriptionDispatcher, type SubscriptionDispatcher } from "./events/dispatch";
 import { eventOperations } from "./events/operations";
+import { registerPlatformEventTypes } from "./events/platformEventTypes";
 import { eventsRouter } from "./events/router";
 import { eventBridgeEntries } from "./events/tasks";
 import { dispatchToTrigger } from "./events/triggers";
@@ -175,7 +176,8 @@ export const offeredCapabilityAreas: ReadonlySet<string> = new Set(checkedCapabi
 
 /**
  * Fills the process's registries from the root: job kinds, periodic tasks, sandbox bridge
- * entries, revocation hooks, subscription dispatchers and the capability catalogue's offer.
+ * entries, revocation hooks, subscription dispatchers, platform event types and the capability
+ * catalogue's offer.
  * Every entry point calls it before serving (server/main.ts, the worker, Next.js's
  * instrumentation, the CLI, the tests); it runs once per process, whichever copy of the modules
  * (Next.js bundles its own) calls first, and the registries are the process's (server/processWide.ts).
@@ -192,5 +194,6 @@ export function composeServer(): void {
     for (const [name, hook] of Object.entries(area.revocationHooks ?? {})) onDelegationsRevoked(name, hook);
     for (const [kind, dispatcher] of Object.entries(area.subscriptionDispatchers ?? {})) registerSubscriptionDispatcher(kind as "webhook" | "agent_trigger", dispatcher);
   }
+  registerPlatformEventTypes(platformEventTypes);
   offerCapabilityAreas(offeredCapabilityAreas);
 }

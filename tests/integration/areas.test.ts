@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { areaOperations, areas, consoleNavigation, navigationFor, offeredCapabilityAreas } from "@/server/areas";
+import { registeredPlatformEventTypes } from "@/server/events/platformEventTypes";
 import { capabilityGroups, isKnownCapability } from "@/server/identity/capabilityCatalogue";
 import { call, ed25519Jwk, useTestServer } from "./harness";
 
@@ -92,5 +93,6 @@ describe("registries are filled by the root, never by importing a module", () =>
     const jobKinds = Object.values(areas).flatMap((a) => Object.keys("jobKinds" in a ? a.jobKinds : {}));
     expect(jobKinds.sort()).toEqual(["agent.deploy", "execution.callback", "execution.run", "webhook.deliver"]);
     expect(Object.values(areas).flatMap((a) => Object.keys("bridge" in a ? a.bridge : {}))).toEqual(["events.emit"]);
+    expect(registeredPlatformEventTypes()).toEqual(["agent.activated", "agent.deactivated", "agent.deployed", "execution.completed", "execution.failed", "webhook.disabled"]);
   });
 });
