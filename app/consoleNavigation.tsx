@@ -1,4 +1,5 @@
-import { icons } from "lucide-react";
+import * as lucide from "lucide-react";
+import type { LucideIcon } from "lucide-react";
 import type { ReactNode } from "react";
 import { navigationFor } from "@/server/areas";
 import type { Role } from "@/server/members/roles";
@@ -15,7 +16,8 @@ export interface ConsoleNavItem {
  */
 export function consoleNavigation(role: string): ConsoleNavItem[] {
   return navigationFor(role as Role).map((entry) => {
-    const Icon = icons[entry.icon as keyof typeof icons] ?? icons.Circle;
+    // Any lucide-react export name, aliases included (`TriangleAlert`); a dot when the name is unknown.
+    const Icon = (lucide as unknown as Record<string, LucideIcon | undefined>)[entry.icon] ?? lucide.Circle;
     return { href: entry.href, label: entry.label, icon: <Icon className="h-4 w-4" aria-hidden /> };
   });
 }

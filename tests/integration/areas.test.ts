@@ -57,6 +57,11 @@ describe("the console's navigation comes from the root", () => {
     for (const dir of consolePages) expect(consoleNavigation.map((n) => n.href), dir.name).toContain(`/${dir.name}`);
   });
 
+  it("each entry's icon is a lucide-react icon", async () => {
+    const lucide = (await import("lucide-react")) as unknown as Record<string, unknown>;
+    for (const entry of consoleNavigation) expect(lucide[entry.icon], `${entry.href}: ${entry.icon}`).toBeDefined();
+  });
+
   it("entries carry the roles that see them", () => {
     expect(navigationFor("admin").map((n) => n.href)).toContain("/members");
     expect(navigationFor("viewer").map((n) => n.href)).not.toContain("/members");
