@@ -26,8 +26,8 @@ export type SubscriptionDispatcher = (tx: Db, ctx: DispatchContext) => Promise<D
 const dispatchers = processWide("events.subscriptionDispatchers", () => new Map<string, SubscriptionDispatcher>());
 
 /**
- * Declares what a match of a subscription kind does: the events area registers `agent_trigger`,
- * the webhooks area `webhook`. A kind with no dispatcher in this process is still matched and
+ * Declares what a match of a subscription kind does: the composition root (server/areas.ts)
+ * registers the events area's `agent_trigger` and the webhooks area's `webhook`. A kind with no dispatcher in this process is still matched and
  * recorded (`event_match` without an execution or delivery).
  */
 export function registerSubscriptionDispatcher(kind: "webhook" | "agent_trigger", dispatcher: SubscriptionDispatcher): () => void {

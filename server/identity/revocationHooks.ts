@@ -3,7 +3,8 @@ import { processWide } from "../processWide";
 
 /**
  * What other areas do, in the revoking transaction, when delegations are revoked (executions
- * cancel the runs that act under them). Identity never imports those areas: they register here.
+ * cancel the runs that act under them). Identity never imports those areas: the composition root
+ * (server/areas.ts) registers their hooks here.
  */
 export type RevocationHook = (tx: Db, revokedIds: readonly string[]) => Promise<void>;
 

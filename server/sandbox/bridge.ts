@@ -2,8 +2,9 @@ import { processWide } from "../processWide";
 /**
  * The registry of `ctx` entries a bundle can call. The guest's `ctx` is built from the registered
  * names (`events.emit` becomes `ctx.events.emit`) and frozen; each call is a message to the host,
- * answered by the entry's handler. Areas register their governed entries here (each handler goes
- * through the governance gate with the run's delegation); the sandbox knows nothing of them.
+ * answered by the entry's handler. The composition root (server/areas.ts) registers the areas'
+ * governed entries here (each handler goes through the governance gate with the run's
+ * delegation); the sandbox knows nothing of them.
  *
  * `progress` and `log` are built in: they are the run's telemetry, handled by the callbacks the
  * caller of `runBundle` passes (`onProgress`, `onLog`), because persisting them belongs to whoever
