@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { areaOperations, areas, consoleNavigation, navigationFor, offeredCapabilityAreas } from "@/server/areas";
 import { registeredPlatformEventTypes } from "@/server/events/platformEventTypes";
 import { capabilityGroups, isKnownCapability } from "@/server/identity/capabilityCatalogue";
+import { roleCapabilities } from "@/server/members/roles";
 import { call, ed25519Jwk, useTestServer } from "./harness";
 
 /**
@@ -24,6 +25,15 @@ describe("the capability catalogue offers what exists (issue 14.5)", () => {
     }
     expect(isKnownCapability("svc_api:approvals:respond")).toBe(false);
     expect(isKnownCapability("svc_api:reasoning:think")).toBe(false);
+  });
+
+  it("console roles hold no capability of an area not built yet", () => {
+    for (const role of ["admin", "approver", "viewer"] as const) {
+      const held = roleCapabilities(role);
+      expect(held.filter((c) => NOT_BUILT.some((a) => c.startsWith(`svc_api:${a}:`))), role).toEqual([]);
+      expect(held.every(isKnownCapability), role).toBe(true);
+    }
+    expect(roleCapabilities("viewer")).toEqual(expect.arrayContaining(["svc_api:agents:read", "svc_api:members:read", "svc_api:events:read"]));
   });
 
   it("the key picker lists no capability of an area not built yet", () => {
