@@ -9,12 +9,18 @@
 //    `server/http/listSchemas.ts`: plain zod, checked by schemasArePure.test.ts): never a service,
 //    the database or anything that needs Node.js.
 // 3. An area (server/<area>/) uses another area through its public modules. Public is every
-//    module of the area except these three, each meant for one registry only:
-//      - `router.ts`     the area's tRPC adapter: imported by server/trpc/ (the root router) only;
-//      - `operations.ts` the area's declared actions: imported by server/http/ (the routing
-//                        table), server/openapi/ and server/trpc/ only (and app/);
-//      - `tasks.ts`      the area's background work: imported by server/worker/ only;
+//    module of the area except these three, each meant for the composition root
+//    (`server/areas.ts`) only, which names every area once:
+//      - `router.ts`     the area's tRPC adapter;
+//      - `operations.ts` the area's declared actions (app/ and the OpenAPI document get them
+//                        through the root);
+//      - `tasks.ts`      the area's background work (job kinds, periodic tasks, bridge entries);
 //    and anything in a folder named `internal/`. An area imports its own files freely.
+// 4. The shared mechanisms (server/http/, jobs/, worker/, governance/, sandbox/) import no area:
+//    they read the root's lists (http/operations.ts and trpc/root.ts import `server/areas.ts`) or
+//    registries the root fills. They stand on the kernel only: db, keys, signing, outbound, setup,
+//    meta, and the two areas the gate itself is made of, identity (who calls) and provenance (the
+//    record).
 //
 // Patterns are regular expressions on the import path as written (`@/…` or relative).
 import tseslint from "typescript-eslint";
@@ -32,16 +38,21 @@ const registryOnly = (file, who) => ({
 });
 const internal = { regex: `${otherArea}internal(/|$)`, message: "Another area's internal/ modules are its own (eslint.config.mjs, rule 3)." };
 
-/** The patterns refused to server files, less the registries a folder is allowed to build. */
-function serverPatterns({ routers = false, operations = false, tasks = false } = {}) {
+/** The patterns refused to server files, less the registries the composition root builds. */
+function serverPatterns({ root = false } = {}) {
   return [
     noAppOrComponents,
     internal,
-    ...(routers ? [] : [registryOnly("router", "server/trpc/")]),
-    ...(operations ? [] : [registryOnly("operations", "server/http/, server/openapi/ and server/trpc/")]),
-    ...(tasks ? [] : [registryOnly("tasks", "server/worker/")]),
+    ...(root ? [] : [registryOnly("router", "the composition root (server/areas.ts)"), registryOnly("operations", "the composition root (server/areas.ts)"), registryOnly("tasks", "the composition root (server/areas.ts)")]),
   ];
 }
+
+// The folders a shared mechanism may import besides its own: the root, the kernel and the other mechanisms (rule 4).
+const KERNEL = ["areas", "processWide", "config", "errors", "errorCatalogue", "ids", "db", "keys", "signing", "outbound", "setup", "meta", "identity", "provenance", "http", "jobs", "worker", "governance", "sandbox", "trpc", "openapi"];
+const noArea = {
+  regex: String.raw`^(@/server/|(\.\./)+(server/)?)(?!(${KERNEL.join("|")})(/|$))[A-Za-z0-9_-]+(/|$)`,
+  message: "server/http, jobs, worker, governance and sandbox import no area: take what you need from the composition root (server/areas.ts) or a registry it fills (eslint.config.mjs, rule 4).",
+};
 
 const restrict = (patterns) => ({ "@typescript-eslint/no-restricted-imports": ["error", { patterns }] });
 
@@ -56,9 +67,8 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: "error" },
   },
   { files: ["server/**/*.{ts,tsx}"], rules: restrict(serverPatterns()) },
-  { files: ["server/trpc/**/*.{ts,tsx}"], rules: restrict(serverPatterns({ routers: true, operations: true })) },
-  { files: ["server/http/**/*.{ts,tsx}", "server/openapi/**/*.{ts,tsx}"], rules: restrict(serverPatterns({ operations: true })) },
-  { files: ["server/worker/**/*.{ts,tsx}"], rules: restrict(serverPatterns({ tasks: true })) },
+  { files: ["server/areas.ts"], rules: restrict(serverPatterns({ root: true })) },
+  { files: ["server/{http,jobs,worker,governance,sandbox}/**/*.{ts,tsx}"], ignores: ["**/*.test.ts"], rules: restrict([...serverPatterns(), noArea]) },
   // Unit tests beside the code may reach into what they test.
   { files: ["server/**/*.test.ts"], rules: restrict([noAppOrComponents]) },
   {

@@ -64,6 +64,7 @@ async function child(): Promise<void> {
     const { createApiKeyAsOperator } = await import("../server/identity/createApiKey");
     const { handleV1, servesPath } = await import("../server/http/router");
     await bootstrap();
+    (await import("../server/areas")).composeServer();
     const db = await database();
     const key = await createApiKeyAsOperator(db, { orgDid: (await rootOrgDid(db))!, capabilities: ["svc_api:*"], durationSeconds: 3600 });
     const server = createServer((req, res) => {

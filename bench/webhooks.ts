@@ -54,8 +54,8 @@ async function child(): Promise<void> {
     const { handleV1, servesPath } = await import("../server/http/router");
     const { startJobWorker } = await import("../server/jobs");
     const { DELIVER_JOB } = await import("../server/webhooks/deliveryJob");
-    await import("../server/webhooks/tasks");
     await bootstrap();
+    (await import("../server/areas")).composeServer();
     const db = await database();
     const key = await createApiKeyAsOperator(db, { orgDid: (await rootOrgDid(db))!, capabilities: ["svc_api:*"], durationSeconds: 3600 });
     const server = createServer((req, res) => {

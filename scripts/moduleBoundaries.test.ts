@@ -29,11 +29,31 @@ describe("module boundaries", () => {
     expect(await refusals("server/identity/probe.ts", code)).toEqual([1, 2, 3, 4].map((l) => `${l}: ${RULE}`));
   });
 
-  it("each registry imports what it registers", async () => {
-    expect(await refusals("server/trpc/probe.ts", `import { a } from "../identity/router";\nimport { b } from "../identity/operations";\nexport { a, b };\n`)).toEqual([]);
-    expect(await refusals("server/http/probe.ts", `import { a } from "../identity/operations";\nexport { a };\n`)).toEqual([]);
-    expect(await refusals("server/worker/probe.ts", `import { a } from "../identity/tasks";\nexport { a };\n`)).toEqual([]);
-    expect(await refusals("server/worker/probe.ts", `import { a } from "../identity/router";\nexport { a };\n`)).toEqual([`1: ${RULE}`]);
+  it("the composition root imports every area's router, operations and tasks; nothing else does", async () => {
+    const code = `import { a } from "./identity/router";\nimport { b } from "./identity/operations";\nimport { c } from "./identity/tasks";\nexport { a, b, c };\n`;
+    expect(await refusals("server/areas.ts", code)).toEqual([]);
+    expect(await refusals("server/trpc/probe.ts", `import { a } from "../identity/router";\nimport { b } from "../identity/operations";\nexport { a, b };\n`)).toEqual([`1: ${RULE}`, `2: ${RULE}`]);
+    expect(await refusals("server/worker/probe.ts", `import { a } from "../identity/tasks";\nexport { a };\n`)).toEqual([`1: ${RULE}`]);
+    expect(await refusals("server/trpc/probe.ts", `import { areaRouters } from "../areas";\nexport { areaRouters };\n`)).toEqual([]);
+  });
+
+  it("the shared mechanisms import no area, only the root, the kernel and each other", async () => {
+    const code = [
+      `import { a } from "../agents/agents";`,
+      `import { b } from "@/server/events/events";`,
+      `import { c } from "../webhooks/deliveryJob";`,
+      `import { d } from "../areas";`,
+      `import { e } from "../identity/authenticate";`,
+      `import { f } from "../db/client";`,
+      `import { g } from "../processWide";`,
+      `import { h } from "./registry";`,
+      `export { a, b, c, d, e, f, g, h };`,
+    ].join("\n");
+    for (const folder of ["http", "jobs", "worker", "governance", "sandbox"]) {
+      expect(await refusals(`server/${folder}/probe.ts`, code), folder).toEqual([1, 2, 3].map((l) => `${l}: ${RULE}`));
+    }
+    // An area may use another area's services.
+    expect(await refusals("server/webhooks/probe.ts", `import { a } from "../events/events";\nexport { a };\n`)).toEqual([]);
   });
 
   it("components import server types and schemas only", async () => {

@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
+import { processWide } from "./processWide";
 
 /**
  * Every setting svc reads from the environment, parsed once. README.md's configuration table
@@ -107,15 +108,15 @@ export function loadConfig(): Config {
   };
 }
 
-let cached: Config | undefined;
+const held = processWide("config", () => ({ config: undefined as Config | undefined }));
 
 /** The process's configuration, read from the environment on first use. */
 export function config(): Config {
-  cached ??= loadConfig();
-  return cached;
+  held.config ??= loadConfig();
+  return held.config;
 }
 
 /** Forget the parsed configuration (tests that change the environment). */
 export function resetConfig(): void {
-  cached = undefined;
+  held.config = undefined;
 }

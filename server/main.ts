@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import next from "next";
+import { composeServer } from "./areas";
 import { config } from "./config";
 import { closeDatabase } from "./db/client";
 import { CLIENT_ADDRESS_HEADER } from "./http/gate";
@@ -16,6 +17,9 @@ import { startWorker } from "./worker/worker";
  * (Next.js) on PORT, and the background worker in the same process unless SVC_IN_PROCESS_WORKER=0.
  */
 async function main(): Promise<void> {
+  // Every registry (job kinds, tasks, bridge entries, hooks…) filled once for the process, before
+  // Next.js loads its own copy of the modules: that copy finds them filled (server/processWide.ts).
+  composeServer();
   const cfg = config();
   const log = (line: string) => console.log(`svc: ${line}`);
   const { rootOrgDid, created } = await bootstrap(log);

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { ConsoleShell } from "@/components/console/ConsoleShell";
+import { consoleNavigation } from "@/app/consoleNavigation";
 import { DocsShell } from "@/components/docs/DocsShell";
 import { currentPerson } from "@/server/members/consoleSession";
 
@@ -11,7 +12,7 @@ export default async function DocsLayout({ children }: { children: ReactNode }) 
   const person = await currentPerson();
   if (!person) return <DocsShell>{children}</DocsShell>;
   return (
-    <ConsoleShell name={person.name} role={person.role ?? "viewer"} did={person.actorDid}>
+    <ConsoleShell nav={consoleNavigation(person.role ?? "viewer")} name={person.name} role={person.role ?? "viewer"} did={person.actorDid}>
       {children}
     </ConsoleShell>
   );

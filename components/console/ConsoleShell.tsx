@@ -1,7 +1,7 @@
 "use client";
 
 import * as DialogPrimitive from "@radix-ui/react-dialog";
-import { Activity, Bot, Radio, Webhook, Building2, FileCode2, Fingerprint, KeyRound, LayoutDashboard, ListChecks, LogOut, Menu, Moon, Sun, TriangleAlert, Users, X } from "lucide-react";
+import { LogOut, Menu, Moon, Sun, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
@@ -12,20 +12,12 @@ import { cn } from "@/components/ui/cn";
 import { Badge } from "@/components/ui/primitives";
 import { Did } from "./Did";
 
-const NAV = [
-  { href: "/overview", label: "Overview", icon: LayoutDashboard },
-  { href: "/organizations", label: "Organizations", icon: Building2 },
-  { href: "/passports", label: "Passports", icon: Fingerprint },
-  { href: "/keys", label: "API keys & delegations", icon: KeyRound },
-  { href: "/agents", label: "Agents", icon: Bot },
-  { href: "/executions", label: "Executions", icon: ListChecks },
-  { href: "/events", label: "Events", icon: Radio },
-  { href: "/webhooks", label: "Webhooks", icon: Webhook },
-  { href: "/provenance", label: "Provenance", icon: Activity },
-  { href: "/members", label: "Members", icon: Users, admin: true },
-  { href: "/docs/api", label: "API reference", icon: FileCode2 },
-  { href: "/docs/errors", label: "Error types", icon: TriangleAlert },
-];
+/** One page in the sidebar: the layout builds them from the composition root's nav entries (server/areas.ts), for the person's role. */
+export interface NavItem {
+  href: string;
+  label: string;
+  icon: ReactNode;
+}
 
 const RoleContext = createContext<string>("viewer");
 
@@ -68,12 +60,12 @@ export function ThemeToggle() {
   );
 }
 
-function Sidebar({ name, role, did, onNavigate }: { name: string; role: string; did: string; onNavigate?: () => void }) {
+function Sidebar({ nav, name, role, did, onNavigate }: { nav: NavItem[]; name: string; role: string; did: string; onNavigate?: () => void }) {
   const pathname = usePathname();
   return (
     <>
       <nav aria-label="Console" className="flex-1 space-y-0.5 overflow-y-auto px-3">
-        {NAV.filter((n) => !n.admin || role === "admin").map((n) => {
+        {nav.map((n) => {
           const active = pathname.startsWith(n.href);
           return (
             <Link
@@ -83,7 +75,7 @@ function Sidebar({ name, role, did, onNavigate }: { name: string; role: string; 
               aria-current={active ? "page" : undefined}
               className={cn("flex items-center gap-2 rounded-md px-3 py-2 text-sm text-muted-foreground hover:bg-muted hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring", active && "bg-accent font-medium text-foreground")}
             >
-              <n.icon className="h-4 w-4" aria-hidden />
+              {n.icon}
               {n.label}
             </Link>
           );
@@ -112,7 +104,7 @@ function Sidebar({ name, role, did, onNavigate }: { name: string; role: string; 
  * The console's frame: a sidebar from 768 px up; below that a top bar whose menu button opens the
  * same navigation in a drawer (a Radix dialog: focus trapped, Escape closes, focus returns).
  */
-export function ConsoleShell({ name, role, did, children }: { name: string; role: string; did: string; children: ReactNode }) {
+export function ConsoleShell({ nav, name, role, did, children }: { nav: NavItem[]; name: string; role: string; did: string; children: ReactNode }) {
   const [menuOpen, setMenuOpen] = useState(false);
   return (
     <RoleContext.Provider value={role}>
@@ -139,7 +131,7 @@ export function ConsoleShell({ name, role, did, children }: { name: string; role
                     </Button>
                   </DialogPrimitive.Close>
                 </div>
-                <Sidebar name={name} role={role} did={did} onNavigate={() => setMenuOpen(false)} />
+                <Sidebar nav={nav} name={name} role={role} did={did} onNavigate={() => setMenuOpen(false)} />
               </DialogPrimitive.Content>
             </DialogPrimitive.Portal>
           </DialogPrimitive.Root>
@@ -150,7 +142,7 @@ export function ConsoleShell({ name, role, did, children }: { name: string; role
             <div className="px-5 py-4">
               <Brand />
             </div>
-            <Sidebar name={name} role={role} did={did} />
+            <Sidebar nav={nav} name={name} role={role} did={did} />
           </div>
         </aside>
         <main id="main" className="min-w-0 flex-1 px-4 py-5 md:px-8 md:py-6">

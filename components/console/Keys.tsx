@@ -12,7 +12,7 @@ import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Confirm, Dialog } from "@/components/ui/dialog";
 import { Badge, FieldError, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
-import { capabilityGroups } from "@/server/identity/capabilityCatalogue";
+import type { CapabilityGroup } from "@/server/identity/capabilityCatalogue";
 import type { AppRouter } from "@/server/trpc/root";
 import type { inferRouterOutputs } from "@trpc/server";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
@@ -21,8 +21,6 @@ import { applyProblem, problemOf, useTRPC } from "./Providers";
 
 type Delegation = inferRouterOutputs<AppRouter>["identity"]["delegations"]["list"]["data"][number];
 
-/** Capabilities offered by the picker, grouped by area (families first): the service's own catalogue. */
-const CAPABILITY_GROUPS: [string, string[]][] = capabilityGroups().map((g) => [g.title, g.capabilities.map((c) => c.capability)]);
 
 const CreateKeyForm = z.object({
   name: z.string().trim().min(1, "Name the key so you can recognise it later").max(200),
@@ -30,7 +28,8 @@ const CreateKeyForm = z.object({
   days: z.number({ message: "Enter a number of days" }).int().min(1, "At least 1 day").max(3650, "At most 3650 days"),
 });
 
-export function Keys() {
+/** `capabilityGroups`: what the picker offers, grouped by area (families first), as the page reads it from the composition root. */
+export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[] }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [status, setStatus] = useState<"" | "active" | "revoked" | "expired">("");
@@ -116,6 +115,7 @@ export function Keys() {
         onRowClick={(d) => setDetail(d.id)}
       />
       {canAdminister ? <CreateKeyDialog
+        capabilityGroups={capabilityGroups}
         open={creating}
         onOpenChange={setCreating}
         onCreated={(token, name) => {
@@ -145,7 +145,7 @@ export function Keys() {
   );
 }
 
-function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onOpenChange(o: boolean): void; onCreated(token: string, name: string): void }) {
+function CreateKeyDialog({ capabilityGroups, open, onOpenChange, onCreated }: { capabilityGroups: CapabilityGroup[]; open: boolean; onOpenChange(o: boolean): void; onCreated(token: string, name: string): void }) {
   const trpc = useTRPC();
   const form = useForm<z.infer<typeof CreateKeyForm>>({ resolver: zodResolver(CreateKeyForm), defaultValues: { name: "", capabilities: [], days: 90 } });
   const create = useMutation(
@@ -169,8 +169,8 @@ function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onO
         <fieldset className="space-y-2">
           <legend className="text-sm font-medium">Capabilities</legend>
           <div className="grid max-h-56 grid-cols-2 gap-x-4 gap-y-1 overflow-auto rounded-md border border-border p-3">
-            {CAPABILITY_GROUPS.flatMap(([group, caps]) =>
-              caps.map((c) => (
+            {capabilityGroups.flatMap(({ title: group, capabilities }) =>
+              capabilities.map(({ capability: c }) => (
                 <label key={c} className="flex items-center gap-2 text-xs">
                   <input type="checkbox" value={c} {...form.register("capabilities")} />
                   <span className="font-mono">{c}</span>

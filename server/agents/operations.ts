@@ -62,42 +62,42 @@ export const agentStatusOp = defineOperation({
   handler: (ctx) => agentStatus(ctx.db, ctx.principal, ctx.params.id),
 });
 
-export const activateAgentOp = defineOperation({
+/** activate and deactivate: one move each way between active and inactive, declared once. */
+function statusMoveOp(move: { id: string; verb: "activate" | "deactivate"; target: "active" | "inactive"; summary: string; description: string }) {
+  return defineOperation({
+    id: move.id,
+    method: "POST",
+    path: `/v1/agents/{id}/${move.verb}`,
+    tag,
+    summary: move.summary,
+    description: move.description,
+    capability: "svc_api:agents:manage",
+    resourceType: "agent",
+    params: s.AgentIdParams,
+    response: s.AgentStatusResponse,
+    successStatus: 200,
+    problems: ["illegal_state_transition"],
+    async handler(ctx) {
+      ctx.setResource(ctx.params.id);
+      return setAgentStatus(ctx.db, ctx.principal, ctx.params.id, move.target);
+    },
+  });
+}
+
+export const activateAgentOp = statusMoveOp({
   id: "activateAgent",
-  method: "POST",
-  path: "/v1/agents/{id}/activate",
-  tag,
+  verb: "activate",
+  target: "active",
   summary: "Activate an inactive agent",
   description: "inactive → active; any other move is 409 naming both states. An agent none of whose deploys succeeded cannot be activated.",
-  capability: "svc_api:agents:manage",
-  resourceType: "agent",
-  params: s.AgentIdParams,
-  response: s.AgentStatusResponse,
-  successStatus: 200,
-  problems: ["illegal_state_transition"],
-  async handler(ctx) {
-    ctx.setResource(ctx.params.id);
-    return setAgentStatus(ctx.db, ctx.principal, ctx.params.id, "active");
-  },
 });
 
-export const deactivateAgentOp = defineOperation({
+export const deactivateAgentOp = statusMoveOp({
   id: "deactivateAgent",
-  method: "POST",
-  path: "/v1/agents/{id}/deactivate",
-  tag,
+  verb: "deactivate",
+  target: "inactive",
   summary: "Deactivate an active agent",
   description: "active → inactive; any other move is 409 naming both states. An inactive agent cannot be invoked; running executions go on.",
-  capability: "svc_api:agents:manage",
-  resourceType: "agent",
-  params: s.AgentIdParams,
-  response: s.AgentStatusResponse,
-  successStatus: 200,
-  problems: ["illegal_state_transition"],
-  async handler(ctx) {
-    ctx.setResource(ctx.params.id);
-    return setAgentStatus(ctx.db, ctx.principal, ctx.params.id, "inactive");
-  },
 });
 
 export const invokeAgentOp = defineOperation({

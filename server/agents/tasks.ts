@@ -1,10 +1,9 @@
 import { database } from "../db/client";
-import { finishJob, registerJobKind, WorkerLost } from "../jobs";
-import type { Task } from "../worker/registry";
+import { finishJob, WorkerLost, type JobKind } from "../jobs";
 import { checkVersion, DEPLOY_JOB, recordDeployOutcome } from "./deployAgent";
 
-// The agents area's background work: loading a deployed bundle in the sandbox (`agent.deploy`).
-registerJobKind<{ versionId: string }>(DEPLOY_JOB, {
+/** The agents area's background work: loading a deployed bundle in the sandbox (`agent.deploy`). */
+const deployJob: JobKind<{ versionId: string }> = {
   concurrency: 2,
   async handler(job) {
     const db = await database();
@@ -27,6 +26,6 @@ registerJobKind<{ versionId: string }>(DEPLOY_JOB, {
       error: { code: lost ? "worker_lost" : "internal", message: lost ? "The worker loading the bundle stopped before it ended." : "Loading the bundle failed on every attempt with an internal error of the service." },
     });
   },
-});
+};
 
-export const agentTasks: Task[] = [];
+export const agentJobKinds = { [DEPLOY_JOB]: deployJob as JobKind };

@@ -144,6 +144,8 @@ async function main(argv: string[]): Promise<number> {
     const refused = await useDatabase(values.init);
     if (refused) return refused;
     const { rootOrgDid } = await bootstrap();
+    // The catalogue offers what the composition root's areas check (loaded here only: other commands stay quick).
+    (await import("../areas")).composeServer();
     const key = await createApiKeyAsOperator(await database(), { orgDid: values.org ?? rootOrgDid, capabilities, name: values.name ?? null, durationSeconds: days * 86_400 });
     if (values.json) console.log(JSON.stringify(key));
     else if (values["token-only"]) console.log(key.token);

@@ -3,6 +3,7 @@ import type { PrismaClient, Prisma } from "./generated/sqlite/client";
 import { Mutex } from "./mutex";
 import { pgRaw, sqliteRaw, type RawDriver } from "./raw";
 import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
+import { processWide } from "../processWide";
 
 /**
  * A Prisma client or an open transaction. Both engines' generated clients have the same shape
@@ -30,18 +31,18 @@ export interface Database {
 
 // One database per process, even when Next.js's bundle and the server's own modules each load
 // this file: on SQLite the write lock must be the same object for every writer in the process.
-const slot = globalThis as typeof globalThis & { __svcDatabase?: Promise<Database>; __svcCommitHooks?: WeakMap<object, Array<() => void>> };
+const slot = processWide("db.database", () => ({ database: undefined as Promise<Database> | undefined }));
 
 /** The process's database, opened on first use from DATABASE_URL / DATA_DIR. */
 export function database(): Promise<Database> {
-  slot.__svcDatabase ??= open();
-  return slot.__svcDatabase;
+  slot.database ??= open();
+  return slot.database;
 }
 
 /** Closes the database (tests, CLI commands, shutdown). */
 export async function closeDatabase(): Promise<void> {
-  const db = slot.__svcDatabase;
-  slot.__svcDatabase = undefined;
+  const db = slot.database;
+  slot.database = undefined;
   if (db) await (await db).close();
 }
 
@@ -51,7 +52,7 @@ const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 // Shared like the database: `writeTx` (from whichever copy of this module opened it) registers
 // them, and `afterCommit` in another copy (Next.js bundles its own) must find them. A copy that
 // could not would run its hook at once, before commit, inside the writer's lock.
-const commitHooks = (slot.__svcCommitHooks ??= new WeakMap<object, Array<() => void>>());
+const commitHooks = processWide("db.commitHooks", () => new WeakMap<object, Array<() => void>>());
 
 /**
  * Runs `fn` once `tx` has committed (never if it rolls back): in-process wake-ups that must not

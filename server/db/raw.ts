@@ -1,6 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Pool, PoolClient } from "pg";
 import type { Mutex } from "./mutex";
+import { processWide } from "../processWide";
 
 /**
  * The database driver without Prisma. It is one to two orders of magnitude faster than Prisma
@@ -27,7 +28,7 @@ interface Translated {
   /** For each `?` in order, the index of the parameter it stands for. */
   order: number[];
 }
-const translations = new Map<string, Translated>();
+const translations = processWide("db.sqliteTranslations", () => new Map<string, Translated>());
 
 function toSqlite(sql: string): Translated {
   let t = translations.get(sql);
@@ -132,6 +133,7 @@ const pgTypes = {
     return pgTypeParsers.getTypeParser(oid, format as "text");
   },
 };
+// not state: the pg module's type parsers, the same object for every copy of this module.
 let pgTypeParsers: typeof import("pg").types;
 
 function pgParams(params: unknown[]): unknown[] {

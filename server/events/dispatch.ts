@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import type { Event, Subscription } from "../db/generated/sqlite/client";
 import type { Principal } from "../governance/principal";
+import { processWide } from "../processWide";
 
 /** What a matched subscription caused: the execution a trigger queued, or the delivery a webhook scheduled. */
 export interface DispatchOutcome {
@@ -22,11 +23,11 @@ export interface DispatchContext {
  */
 export type SubscriptionDispatcher = (tx: Db, ctx: DispatchContext) => Promise<DispatchOutcome | void>;
 
-const dispatchers = new Map<string, SubscriptionDispatcher>();
+const dispatchers = processWide("events.subscriptionDispatchers", () => new Map<string, SubscriptionDispatcher>());
 
 /**
- * Declares what a match of a subscription kind does: the events area registers `agent_trigger`,
- * the webhooks area `webhook`. A kind with no dispatcher in this process is still matched and
+ * Declares what a match of a subscription kind does: the composition root (server/areas.ts)
+ * registers the events area's `agent_trigger` and the webhooks area's `webhook`. A kind with no dispatcher in this process is still matched and
  * recorded (`event_match` without an execution or delivery).
  */
 export function registerSubscriptionDispatcher(kind: "webhook" | "agent_trigger", dispatcher: SubscriptionDispatcher): () => void {

@@ -11,8 +11,6 @@ import { dispatcherFor, type DispatchOutcome } from "./dispatch";
 import { subscriptionIndex } from "./matcher";
 import type { EventBody, EventListQuery } from "./schemas";
 
-// Registers the agent_trigger dispatcher wherever events are put on the bus.
-import "./triggers";
 
 export type EventVia = "ingest" | "emit";
 

@@ -1,5 +1,6 @@
 import type { Database, Db } from "../db/client";
 import { newId } from "../ids";
+import { processWide } from "../processWide";
 
 /**
  * The in-memory index the bus matches events against: per organization, a map from exact type to
@@ -129,7 +130,7 @@ async function fingerprintOf(db: Db, engine: Database["engine"]): Promise<string
 }
 
 /** The process's index. */
-export const subscriptionIndex = new SubscriptionIndex();
+export const subscriptionIndex = processWide("events.subscriptionIndex", () => new SubscriptionIndex());
 
 /** Call in the transaction of every write to `subscription`: every process's index rebuilds at its next match. */
 export async function subscriptionsChanged(tx: Db): Promise<void> {

@@ -1,4 +1,5 @@
 // Pure (no server-only imports): the console reads the catalogue too.
+import { processWide } from "../processWide";
 import { EVENT_TYPE_RE } from "./schemas";
 
 /**
@@ -19,7 +20,7 @@ export interface PlatformEventEntry {
   description: string;
 }
 
-const catalogue: PlatformEventEntry[] = [
+const builtIn: PlatformEventEntry[] = [
   { pattern: "agent.*", readCapability: "svc_api:agents:read", description: "agents: deployed, activated, deactivated" },
   { pattern: "execution.*", readCapability: "svc_api:executions:read", description: "executions: completed, failed (the AsyncExecution, result included)" },
   { pattern: "approval.*", readCapability: "svc_api:approvals:read", description: "approvals: requested, decided, expired" },
@@ -28,6 +29,20 @@ const catalogue: PlatformEventEntry[] = [
   { pattern: "webhook.disabled", readCapability: "svc_api:events:read", description: "a webhook was disabled" },
   { pattern: "delegation.revoked", readCapability: "svc_api:delegations:read", description: "a delegation was revoked" },
 ];
+const catalogue = processWide("events.platformEventCatalogue", () => [...builtIn]);
+
+// The exact types the areas raise, as the composition root (server/areas.ts) lists them.
+const raisedTypes = processWide("events.platformEventTypes", () => new Set<string>());
+
+/** Called by the composition root only: the types the areas raise (`agent.deployed`, `execution.completed`, …). */
+export function registerPlatformEventTypes(raised: Iterable<string>): void {
+  for (const type of raised) raisedTypes.add(type);
+}
+
+/** Every platform event type an area registered as one it raises, sorted. */
+export function registeredPlatformEventTypes(): string[] {
+  return [...raisedTypes].sort();
+}
 
 /** The catalogue as it stands (the built-in entries and those later areas reserved). */
 export function platformEventCatalogue(): readonly PlatformEventEntry[] {
@@ -53,7 +68,7 @@ export function platformEventEntry(type: string): PlatformEventEntry | undefined
 
 /** Whether only the platform may raise `type`. */
 export function isReservedEventType(type: string): boolean {
-  return EVENT_TYPE_RE.test(type) && platformEventEntry(type) !== undefined;
+  return EVENT_TYPE_RE.test(type) && (raisedTypes.has(type) || platformEventEntry(type) !== undefined);
 }
 
 /**

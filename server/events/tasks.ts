@@ -1,8 +1,6 @@
-import { registerBridgeEntry } from "../sandbox/bridge";
-import type { Task } from "../worker/registry";
+import type { BridgeHandler } from "../sandbox/bridge";
 import { emitFromRun } from "./emitFromRun";
 
-// Where runs happen, their bundles get `ctx.events.emit`.
-registerBridgeEntry("events.emit", emitFromRun);
+/** Where runs happen, their bundles get `ctx.events.emit`. */
+export const eventBridgeEntries: Record<string, BridgeHandler> = { "events.emit": emitFromRun };
 
-export const eventTasks: Task[] = [];

@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import { newId } from "../ids";
 import { invokeAgent } from "../executions/invokeAgent";
-import { registerSubscriptionDispatcher } from "./dispatch";
+import type { SubscriptionDispatcher } from "./dispatch";
 import { subscriptionsChanged } from "./matcher";
 
 interface ManifestOn {
@@ -55,7 +55,7 @@ export async function syncAgentTriggers(tx: Db, agentId: string): Promise<void> 
  * declaration is what lets the event start the agent at all (no declaration, no subscription);
  * revoking the sender's delegation cancels the runs it caused.
  */
-registerSubscriptionDispatcher("agent_trigger", async (tx, { event, subscription, principal }) => {
+export const dispatchToTrigger: SubscriptionDispatcher = async (tx, { event, subscription, principal }) => {
   // A platform event has no invoker whose delegation a run could derive from (see platformEvents.ts).
   if (!subscription.agentId || !principal.delegationId) return;
   const agent = await tx.agent.findUnique({ where: { id: subscription.agentId }, select: { status: true, currentVersionId: true } });
@@ -74,4 +74,4 @@ registerSubscriptionDispatcher("agent_trigger", async (tx, { event, subscription
   };
   const execution = await invokeAgent(tx, principal, subscription.agentId, { input, max_attempts: 3 });
   return { executionId: execution.id };
-});
+};

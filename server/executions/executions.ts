@@ -4,7 +4,7 @@ import type { Db } from "../db/client";
 import { IllegalTransition, NotFound } from "../errors";
 import { keyset } from "../http/cursor";
 import type { Principal } from "../governance/principal";
-import { onDelegationsRevoked } from "../identity/revocationHooks";
+import type { RevocationHook } from "../identity/revocationHooks";
 import { cancelExecutions } from "./endExecution";
 import type { ExecutionListQuery } from "./schemas";
 import { callbackAttemptView, executionView, logLineView } from "./views";
@@ -62,11 +62,11 @@ export async function cancelExecution(db: Db, principal: Principal, id: string) 
 // Revoking a delegation cancels the executions that act under it, in the revoking transaction.
 // A run's delegation derives from its invoker's: revoking that one, or any ancestor, even without
 // cascading (a console session signed out), ends the runs under it.
-onDelegationsRevoked("executions", async (tx, ids) => {
+export const cancelRunsOfRevokedDelegations: RevocationHook = async (tx, ids) => {
   if (ids.length === 0) return;
   const rows = await tx.asyncExecution.findMany({
     where: { status: { in: ["queued", "processing"] }, OR: [{ delegationId: { in: [...ids] } }, ...ids.map((id) => ({ delegation: { ancestry: { contains: id } } }))] },
   });
   if (rows.length === 0) return;
   await cancelExecutions(tx, rows, { code: "delegation_revoked", message: "The delegation this run acts under (or one it derives from) was revoked." });
-});
+};

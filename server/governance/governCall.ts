@@ -9,6 +9,7 @@ import { keyRing } from "../keys/signingKeys";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
 import { requestHash, type ProvenanceEntry, type ProvenanceRecord } from "../provenance/record";
 import { rootOrgDidOf } from "../setup/rootOrg";
+import { processWide } from "../processWide";
 
 /**
  * The governance gate, independent of transport: authenticate → rate limit → authorize
@@ -119,7 +120,7 @@ export async function governCall<T>(
   let resource: { type: string | null; id: string | null } = { type: spec.resourceType, id: null };
 
   const entry = (status: number): ProvenanceEntry => ({
-    org_did: principal?.orgDid ?? rootOrgDidCache ?? "unknown",
+    org_did: principal?.orgDid ?? rootOrg.did ?? "unknown",
     actor_did: principal?.actorDid ?? null,
     delegation_id: principal?.delegationId || null,
     grantor_did: principal?.grantorDid ?? null,
@@ -227,7 +228,7 @@ export async function recordRefusal(label: string, requestId: string, status: nu
   const db = await database();
   await loadRootOrgDid(db);
   await appendProvenance(db, {
-    org_did: rootOrgDidCache ?? "unknown",
+    org_did: rootOrg.did ?? "unknown",
     actor_did: null,
     delegation_id: null,
     grantor_did: null,
@@ -243,7 +244,7 @@ export async function recordRefusal(label: string, requestId: string, status: nu
 }
 
 // Calls refused before authentication belong to the root organization: its administrators see them.
-let rootOrgDidCache: string | undefined;
+const rootOrg = processWide("governance.rootOrgDid", () => ({ did: undefined as string | undefined }));
 async function loadRootOrgDid(db: Database): Promise<void> {
-  rootOrgDidCache ??= await rootOrgDidOf(db);
+  rootOrg.did ??= await rootOrgDidOf(db);
 }

@@ -1,7 +1,9 @@
+import { processWide } from "../processWide";
 /**
  * Fixed one-minute windows per key (credential or client address, and route). Kept in process
- * memory: with several processes each enforces the limit on its own share of the traffic
- * (README: scaling out).
+ * memory, one set of windows per process whichever copy of this module counts (the /v1 fast path
+ * and Next.js's bundle share them): with several processes each enforces the limit on its own
+ * share of the traffic (README: scaling out).
  */
 export interface RateLimitState {
   limit: number;
@@ -11,7 +13,7 @@ export interface RateLimitState {
   allowed: boolean;
 }
 
-const windows = new Map<string, { start: number; count: number }>();
+const windows = processWide("http.rateLimitWindows", () => new Map<string, { start: number; count: number }>());
 const WINDOW_MS = 60_000;
 
 export function takeToken(key: string, limit: number, now = Date.now()): RateLimitState {

@@ -3,6 +3,7 @@ import type { Database, Db } from "../db/client";
 import { forEngine } from "../db/raw";
 import { Unauthenticated } from "../errors";
 import { tokenHash, verifyDelegationToken } from "../keys/tokens";
+import { processWide } from "../processWide";
 
 
 interface DelegationRow {
@@ -20,7 +21,7 @@ interface DelegationRow {
 
 // Verified tokens, keyed by the token's hash, until they expire: a repeat call skips the
 // signature check and the delegation lookup. Revocation is still checked on every call.
-const verified = new Map<string, Principal>();
+const verified = processWide("identity.verifiedTokens", () => new Map<string, Principal>());
 const MAX_CACHED = 20_000;
 
 /** Authenticates an `Authorization` header value: a valid, unexpired, unrevoked delegation token. */

@@ -23,5 +23,5 @@ export function missingCapabilities(held: readonly string[], wanted: readonly st
   return wanted.filter((w) => !coveredBy(held, w));
 }
 
-/** The session exchange's default set: reasoning plus agents read/invoke. */
+/** The session exchange's default set: reasoning plus agents read/invoke (less what the service does not offer yet, exchangeSession.ts). */
 export const SESSION_DEFAULT_CAPABILITIES = ["svc_api:reasoning:think", "svc_api:agents:read", "svc_api:agents:invoke"];

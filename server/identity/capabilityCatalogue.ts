@@ -1,9 +1,17 @@
+import { processWide } from "../processWide";
+
 /**
- * Every capability the service knows, with what it allows: the one list that the role
- * definitions (server/members/roles.ts), the console's key picker, the OpenAPI document and the
- * docs read, and that every capability in a request is checked against. Pure data (no node-only
- * import): console forms import it too. Areas not built yet are listed already, as the API
- * contract names them, so a key minted today can carry them.
+ * Every capability of the API contract's vocabulary, with what it allows: the one list that the
+ * role definitions (server/members/roles.ts), the console's key picker, the OpenAPI document and
+ * the docs read, and that every capability in a request is checked against. Pure data (no
+ * node-only import): console forms import it too.
+ *
+ * The service offers a capability only once its area exists: the composition root
+ * (server/areas.ts) names the capability areas its operations and procedures check
+ * (`offerCapabilityAreas`), and the others (approvals, workflows, marketplace, reasoning… until
+ * they are built) are unknown: refused in a request, absent from the key picker and from the
+ * session exchange's default grant. Before the root has spoken (a console form in the browser, a
+ * unit test) the whole vocabulary is known.
  */
 export const CAPABILITY_AREAS = {
   passports: "Passports",
@@ -84,18 +92,46 @@ export const CAPABILITY_FAMILIES: readonly { capability: string; description: st
 
 const KNOWN = new Set<string>([...CAPABILITY_CATALOGUE.map((c) => c.capability), ...CAPABILITY_FAMILIES.map((f) => f.capability)]);
 
-/** Whether a capability (or family) is one the catalogue lists. */
+// The capability areas the composition root offers (undefined until it has spoken).
+const offer = processWide("identity.offeredCapabilityAreas", () => ({ areas: undefined as ReadonlySet<string> | undefined }));
+
+/** The area of `svc_api:<area>:…`, or undefined (`svc_api:*`, another namespace). */
+export function capabilityAreaOf(capability: string): string | undefined {
+  return /^svc_api:([a-z0-9_]+):/.exec(capability)?.[1];
+}
+
+/** Called by the composition root (server/areas.ts) only: the capability areas this service has operations for. */
+export function offerCapabilityAreas(areas: Iterable<string>): void {
+  offer.areas = new Set(areas);
+}
+
+/** Whether the service offers capabilities of `area` (every area before the root has spoken). */
+export function isOfferedArea(area: string, offered: ReadonlySet<string> | undefined = offer.areas): boolean {
+  return !offered || offered.has(area);
+}
+
+/** Whether a capability (or family) is one the catalogue lists and the service offers. */
 export function isKnownCapability(capability: string): boolean {
-  return KNOWN.has(capability);
+  if (!KNOWN.has(capability)) return false;
+  const area = capabilityAreaOf(capability);
+  return area === undefined || isOfferedArea(area);
 }
 
 /** Every read capability (`svc_api:<area>:read`) of the catalogue. */
 export const READ_CAPABILITIES: readonly string[] = CAPABILITY_CATALOGUE.filter((c) => c.capability.endsWith(":read")).map((c) => c.capability);
 
-/** The catalogue grouped by area, for pickers and docs (families first). */
-export function capabilityGroups(): { area: string; title: string; capabilities: { capability: string; description: string }[] }[] {
+export interface CapabilityGroup {
+  area: string;
+  title: string;
+  capabilities: { capability: string; description: string }[];
+}
+
+/** The offered catalogue grouped by area, for pickers and docs (families first); `offered` as the root computes it, or the process's offer. */
+export function capabilityGroups(offered: ReadonlySet<string> | undefined = offer.areas): CapabilityGroup[] {
   return [
     { area: "all", title: "Everything", capabilities: [CAPABILITY_FAMILIES[0]!] },
-    ...Object.entries(CAPABILITY_AREAS).map(([area, title]) => ({ area, title, capabilities: CAPABILITY_CATALOGUE.filter((c) => c.area === area) })),
+    ...Object.entries(CAPABILITY_AREAS)
+      .filter(([area]) => isOfferedArea(area, offered))
+      .map(([area, title]) => ({ area, title, capabilities: CAPABILITY_CATALOGUE.filter((c) => c.area === area).map(({ capability, description }) => ({ capability, description })) })),
   ];
 }

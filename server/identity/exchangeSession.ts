@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { ValidationFailed } from "../errors";
 import type { Principal } from "../governance/principal";
 import { SESSION_DEFAULT_CAPABILITIES } from "./capabilities";
+import { isKnownCapability } from "./capabilityCatalogue";
 import { issueDelegation, sessionResponse, tierTooLow } from "./issueDelegation";
 import type { SessionExchangeRequest } from "./schemas";
 
@@ -17,7 +18,8 @@ export async function exchangeSession(db: Db, principal: Principal, input: z.out
     const b = [...new Set(input.scopes)].sort().join(" ");
     if (a !== b) throw ValidationFailed([{ field: "scopes", code: "INVALID_VALUE", message: "scopes is an alias of capabilities: send one of them, or the same list in both." }]);
   }
-  const requested = input.capabilities?.length ? input.capabilities : input.scopes?.length ? input.scopes : SESSION_DEFAULT_CAPABILITIES;
+  // The default grants what of it the service offers (no reasoning before the reasoning area exists).
+  const requested = input.capabilities?.length ? input.capabilities : input.scopes?.length ? input.scopes : SESSION_DEFAULT_CAPABILITIES.filter(isKnownCapability);
   const passport = await db.passport.findFirst({ where: { did: principal.actorDid, orgDid: principal.orgDid } });
   const verification = passport?.verificationTier ?? 0;
   const identity = passport?.identityTier ?? 0;

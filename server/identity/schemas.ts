@@ -76,7 +76,7 @@ export const RiskLevel = z.enum(["low", "standard", "high"]);
 
 export const SessionExchangeRequest = z
   .object({
-    capabilities: z.array(Capability).max(100).optional().describe("Requested capabilities; when empty, svc_api:reasoning:think, svc_api:agents:read, svc_api:agents:invoke"),
+    capabilities: z.array(Capability).max(100).optional().describe("Requested capabilities; when empty, svc_api:agents:read, svc_api:agents:invoke, and svc_api:reasoning:think once the service offers reasoning"),
     scopes: z.array(Capability).max(100).optional().describe("Alias of capabilities"),
     duration_seconds: z.number().int().min(1).max(2_592_000).optional().describe("Lifetime, 1 to 2592000 seconds; default 86400 (or what is left of the caller's delegation, if less)"),
     environment: z.string().min(1).max(100).optional(),

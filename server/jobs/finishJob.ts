@@ -3,6 +3,7 @@ import { backoffDelay } from "./backoff";
 import { jobKind } from "./registry";
 import { LeaseLost, type ClaimedJob } from "./types";
 import { wakeWorkers } from "./wake";
+import { processWide } from "../processWide";
 
 /**
  * Ends a job in the handler's own write transaction, together with the domain writes it made: the
@@ -16,7 +17,7 @@ export async function finishJob(tx: Db, job: ClaimedJob): Promise<void> {
 }
 
 // Claims whose outcome a handler committed itself: the worker records nothing more for them.
-const settled = new WeakSet<ClaimedJob>();
+const settled = processWide("jobs.settledClaims", () => new WeakSet<ClaimedJob>());
 
 export function outcomeCommitted(job: ClaimedJob): boolean {
   return settled.has(job);

@@ -1,5 +1,6 @@
 import type { Db } from "../db/client";
 import type { ClaimedJob, JobHelpers } from "./types";
+import { processWide } from "../processWide";
 
 export interface JobKind<P = unknown> {
   /**
@@ -30,8 +31,7 @@ export interface JobKind<P = unknown> {
 
 // Shared by every copy of this module in the process (Next.js's bundle and the server's own
 // modules each load it), like the database itself.
-const slot = globalThis as typeof globalThis & { __svcJobKinds?: Map<string, JobKind> };
-const kinds = (slot.__svcJobKinds ??= new Map());
+const kinds = processWide("jobs.kinds", () => new Map<string, JobKind>());
 
 /** Declares how jobs of `kind` run. Registering a kind again replaces it (module reloads). */
 export function registerJobKind<P = unknown>(kind: string, definition: JobKind<P>): void {

@@ -1,10 +1,10 @@
+import { processWide } from "../processWide";
 /** The PostgreSQL channel enqueueing transactions notify; its payload is the job's kind. */
 export const JOBS_CHANNEL = "svc_jobs";
 
 // The running workers of this process, woken straight after a local commit (on SQLite the only
 // wake-up besides the poll; on PostgreSQL it saves the NOTIFY round trip).
-const slot = globalThis as typeof globalThis & { __svcJobWakers?: Set<(kind: string) => void> };
-const wakers = (slot.__svcJobWakers ??= new Set());
+const wakers = processWide("jobs.wakers", () => new Set<(kind: string) => void>());
 
 export function onJobEnqueued(fn: (kind: string) => void): () => void {
   wakers.add(fn);

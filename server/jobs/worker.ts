@@ -11,6 +11,7 @@ import { noteOutage, retryThroughOutage } from "./outage";
 import { jobKind, registeredJobKinds, type JobKind } from "./registry";
 import { LeaseLost, WorkerLost, type ClaimedJob, type JobHelpers } from "./types";
 import { onJobEnqueued } from "./wake";
+import { processWide } from "../processWide";
 
 export interface JobWorkerOptions {
   /** Shown in `job.locked_by`; default a fresh `wrk_…`. */
@@ -61,8 +62,7 @@ export function standaloneWorkerRefusal(): string | undefined {
 }
 
 // Databases whose running jobs this process has already released (see releaseRunningJobs).
-const slot = globalThis as typeof globalThis & { __svcJobsReleased?: WeakSet<Database> };
-const released = (slot.__svcJobsReleased ??= new WeakSet());
+const released = processWide("jobs.releasedDatabases", () => new WeakSet<Database>());
 
 /** A job released because the database failed is claimable again this long after. */
 const OUTAGE_RELEASE_MS = 500;

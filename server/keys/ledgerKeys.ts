@@ -1,5 +1,6 @@
 import type { JWK } from "jose";
 import { appendKey, keyFileExists, keysFromEnv, newKeyEntry, readOrCreateKeyFile, toSigningKey, type KeyEntry, type SigningKey } from "./keyFile";
+import { processWide } from "../processWide";
 
 /**
  * The ledger's checkpoint keys, apart from the token-signing keys: rotating the keys that sign
@@ -15,24 +16,24 @@ export interface LedgerKeyRing {
 
 export const LEDGER_KEY_FILE = "ledger-keys.json";
 
-let ring: Promise<LedgerKeyRing> | undefined;
+const held = processWide("keys.ledgerKeyRing", () => ({ ring: undefined as Promise<LedgerKeyRing> | undefined }));
 
 /**
  * The ledger's key ring. `firstKey` is asked only when no key exists yet, so a deployment that
  * signed checkpoints with a token-signing key before the two were separated keeps that key.
  */
 export function ledgerKeyRing(firstKey: () => Promise<JWK | undefined> = async () => undefined): Promise<LedgerKeyRing> {
-  if (!ring) {
+  if (!held.ring) {
     const loading = load(firstKey);
-    ring = loading;
+    held.ring = loading;
     // A refused first key (another process's ledger) is asked again at the next call, not cached.
-    loading.catch(() => ring === loading && (ring = undefined));
+    loading.catch(() => held.ring === loading && (held.ring = undefined));
   }
-  return ring;
+  return held.ring;
 }
 
 export function resetLedgerKeyRing(): void {
-  ring = undefined;
+  held.ring = undefined;
 }
 
 /** Whether the ledger's keys come from the environment rather than the key file. */

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JWK } from "jose";
 import { appendKey, keysDir, keysFromEnv, readOrCreateKeyFile, toSigningKey, writeExclusive, type SigningKey } from "./keyFile";
+import { processWide } from "../processWide";
 
 export type { SigningKey } from "./keyFile";
 
@@ -23,15 +24,15 @@ export interface KeyRing {
 
 const KEY_FILE = "signing-keys.json";
 
-let ring: Promise<KeyRing> | undefined;
+const held = processWide("keys.signingKeyRing", () => ({ ring: undefined as Promise<KeyRing> | undefined }));
 
 export function keyRing(): Promise<KeyRing> {
-  ring ??= loadKeyRing();
-  return ring;
+  held.ring ??= loadKeyRing();
+  return held.ring;
 }
 
 export function resetKeyRing(): void {
-  ring = undefined;
+  held.ring = undefined;
 }
 
 function readOrCreateSecret(): Buffer {

@@ -8,6 +8,7 @@ import { appendInTransaction } from "../provenance/appendProvenance";
 import { requestHash } from "../provenance/record";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { keyHash, ED25519_TYPE, verifierKey } from "./note";
+import { processWide } from "../processWide";
 
 /**
  * The ledger's identity: its checkpoint origin (also the note key name) and the Ed25519 key that
@@ -36,7 +37,7 @@ const LEDGER_KEYS_LOCK = 0x5376_4c4b; // "SvLK"
 export const LEDGER_KEY_ROTATE_OPERATION = "CLI ledger-key rotate";
 
 // The tree builder asks every round: read the origin and import the key once per ledger key.
-const cache = new Map<string, Promise<LedgerIdentity>>();
+const cache = processWide("ledger.identities", () => new Map<string, Promise<LedgerIdentity>>());
 
 export async function ledgerIdentity(db: Database): Promise<LedgerIdentity> {
   const origin = await ledgerOrigin(db);

@@ -3,7 +3,7 @@ import { Forbidden, NotFound } from "../errors";
 import { missingCapabilities } from "../identity/capabilities";
 import { defineConsoleProcedure } from "../trpc/procedures";
 import { describeMe, listMembers } from "./members";
-import { ROLE_CAPABILITIES, ROLES } from "./roles";
+import { roleCapabilities, ROLES } from "./roles";
 import * as s from "./schemas";
 import { createInvite, revokeMember } from "./sessions";
 
@@ -35,7 +35,7 @@ export const inviteProcedure = defineConsoleProcedure({
   response: s.InviteLink,
   async handler(ctx) {
     // An invitation hands out the role's capabilities: only someone who holds them all may give them.
-    const missing = missingCapabilities(ctx.principal.capabilities, ROLE_CAPABILITIES[ctx.input.role]);
+    const missing = missingCapabilities(ctx.principal.capabilities, roleCapabilities(ctx.input.role));
     if (missing.length > 0) throw Forbidden(`Inviting an ${ctx.input.role} needs every capability of that role; yours lack ${missing.join(", ")}.`, { missing_capabilities: missing });
     const invite = await createInvite(ctx.db, ctx.principal.orgDid, ctx.input.role, ctx.principal.actorDid, "invite", ctx.input.hours);
     ctx.setResource(invite.id);

@@ -1,4 +1,4 @@
-import { READ_CAPABILITIES } from "../identity/capabilityCatalogue";
+import { isKnownCapability, READ_CAPABILITIES } from "../identity/capabilityCatalogue";
 
 /**
  * Console roles and what a person's session delegation may do. Procedure tiers check the role;
@@ -16,6 +16,14 @@ export const ROLE_CAPABILITIES: Record<Role, string[]> = {
   approver: [...READ, "svc_api:approvals:respond"],
   viewer: READ,
 };
+
+/**
+ * What a person of `role` holds: the role's capabilities the service offers (no
+ * `svc_api:approvals:*` before approvals exist; they join the role's grant at its next sign-in).
+ */
+export function roleCapabilities(role: Role): string[] {
+  return ROLE_CAPABILITIES[role].filter(isKnownCapability);
+}
 
 /** How long a console session lasts. */
 export const SESSION_SECONDS = 8 * 60 * 60;

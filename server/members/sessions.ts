@@ -9,7 +9,7 @@ import { newId } from "../ids";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
 import { EMPTY_SHA256 } from "../governance/governCall";
 import { tokenHash } from "./passkeys";
-import { MEMBER_GRANT_RENEW_BELOW_SECONDS, MEMBER_GRANT_SECONDS, ROLE_CAPABILITIES, SESSION_SECONDS, type Role } from "./roles";
+import { MEMBER_GRANT_RENEW_BELOW_SECONDS, MEMBER_GRANT_SECONDS, roleCapabilities, SESSION_SECONDS, type Role } from "./roles";
 
 /**
  * A signed-in person's session is a delegation (kind `session`) from their organization to their
@@ -24,7 +24,7 @@ export async function startConsoleSession(db: Database, member: Member): Promise
   await db.writeTx(async (tx) => {
     const grant = await standingGrant(tx, member, now);
     await tx.delegation.create({
-      data: { id, orgDid: member.orgDid, kind: "session", name: "console session", grantorDid: member.orgDid, delegateDid: member.passportDid, parentId: grant.id, ancestry: grant.id, capabilities: ROLE_CAPABILITIES[member.role as Role], createdAt: now, expiresAt },
+      data: { id, orgDid: member.orgDid, kind: "session", name: "console session", grantorDid: member.orgDid, delegateDid: member.passportDid, parentId: grant.id, ancestry: grant.id, capabilities: roleCapabilities(member.role as Role), createdAt: now, expiresAt },
     });
     await appendInTransaction(tx, db.engine, consoleEntry("CONSOLE session.start", member.orgDid, member.passportDid, id, 200, "allowed", "delegation", id));
   });
@@ -37,7 +37,7 @@ export async function startConsoleSession(db: Database, member: Member): Promise
  * derives. Revoking the person revokes it, and with it everything derived from it.
  */
 async function standingGrant(tx: Db, member: Member, now: Date) {
-  const capabilities = ROLE_CAPABILITIES[member.role as Role];
+  const capabilities = roleCapabilities(member.role as Role);
   const live = await tx.delegation.findFirst({
     where: { kind: "member", orgDid: member.orgDid, delegateDid: member.passportDid, revokedAt: null, expiresAt: { gt: new Date(now.getTime() + MEMBER_GRANT_RENEW_BELOW_SECONDS * 1000) } },
     orderBy: { expiresAt: "desc" },

@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { operations } from "../http/operations";
+import { areaOperations as operations } from "../areas";
 import type { Operation } from "../http/operation";
 import { SERVICE_VERSION } from "../meta/health";
 import { EXAMPLE } from "./examples";
 import { problemCodesOf, problemResponses } from "./problems";
 import { toSchema30 } from "./schema30";
+import { processWide } from "../processWide";
 
 /**
  * The OpenAPI 3.0.3 document, generated from the same zod schemas the gate validates with. Every
@@ -114,10 +115,10 @@ function operationObject(op: Operation): Json {
   };
 }
 
-let cached: Json | undefined;
+const built = processWide("openapi.document", () => ({ document: undefined as Json | undefined }));
 
 export function openApiDocument(): Json {
-  if (cached) return cached;
+  if (built.document) return built.document;
   const inputs = componentsFor("input");
   const outputs = componentsFor("output");
   const requestIds = new Set(operations.map((op) => idOf(op.body)).filter(Boolean));
@@ -167,7 +168,7 @@ export function openApiDocument(): Json {
     paths[op.path] ??= {};
     paths[op.path]![op.method.toLowerCase()] = operationObject(op);
   }
-  cached = {
+  built.document = {
     openapi: "3.0.3",
     info: {
       title: "svc API",
@@ -181,7 +182,7 @@ export function openApiDocument(): Json {
     paths,
     components: { schemas, securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
   };
-  return cached;
+  return built.document;
 }
 
 export async function openApiResponse(): Promise<Response> {

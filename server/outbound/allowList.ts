@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { config } from "../config";
+import { processWide } from "../processWide";
 
 /**
  * SVC_OUTBOUND_ALLOW: the destinations the outbound guard lets through although they are
@@ -40,13 +41,13 @@ export function parseOutboundAllow(raw: string): OutboundAllow {
   return allow;
 }
 
-let parsed: { raw: string; allow: OutboundAllow } | undefined;
+const parsed = processWide("outbound.allowList", () => ({ current: undefined as { raw: string; allow: OutboundAllow } | undefined }));
 
 /** The allow list in force, read from the configuration on each call (tests change it with resetConfig). */
 export function outboundAllow(): OutboundAllow {
   const raw = config().outboundAllow;
-  if (parsed?.raw !== raw) parsed = { raw, allow: parseOutboundAllow(raw) };
-  return parsed.allow;
+  if (parsed.current?.raw !== raw) parsed.current = { raw, allow: parseOutboundAllow(raw) };
+  return parsed.current.allow;
 }
 
 /** A URL hostname as the allow list spells it: IPv6 without brackets and compressed, names lower-case without a trailing dot. */

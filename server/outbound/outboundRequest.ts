@@ -5,6 +5,7 @@ import net from "node:net";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
 import { addressAllowed, addressRefusal, agentAllowList, isAllowListed, literalRefusal, outboundAllow, type OutboundAllow } from "./allowList";
 import { OutboundError, OutboundFailed, OutboundRefused, OutboundTimeout } from "./errors";
+import { processWide } from "../processWide";
 
 /**
  * The one HTTP client for calls svc makes to addresses its users chose (callbacks, webhooks,
@@ -44,7 +45,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const CROSS_ORIGIN_DROPPED = ["authorization", "cookie", "proxy-authorization"];
 const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "content-language", "content-location", "transfer-encoding"];
 
-const agents = new Map<string, http.Agent>();
+const agents = processWide("outbound.keptAliveAgents", () => new Map<string, http.Agent>());
 
 /** Why svc will not connect to `address` (an IP) with this allow list, in request-filtering-agent's wording. */
 function connectRefusal(address: string, host: string, allowed: readonly string[]): Error | undefined {

@@ -3,6 +3,7 @@ import type { Database, Db } from "../db/client";
 import { forEngine, sqliteTimestamp } from "../db/raw";
 import { newId } from "../ids";
 import { sealRecord, type ProvenanceEntry, type ProvenanceRecord } from "./record";
+import { processWide } from "../processWide";
 
 /**
  * The ledger's append path. Every record gets the next leaf index (`seq`) in commit order, on
@@ -41,7 +42,7 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
-const queues = new WeakMap<Database, { pending: Pending[]; flushing: boolean }>();
+const queues = processWide("provenance.readRecordQueues", () => new WeakMap<Database, { pending: Pending[]; flushing: boolean }>());
 const MAX_BATCH = 500;
 
 /** Appends a record for a call that wrote nothing else, batched with concurrent calls. Resolves once committed. */

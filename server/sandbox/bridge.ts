@@ -1,8 +1,10 @@
+import { processWide } from "../processWide";
 /**
  * The registry of `ctx` entries a bundle can call. The guest's `ctx` is built from the registered
  * names (`events.emit` becomes `ctx.events.emit`) and frozen; each call is a message to the host,
- * answered by the entry's handler. Areas register their governed entries here (each handler goes
- * through the governance gate with the run's delegation); the sandbox knows nothing of them.
+ * answered by the entry's handler. The composition root (server/areas.ts) registers the areas'
+ * governed entries here (each handler goes through the governance gate with the run's
+ * delegation); the sandbox knows nothing of them.
  *
  * `progress` and `log` are built in: they are the run's telemetry, handled by the callbacks the
  * caller of `runBundle` passes (`onProgress`, `onLog`), because persisting them belongs to whoever
@@ -44,7 +46,7 @@ export interface RunBridge {
 export const BUILT_IN_ENTRIES = ["progress", "log"] as const;
 const NAME = /^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*$/;
 
-const registry = new Map<string, BridgeHandler>();
+const registry = processWide("sandbox.bridgeEntries", () => new Map<string, BridgeHandler>());
 
 /**
  * Adds `ctx.<name>` to every run started after this call. Returns a function that removes it

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { BUILT_IN_ENTRIES, bridgeEntries, type BridgeHandler, type RunBridge, type RunInfo } from "./bridge";
+import { processWide } from "../processWide";
 
 /**
  * The host side of the sandbox: a pool of worker threads, each running one bundle at a time in a
@@ -99,7 +100,7 @@ export function defaultPoolSize(): number {
   return n;
 }
 
-let runSeq = 0;
+const runs = processWide("sandbox.runSequence", () => ({ seq: 0 }));
 
 export class SandboxPool {
   readonly size: number;
@@ -151,7 +152,7 @@ export class SandboxPool {
     const { memoryMb, timeoutMs } = request;
     if (!Number.isInteger(memoryMb) || memoryMb < 1 || memoryMb > MAX_MEMORY_MB) throw new RangeError(`memoryMb must be an integer from 1 to ${MAX_MEMORY_MB}`);
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) throw new RangeError(`timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS}`);
-    const runId = `run_${process.pid}_${++runSeq}`;
+    const runId = `run_${process.pid}_${++runs.seq}`;
     const abort = new AbortController();
     let resolve!: (outcome: SandboxOutcome) => void;
     const promise = new Promise<SandboxOutcome>((r) => (resolve = r));
@@ -340,12 +341,12 @@ type ThreadMessage =
   | { type: "call"; runId: string; callId: number; name: string; args: string };
 
 // One pool per process, even when this module is loaded twice (tsx and a Next.js bundle).
-const processWide = globalThis as typeof globalThis & { __svcSandboxPool?: SandboxPool };
+const pool = processWide("sandbox.pool", () => ({ current: undefined as SandboxPool | undefined }));
 
 /** The process's pool (`SVC_SANDBOX_THREADS` threads), started on first use. */
 export function sandboxPool(): SandboxPool {
-  processWide.__svcSandboxPool ??= new SandboxPool();
-  return processWide.__svcSandboxPool;
+  pool.current ??= new SandboxPool();
+  return pool.current;
 }
 
 /** Runs a bundle in the process's pool; see `SandboxPool.run`. */
@@ -360,7 +361,7 @@ export function checkBundle(request: { code: string; orgDid: string; memoryMb?: 
 
 /** Stops the process's pool (process exit, tests). */
 export async function shutdownSandbox(): Promise<void> {
-  const pool = processWide.__svcSandboxPool;
-  processWide.__svcSandboxPool = undefined;
-  await pool?.shutdown();
+  const current = pool.current;
+  pool.current = undefined;
+  await current?.shutdown();
 }

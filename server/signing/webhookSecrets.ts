@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { keyRing } from "../keys/signingKeys";
+import { processWide } from "../processWide";
 
 /**
  * Signing secrets of callbacks and webhooks, in the Standard Webhooks form (`whsec_` + base64 of
@@ -21,14 +22,14 @@ export function webhookSecretKey(secret: string): Buffer {
   return key;
 }
 
-let sealingKey: { secret: Buffer; key: Buffer } | undefined;
+const sealing = processWide("signing.sealingKey", () => ({ current: undefined as { secret: Buffer; key: Buffer } | undefined }));
 
 async function key(): Promise<Buffer> {
   const { secret } = await keyRing();
-  if (sealingKey?.secret !== secret) {
-    sealingKey = { secret, key: Buffer.from(hkdfSync("sha256", secret, Buffer.alloc(0), "svc webhook signing secrets v1", 32)) };
+  if (sealing.current?.secret !== secret) {
+    sealing.current = { secret, key: Buffer.from(hkdfSync("sha256", secret, Buffer.alloc(0), "svc webhook signing secrets v1", 32)) };
   }
-  return sealingKey.key;
+  return sealing.current.key;
 }
 
 /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts; `context` must be given again to open it. */

@@ -1,24 +1,8 @@
-import { agentsRouter } from "../agents/router";
-import { controlPlaneRouter } from "../controlPlane/router";
-import { executionsRouter } from "../executions/router";
-import { eventsRouter } from "../events/router";
-import { identityRouter } from "../identity/router";
-import { membersRouter } from "../members/router";
-import { provenanceRouter } from "../provenance/router";
-import { webhooksRouter } from "../webhooks/router";
+import { areaRouters } from "../areas";
 import { createCallerFactory, router } from "./init";
 
-/** Every area's router, registered once. */
-export const appRouter = router({
-  identity: identityRouter,
-  controlPlane: controlPlaneRouter,
-  members: membersRouter,
-  provenance: provenanceRouter,
-  agents: agentsRouter,
-  executions: executionsRouter,
-  webhooks: webhooksRouter,
-  events: eventsRouter,
-});
+/** Every area's router, under the area's name, from the composition root (server/areas.ts). */
+export const appRouter = router(areaRouters);
 
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);

@@ -1,4 +1,5 @@
 import type { Database, Db } from "../db/client";
+import { processWide } from "../processWide";
 
 interface Pending {
   apply(tx: Db): Promise<void>;
@@ -6,7 +7,7 @@ interface Pending {
   reject(e: unknown): void;
 }
 
-const queues = new WeakMap<Database, { pending: Pending[]; flushing: boolean }>();
+const queues = processWide("webhooks.outcomeQueues", () => new WeakMap<Database, { pending: Pending[]; flushing: boolean }>());
 const MAX_BATCH = 64;
 
 /**

@@ -1,5 +1,4 @@
 import { defineOperation } from "../http/operation";
-import "./hooks";
 import * as s from "./schemas";
 import { createWebhook, deleteWebhook, getDelivery, getWebhook, listDeliveries, listSubscriptions, retryDelivery, rotateWebhookSecret, updateWebhook } from "./webhooks";
 

@@ -1,9 +1,7 @@
-import { registerJobKind } from "../jobs";
-import type { Task } from "../worker/registry";
+import type { JobKind } from "../jobs";
 import { DELIVER_JOB, deliverWebhookJob, type DeliverPayload } from "./deliveryJob";
-import "./hooks";
 
 // Deliveries wait on the network, not the CPU: many at once keep a slow receiver from holding up the rest.
-registerJobKind<DeliverPayload>(DELIVER_JOB, { concurrency: 32, handler: (job) => deliverWebhookJob(job) });
+const deliverJob: JobKind<DeliverPayload> = { concurrency: 32, handler: (job) => deliverWebhookJob(job) };
 
-export const webhookTasks: Task[] = [];
+export const webhookJobKinds = { [DELIVER_JOB]: deliverJob as JobKind };

@@ -1,3 +1,4 @@
+import { composeServer } from "../areas";
 import { closeDatabase } from "../db/client";
 import { isInfrastructureError } from "../db/outage";
 import { standaloneWorkerRefusal } from "../jobs";
@@ -28,6 +29,7 @@ for (const event of ["uncaughtException", "unhandledRejection"] as const) {
 }
 
 await startWhenTheDatabaseAnswers();
+composeServer();
 const worker = startWorker({ log });
 log("running");
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

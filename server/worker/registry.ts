@@ -1,12 +1,5 @@
 import type { Database } from "../db/client";
-import { agentTasks } from "../agents/tasks";
-import { executionTasks } from "../executions/tasks";
-import { eventTasks } from "../events/tasks";
-import { complianceTasks } from "../compliance/tasks";
-import { idempotencyTasks } from "../http/tasks";
-import { ledgerTasks } from "../ledger/tasks";
-import { memberTasks } from "../members/tasks";
-import { webhookTasks } from "../webhooks/tasks";
+import { processWide } from "../processWide";
 
 /**
  * A periodic piece of background work, declared by the area whose tables it writes (its
@@ -19,5 +12,16 @@ export interface Task {
   run(db: Database): Promise<number>;
 }
 
-/** Every area's background work: a new area adds one line here. */
-export const tasks: readonly Task[] = [...ledgerTasks, ...complianceTasks, ...memberTasks, ...idempotencyTasks, ...agentTasks, ...executionTasks, ...webhookTasks, ...eventTasks];
+// The process's periodic tasks: the composition root (server/areas.ts) registers every area's.
+const tasks = processWide("worker.tasks", () => new Map<string, Task>());
+
+/** Adds a periodic task; called by the composition root only. Two tasks of one name are a programming error. */
+export function registerTask(task: Task): void {
+  if (tasks.has(task.name)) throw new TypeError(`A task named ${JSON.stringify(task.name)} is already registered`);
+  tasks.set(task.name, task);
+}
+
+/** Every registered task, in registration order. */
+export function registeredTasks(): Task[] {
+  return [...tasks.values()];
+}

@@ -1,18 +1,19 @@
 import { database } from "../db/client";
 import { startJobWorker } from "../jobs";
 import { noteOutage } from "../jobs/outage";
-import { tasks as registered, type Task } from "./registry";
+import { registeredTasks, type Task } from "./registry";
 
 export interface Worker {
   stop(): Promise<void>;
 }
 
 /**
- * The background worker: runs each registered task (server/worker/registry.ts) on its interval,
+ * The background worker: runs each registered task (the areas' `tasks`, registered by the
+ * composition root, server/areas.ts) on its interval,
  * and claims jobs of every registered kind from the durable queue (server/jobs/), until stopped.
  * Work is kept in the database, so stopping or restarting a worker loses nothing.
  */
-export function startWorker({ log, tasks = registered, jobs = true }: { log: (line: string) => void; tasks?: readonly Task[]; jobs?: boolean }): Worker {
+export function startWorker({ log, tasks = registeredTasks(), jobs = true }: { log: (line: string) => void; tasks?: readonly Task[]; jobs?: boolean }): Worker {
   const jobWorker = jobs ? startJobWorker({ log }) : undefined;
   let stopped = false;
   const running = new Set<Promise<unknown>>();

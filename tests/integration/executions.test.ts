@@ -264,12 +264,12 @@ describe("executions", () => {
 
   it("narrows the run's capabilities to the intersection, both ways: manifest svc_api:* with an invoker holding svc_api:agents:* gives svc_api:agents:*", async () => {
     const broad = await deployAndWait(ctx.server.url, ctx.root.token, "exec-broad", BUNDLES.scalar, { capabilities: [{ id: "svc_api:*", evidence: ["everything"] }] });
-    const invoker = await apiKey(["svc_api:agents:*", "svc_api:reasoning:think"]);
+    const invoker = await apiKey(["svc_api:agents:*", "svc_api:executions:read"]);
     const res = await invoke(broad, {}, invoker.token);
     expect(res.status).toBe(202);
     const db = await database();
     const row = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: res.body.id }, include: { delegation: true } });
-    expect([...(row.delegation.capabilities as string[])].sort()).toEqual(["svc_api:agents:*", "svc_api:reasoning:think"]);
+    expect([...(row.delegation.capabilities as string[])].sort()).toEqual(["svc_api:agents:*", "svc_api:executions:read"]);
   });
 
   (process.env.SVC_TEST_ENGINE === "postgres" ? it : itNever)("on PostgreSQL, a cancel committing while the run settles is not overwritten", async () => {

@@ -56,8 +56,8 @@ describe("tiers", () => {
     const low = await agent();
     const high = await agent();
     await api("PATCH", `/v1/passports/${high.did}`, t.root.token, { verification_tier: 3 });
-    const lowToken = await api("POST", "/v1/delegation-tokens", t.root.token, { delegate_did: low.did, capabilities: ["svc_api:delegations:write", "svc_api:reasoning:think"], duration_seconds: 600 });
-    const borrow = await api("POST", "/v1/delegation-tokens", lowToken.body.token, { delegate_did: high.did, capabilities: ["svc_api:reasoning:think"], duration_seconds: 60 });
+    const lowToken = await api("POST", "/v1/delegation-tokens", t.root.token, { delegate_did: low.did, capabilities: ["svc_api:delegations:write", "svc_api:executions:read"], duration_seconds: 600 });
+    const borrow = await api("POST", "/v1/delegation-tokens", lowToken.body.token, { delegate_did: high.did, capabilities: ["svc_api:executions:read"], duration_seconds: 60 });
     expect(borrow.status).toBe(403);
   });
 });

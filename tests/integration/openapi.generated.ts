@@ -995,7 +995,7 @@ export interface components {
          *     }
          */
         SessionExchangeRequest: {
-            /** @description Requested capabilities; when empty, svc_api:reasoning:think, svc_api:agents:read, svc_api:agents:invoke */
+            /** @description Requested capabilities; when empty, svc_api:agents:read, svc_api:agents:invoke, and svc_api:reasoning:think once the service offers reasoning */
             capabilities?: string[];
             /** @description Alias of capabilities */
             scopes?: string[];

@@ -1,7 +1,9 @@
 // A second svc process on the same database (run with `node --import tsx`): serves the same
 // route files and prints its URL, so tests can prove what one process does another sees at once.
+import { composeServer } from "@/server/areas";
 import { startTestServer } from "./harness";
 
+composeServer();
 const server = await startTestServer();
 process.stdout.write(`${server.url}\n`);
 process.on("SIGTERM", () => process.exit(0));

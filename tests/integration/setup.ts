@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach } from "vitest";
+import { composeServer } from "@/server/areas";
 import { resetConfig } from "@/server/config";
 import { closeDatabase } from "@/server/db/client";
 import { resetKeyRing } from "@/server/keys/signingKeys";
@@ -27,6 +28,8 @@ if (process.env.SVC_TEST_ENGINE === "postgres") {
 resetConfig();
 resetKeyRing();
 await bootstrap();
+// What server/main.ts does at start: the registries filled from the composition root.
+composeServer();
 
 /**
  * Every answer a test receives from /v1 is checked against the OpenAPI document (status declared
