@@ -67,6 +67,7 @@ export const AgentManifest = z
     on: z.array(ManifestTrigger).max(50).optional(),
     passport: Did.optional().describe("An agent passport of the organization the agent acts as"),
     limits: ManifestLimits.optional(),
+    redact_input: z.boolean().optional().describe("true: an execution's input is kept for its run (and retries) but never shown, in the API or the console (for inputs carrying personal data or secrets); default false"),
   })
   .strict()
   .meta({

@@ -3,12 +3,21 @@ import { defaultPoolSize } from "../sandbox/pool";
 import type { Task } from "../worker/registry";
 import { deliverCallbackJob } from "./deliverCallback";
 import { CALLBACK_JOB } from "./endExecution";
+import { closeExhaustedAttempts } from "./attempts";
 import "./executions";
 import { failExhaustedRun, RUN_JOB, runExecutionJob } from "./runExecution";
 
 // The executions area's background work: runs (one per sandbox thread at a time, so a claimed
 // run never waits for a slot while its lease ticks) and their callbacks.
-registerJobKind<{ executionId: string }>(RUN_JOB, { concurrency: defaultPoolSize(), handler: runExecutionJob, onExhausted: failExhaustedRun });
+registerJobKind<{ executionId: string }>(RUN_JOB, {
+  concurrency: defaultPoolSize(),
+  handler: runExecutionJob,
+  // The last attempt's worker was lost (or it threw): its attempt says why before the run fails.
+  onExhausted: async (tx, job, error) => {
+    await closeExhaustedAttempts(tx, job, error);
+    await failExhaustedRun(tx, job, error);
+  },
+});
 registerJobKind<{ executionId: string }>(CALLBACK_JOB, {
   concurrency: 10,
   handler: (job) => deliverCallbackJob(job),
