@@ -63,7 +63,7 @@ export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>
   const answer: EventAnswer = {
     event_id: id,
     matched_subscriptions: subscriptions.length,
-    queued_executions: principal.delegationId ? subscriptions.filter((s) => s.kind === "agent_trigger").length : 0,
+    queued_executions: subscriptions.filter((s) => s.kind === "agent_trigger").length,
   };
   await tx.event.create({
     data: {

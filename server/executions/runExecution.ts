@@ -187,7 +187,7 @@ async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome:
       const provenanceId = await appendRunRecord(tx, db.engine, ended, status);
       await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId } });
       await queueCallback(tx, ended);
-      await putPlatformEvent(tx, db.engine, ended.orgDid, { type: `execution.${status}`, payload: executionView({ ...ended, provenanceId }) });
+      await putPlatformEvent(tx, db.engine, ended.orgDid, { type: `execution.${status}`, payload: executionView({ ...ended, provenanceId }) }, e.id);
       await finishJob(tx, job);
     };
     if (outcome.ok) return end("completed", { resultJson: resultJson(outcome.result) as object, errorJson: DbNull, progressPercent: 100 });
@@ -224,7 +224,7 @@ export async function failExhaustedRun(tx: Db, job: ClaimedJob<{ executionId: st
   const provenanceId = await appendRunRecord(tx, config().engine, failed, "failed");
   await tx.asyncExecution.update({ where: { id: now.id }, data: { provenanceId } });
   await queueCallback(tx, failed);
-  await putPlatformEvent(tx, config().engine, failed.orgDid, { type: "execution.failed", payload: executionView({ ...failed, provenanceId }) });
+  await putPlatformEvent(tx, config().engine, failed.orgDid, { type: "execution.failed", payload: executionView({ ...failed, provenanceId }) }, failed.id);
 }
 
 /** Whether a delegation of the chain was revoked, else whether one has expired. */

@@ -319,6 +319,27 @@ describe("what an execution shows (input, attempts, why an attempt was lost)", (
     expect(JSON.stringify(r)).not.toContain("4111111111111111");
   });
 
+  it("a run's delegation ends with the run (revoked, reason run_ended): completed, failed and cancelled before it started", async () => {
+    const db = await database();
+    const done = await until((await invoke(agents.scalar!)).body.id, ended);
+    const failed = await until((await invoke(agents.throws!, { max_attempts: 1 })).body.id, ended);
+    expect(failed.status).toBe("failed");
+    const queued = await invoke(agents.scalar!);
+    const cancelled = await call(ctx.server.url, "POST", `/v1/executions/${queued.body.id}/cancel`, { token: ctx.root.token });
+    expect([200, 409]).toContain(cancelled.status);
+    const c = await until(queued.body.id, ended);
+    for (const e of [done, failed, c]) {
+      const row = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
+      const delegation = await call(ctx.server.url, "GET", `/v1/delegations/${row.delegationId}`, { token: ctx.root.token });
+      expect(delegation.body).toMatchObject({ kind: "execution", status: "revoked" });
+      expect(await db.read.revocation.findUnique({ where: { delegationId: row.delegationId } })).toMatchObject({ reason: "run_ended", metadata: { execution_id: e.id } });
+    }
+    // The live run delegations are those of runs that can still act.
+    const live = await call(ctx.server.url, "GET", "/v1/delegations?kind=execution&status=active&limit=100", { token: ctx.root.token });
+    const running = await db.read.asyncExecution.findMany({ where: { status: { in: ["queued", "processing"] } }, select: { delegationId: true } });
+    expect(live.body.data.map((d: { id: string }) => d.id).sort()).toEqual(running.map((r) => r.delegationId).sort());
+  });
+
   it("keeps every attempt: its start, end and error, and the lines each logged", async () => {
     const flaky = await deployAndWait(ctx.server.url, ctx.root.token, "exec-logs-then-throws", `export default async (input, ctx) => { ctx.log("trying"); throw new TypeError("the invoice is missing"); }`);
     const e = await until((await invoke(flaky, { max_attempts: 2 })).body.id, ended);
