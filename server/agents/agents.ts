@@ -23,7 +23,16 @@ export async function listAgents(db: Db, principal: Principal, query: z.output<t
     take,
   });
   const { items, pagination } = page(rows);
-  return { data: { agents: items.map(agentView), next_cursor: pagination.next_cursor } };
+  // Each agent's current version, in one query (the console shows it in the list).
+  const ids = items.map((a) => a.currentVersionId).filter((id): id is string => id !== null);
+  const versions = ids.length === 0 ? [] : await db.agentVersion.findMany({ where: { id: { in: ids } }, select: { id: true, version: true } });
+  const versionOf = new Map(versions.map((v) => [v.id, v.version]));
+  return {
+    data: {
+      agents: items.map((a) => ({ ...agentView(a), version: a.currentVersionId ? (versionOf.get(a.currentVersionId) ?? null) : null, updated_at: a.updatedAt.toISOString() })),
+      next_cursor: pagination.next_cursor,
+    },
+  };
 }
 
 export async function findAgent(db: Db, principal: Principal, id: string): Promise<Agent> {
