@@ -362,7 +362,7 @@ describe("what an execution shows (input, attempts, why an attempt was lost)", (
     await worker.stop();
     const SLOW = `export default async (input) => { const t = Date.now(); while (Date.now() - t < input.ms) {} return { slept: input.ms }; }`;
     const slow = await deployAndWait(ctx.server.url, ctx.root.token, "exec-slow-once", SLOW, { limits: { timeout_ms: 20_000 } });
-    const short = await deployAndWait(ctx.server.url, ctx.root.token, "exec-short-limit", SLOW, { limits: { timeout_ms: 500 } });
+    const short = await deployAndWait(ctx.server.url, ctx.root.token, "exec-short-limit", SLOW, { limits: { timeout_ms: 1000 } });
     const lines: string[] = [];
     // Runs one execution whose first attempt's worker freezes (no heartbeat, no outcome) and a second worker takes over.
     const loseFirstAttempt = async (agentId: string, input: unknown) => {
@@ -370,6 +370,7 @@ describe("what an execution shows (input, attempts, why an attempt was lost)", (
       const res = await invoke(agentId, { input, max_attempts: 2 });
       await until(res.body.id, (e) => e.status === "processing");
       await first.stop({ abandon: true });
+      await new Promise((r) => setTimeout(r, 1500)); // frozen a while: past the lease, and past a 1 s limit
       const second = startJobWorker({ kinds: [RUN_JOB], leaseMs: 1000, pollMs: 100, log: (line) => lines.push(line) });
       try {
         return await until(res.body.id, ended, 20_000);
@@ -378,14 +379,14 @@ describe("what an execution shows (input, attempts, why an attempt was lost)", (
       }
     };
     try {
-      const e = await loseFirstAttempt(slow, { ms: 1500 });
-      expect(e).toMatchObject({ status: "completed", result_json: { slept: 1500 }, current_attempt: 2 });
+      const e = await loseFirstAttempt(slow, { ms: 2500 });
+      expect(e).toMatchObject({ status: "completed", result_json: { slept: 2500 }, current_attempt: 2 });
       expect(e.attempts).toEqual([
         expect.objectContaining({ attempt: 1, status: "lost", ended_at: expect.any(String), error: expect.objectContaining({ code: "worker_lost", cause: "lease_expired", message: expect.stringContaining("lease") }) }),
         expect.objectContaining({ attempt: 2, status: "completed", error: null }),
       ]);
-      const t = await loseFirstAttempt(short, { ms: 400 });
-      expect(t.attempts[0]).toMatchObject({ status: "lost", error: { code: "timeout", cause: "lease_expired", message: expect.stringContaining("wall-clock limit of 500 ms") } });
+      const t = await loseFirstAttempt(short, { ms: 5000 });
+      expect(t.attempts[0]).toMatchObject({ status: "lost", error: { code: "timeout", cause: "lease_expired", message: expect.stringContaining("wall-clock limit of 1000 ms") } });
       for (const id of [e.id, t.id]) {
         const logs = await call(ctx.server.url, "GET", `/v1/executions/${id}/logs`, { token: ctx.root.token });
         expect(logs.body.data.filter((l: { level: string; line: string }) => l.level === "warn" && /^attempt 1 (worker_lost|timeout): /.test(l.line))).toHaveLength(1);
