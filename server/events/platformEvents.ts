@@ -12,8 +12,8 @@ import type { z } from "zod";
 /**
  * The service acting for an organization, not a caller: platform events (`webhook.disabled`,
  * `agent.deactivated`, …) raised by background work that no governed call covers. It holds no
- * delegation, so a trigger it matches is recorded without starting a run (a run needs an
- * invoker's delegation to derive from); webhooks are delivered as for any event.
+ * delegation: a trigger it matches runs under the trigger's own authority (see
+ * agents/triggerAuthority.ts); webhooks are delivered as for any event.
  */
 export function servicePrincipal(orgDid: string): Principal {
   return { delegationId: "", orgDid, actorDid: orgDid, grantorDid: orgDid, capabilities: [], environment: null, riskLevel: "low", kind: "service", expiresAt: new Date(8.64e15), chain: [] };
