@@ -108,7 +108,7 @@ export function Keys() {
           ) : undefined
         }
       />
-      <div className="mb-3 flex items-center gap-2">
+      <div className="mb-3 flex flex-wrap items-center gap-2">
         <Label htmlFor="status-filter" className="text-muted-foreground">
           Status
         </Label>
