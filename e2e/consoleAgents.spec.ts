@@ -81,6 +81,11 @@ test("deploy an uploaded bundle → active → invoke → progress reaches 100 %
   await expect(page.getByText("1/2", { exact: true })).toBeVisible();
   await expect(page.getByLabel("Result JSON")).toContainText('"words": 11');
   await expect(page.getByTestId("execution-logs")).toContainText("counted 11 words");
+  // What it was given, every attempt, and who invoked it by name.
+  await expect(page.getByLabel("Input JSON")).toContainText('"steps": 4');
+  await expect(page.getByTestId("execution-attempts").getByRole("listitem")).toHaveCount(1);
+  await expect(page.getByTestId("execution-attempts")).toContainText("completed");
+  await expect(page.locator("dd", { hasText: "Ada Admin" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Cancel execution" })).toHaveCount(0);
   await axe(page);
   await shot(page, "53-execution-completed");
@@ -102,13 +107,34 @@ test("deploy an uploaded bundle → active → invoke → progress reaches 100 %
   await page.getByRole("button", { name: "Cancel execution" }).click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Cancel execution" }).click();
   await expect(page.getByTestId("execution-status")).toHaveText("cancelled", { timeout: 5_000 });
-  await expect(page.getByLabel("Error JSON")).toContainText('"cancelled"');
+  await expect(page.getByTestId("error-text").first()).toContainText("cancelled");
   await shot(page, "55-execution-cancelled");
+
+  // A failed run: its error reads as text, the stack folded until asked for, each attempt kept.
+  await page.goto("/agents");
+  await deploy(page, { name: "thrower.mjs", mimeType: "text/javascript", buffer: Buffer.from("export default async (input, ctx) => { ctx.log('about to fail'); throw new TypeError('the invoice is missing'); };\n") }, JSON.stringify({ name: "thrower", version: "1.0.0", capabilities: [] }));
+  const thrower = page.getByRole("dialog", { name: "thrower" });
+  await expect(thrower.getByTestId("agent-status")).toHaveText("active", { timeout: 20_000 });
+  await thrower.getByLabel("Max attempts").fill("2");
+  await thrower.getByRole("button", { name: "Invoke" }).click();
+  await expect(page).toHaveURL(/\/executions\/exe_/, { timeout: 30_000 });
+  await expect(page.getByTestId("execution-status")).toHaveText("failed", { timeout: 20_000 });
+  const error = page.getByTestId("error-text").first();
+  await expect(error).toContainText("handler_error");
+  await expect(error).toContainText("the invoice is missing");
+  await expect(error).not.toContainText("\\n");
+  await expect(page.getByTestId("execution-attempts").getByRole("listitem")).toHaveCount(2);
+  const stack = page.getByTestId("error-stack").first();
+  await expect(stack.getByLabel("Stack trace")).toBeHidden();
+  await stack.getByText("Stack trace").click();
+  await expect(stack.getByLabel("Stack trace")).toBeVisible();
+  await axe(page);
+  await shot(page, "55b-execution-failed");
 
   // The list: live bars, attempts, filters kept in the URL.
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Executions" }).click();
   await expect(page.getByRole("heading", { name: "Executions", exact: true })).toBeVisible();
-  await expect(page.getByRole("progressbar")).toHaveCount(2);
+  await expect(page.getByRole("progressbar")).toHaveCount(3);
   await page.getByLabel("Status", { exact: true }).selectOption("cancelled");
   await expect(page).toHaveURL(/status=cancelled/);
   await expect(page.getByRole("progressbar")).toHaveCount(1);

@@ -1,6 +1,6 @@
 "use client";
 
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
 import { Upload } from "lucide-react";
@@ -15,22 +15,6 @@ import { ago, StatusBadge } from "./format";
 import { problemOf, useTRPC } from "./Providers";
 
 type Agent = inferRouterOutputs<AppRouter>["agents"]["list"]["data"]["agents"][number];
-
-/** The list carries no version or update time (the spec's `Agent`): each row reads its status, cached and shared with the detail. */
-function useAgentStatus(id: string) {
-  const trpc = useTRPC();
-  return useQuery(trpc.agents.status.queryOptions({ id }, { refetchInterval: (q) => (q.state.data?.data.status === "deploying" ? 1_000 : false) }));
-}
-
-function VersionCell({ id }: { id: string }) {
-  const s = useAgentStatus(id);
-  return <span className="font-mono text-xs">{s.data?.data.version ?? "—"}</span>;
-}
-
-function UpdatedCell({ id }: { id: string }) {
-  const s = useAgentStatus(id);
-  return s.data ? <span className="whitespace-nowrap text-xs text-muted-foreground" title={s.data.data.updated_at}>{ago(s.data.data.updated_at)}</span> : null;
-}
 
 /** Deployed agents: bundles the organization runs in the sandbox, each run an execution. */
 export function Agents() {
@@ -59,9 +43,12 @@ export function Agents() {
       ),
     },
     { header: "Status", cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-    { header: "Version", cell: ({ row }) => <VersionCell id={row.original.id} /> },
+    { header: "Version", cell: ({ row }) => <span className="font-mono text-xs">{row.original.version ?? "—"}</span> },
     { header: "Capabilities", cell: ({ row }) => <span className="block min-w-48 text-xs">{row.original.capabilities.length ? row.original.capabilities.join(", ") : <span className="text-muted-foreground">none</span>}</span> },
-    { header: "Updated", cell: ({ row }) => <UpdatedCell id={row.original.id} /> },
+    {
+      header: "Updated",
+      cell: ({ row }) => (row.original.updated_at ? <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.updated_at}>{ago(row.original.updated_at)}</span> : null),
+    },
   ];
   return (
     <>

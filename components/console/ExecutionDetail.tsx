@@ -9,9 +9,11 @@ import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card } from "@/components/ui/primitives";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ExecutionProgress, ExecutionStatusBadge, isLive, JsonBlock, LIVE_MS, when } from "./executionFormat";
+import { ErrorText, ExecutionAttempts, ExecutionInput } from "./ExecutionRecord";
 import { useAgentNames } from "./Executions";
 import { Did } from "./format";
 import { problemOf, useTRPC } from "./Providers";
+import { usePassportNames } from "./usePassportNames";
 
 /** One execution, live while it runs: progress, outcome, the lines it logged, its callback's deliveries. */
 export function ExecutionDetail({ id }: { id: string }) {
@@ -19,6 +21,7 @@ export function ExecutionDetail({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const canAdminister = useCanAdminister();
   const { nameOf } = useAgentNames();
+  const passportName = usePassportNames();
   const exec = useQuery(trpc.executions.get.queryOptions({ id }, { refetchInterval: (q) => (q.state.data && !isLive(q.state.data.status) ? false : LIVE_MS) }));
   const e = exec.data;
   const live = !e || isLive(e.status);
@@ -72,7 +75,7 @@ export function ExecutionDetail({ id }: { id: string }) {
               <dt className="text-muted-foreground">Agent</dt>
               <dd>{e.agent_id ? <Link className="text-primary underline" href={`/executions?agent=${encodeURIComponent(e.agent_id)}`}>{nameOf(e.agent_id) ?? e.agent_id}</Link> : "—"}</dd>
               <dt className="text-muted-foreground">Invoked by</dt>
-              <dd><Did value={e.requester_passport_id ?? null} truncate /></dd>
+              <dd><Did value={e.requester_passport_id ?? null} name={passportName(e.requester_passport_id)} truncate /></dd>
               <dt className="text-muted-foreground">Queued</dt>
               <dd className="text-xs">{when(e.queued_at)}</dd>
               <dt className="text-muted-foreground">Started</dt>
@@ -88,6 +91,10 @@ export function ExecutionDetail({ id }: { id: string }) {
               </dd>
             </dl>
           </Card>
+          <section aria-labelledby="input-title">
+            <h2 id="input-title" className="mb-2 text-base font-semibold">Input</h2>
+            <ExecutionInput execution={e} />
+          </section>
           {e.result_json ? (
             <section aria-labelledby="result-title">
               <h2 id="result-title" className="mb-2 text-base font-semibold">Result</h2>
@@ -97,15 +104,20 @@ export function ExecutionDetail({ id }: { id: string }) {
           {e.error_json ? (
             <section aria-labelledby="error-title">
               <h2 id="error-title" className="mb-2 text-base font-semibold">Error</h2>
-              <JsonBlock value={e.error_json} label="Error JSON" />
+              <ErrorText error={e.error_json} nameOf={passportName} />
             </section>
           ) : null}
+          <section aria-labelledby="attempts-title">
+            <h2 id="attempts-title" className="mb-2 text-base font-semibold">Attempts</h2>
+            <ExecutionAttempts attempts={e.attempts ?? []} />
+          </section>
           <section aria-labelledby="logs-title">
             <h2 id="logs-title" className="mb-2 text-base font-semibold">Logs</h2>
             {logs.data && logs.data.data.length > 0 ? (
               <ol className="max-h-72 overflow-auto rounded-md bg-muted p-3 font-mono text-xs" aria-label="Log lines" tabIndex={0} data-testid="execution-logs">
                 {logs.data.data.map((l) => (
                   <li key={l.seq} className="flex gap-2">
+                    {(e.attempts?.length ?? 0) > 1 ? <span className="shrink-0 text-muted-foreground tabular-nums" title={`Attempt ${l.attempt ?? 1}`}>#{l.attempt ?? 1}</span> : null}
                     <span className={l.level === "error" ? "text-destructive" : l.level === "warn" ? "text-warning" : "text-muted-foreground"}>{l.level}</span>
                     <span className="whitespace-pre-wrap [overflow-wrap:anywhere]">{l.line}</span>
                   </li>

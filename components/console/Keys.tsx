@@ -28,17 +28,32 @@ const CreateKeyForm = z.object({
   days: z.number({ message: "Enter a number of days" }).int().min(1, "At least 1 day").max(3650, "At most 3650 days"),
 });
 
+type DelegationKind = Delegation["kind"];
+
+/** The kinds the list can show; run delegations and trigger authorities are the agents' own. */
+const KIND_FILTERS: ["" | DelegationKind, string][] = [
+  ["api_key", "API keys"],
+  ["execution", "Run delegations"],
+  ["trigger", "Trigger authorities"],
+  ["session", "Console sessions"],
+  ["member", "Member grants"],
+  ["delegation_token", "Delegation tokens"],
+  ["", "All kinds"],
+];
+
 /** `capabilityGroups`: what the picker offers, grouped by area (families first), as the page reads it from the composition root. */
 export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[] }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [status, setStatus] = useState<"" | "active" | "revoked" | "expired">("");
+  // API keys first: run delegations (one per agent run, ended with it) would bury them.
+  const [kind, setKind] = useState<"" | DelegationKind>("api_key");
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
   const [detail, setDetail] = useState<string | null>(null);
   const canAdminister = useCanAdminister();
   const list = useInfiniteQuery(
-    trpc.identity.delegations.list.infiniteQueryOptions({ limit: 20, ...(status ? { status } : {}) }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }),
+    trpc.identity.delegations.list.infiniteQueryOptions({ limit: 20, ...(status ? { status } : {}), ...(kind ? { kind } : {}) }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }),
   );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.identity.delegations.list.pathKey() });
@@ -92,7 +107,7 @@ export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[]
           ) : undefined
         }
       />
-      <div className="mb-3 flex items-center gap-2">
+      <div className="mb-3 flex flex-wrap items-center gap-2">
         <Label htmlFor="status-filter" className="text-muted-foreground">
           Status
         </Label>
@@ -101,6 +116,16 @@ export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[]
           <option value="active">Active</option>
           <option value="revoked">Revoked</option>
           <option value="expired">Expired</option>
+        </NativeSelect>
+        <Label htmlFor="kind-filter" className="text-muted-foreground">
+          Kind
+        </Label>
+        <NativeSelect id="kind-filter" className="w-48" value={kind} onChange={(e) => setKind(e.target.value as typeof kind)}>
+          {KIND_FILTERS.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
         </NativeSelect>
       </div>
       <DataTable

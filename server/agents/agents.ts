@@ -8,6 +8,7 @@ import type { AgentListQuery } from "./schemas";
 import { agentStatusView, agentView } from "./views";
 import { syncAgentTriggers } from "../events/triggers";
 import { putPlatformEvent } from "../events/platformEvents";
+import { issueTriggerAuthority } from "./triggerAuthority";
 
 /** The organization's agents, newest first (AgentListResponse keeps `data.agents` and `data.next_cursor`). */
 export async function listAgents(db: Db, principal: Principal, query: z.output<typeof AgentListQuery>, secret: Buffer) {
@@ -22,7 +23,16 @@ export async function listAgents(db: Db, principal: Principal, query: z.output<t
     take,
   });
   const { items, pagination } = page(rows);
-  return { data: { agents: items.map(agentView), next_cursor: pagination.next_cursor } };
+  // Each agent's current version, in one query (the console shows it in the list).
+  const ids = items.map((a) => a.currentVersionId).filter((id): id is string => id !== null);
+  const versions = ids.length === 0 ? [] : await db.agentVersion.findMany({ where: { id: { in: ids } }, select: { id: true, version: true } });
+  const versionOf = new Map(versions.map((v) => [v.id, v.version]));
+  return {
+    data: {
+      agents: items.map((a) => ({ ...agentView(a), version: a.currentVersionId ? (versionOf.get(a.currentVersionId) ?? null) : null, updated_at: a.updatedAt.toISOString() })),
+      next_cursor: pagination.next_cursor,
+    },
+  };
 }
 
 export async function findAgent(db: Db, principal: Principal, id: string): Promise<Agent> {
@@ -46,9 +56,20 @@ export async function setAgentStatus(db: Db, principal: Principal, id: string, t
   const agent = await findAgent(db, principal, id);
   const from = target === "active" ? "inactive" : "active";
   if (agent.status !== from || (target === "active" && !agent.currentVersionId)) throw IllegalTransition("agent", agent.status, target);
-  const { count } = await db.agent.updateMany({ where: { id: agent.id, status: from }, data: { status: target } });
+  // Activating lends the agent's triggers the activator's authority (see triggerAuthority.ts).
+  const triggerDelegationId = target === "active" ? await activatorTriggerAuthority(db, principal, agent) : undefined;
+  const { count } = await db.agent.updateMany({ where: { id: agent.id, status: from }, data: { status: target, ...(triggerDelegationId ? { triggerDelegationId } : {}) } });
   if (count === 0) throw IllegalTransition("agent", (await findAgent(db, principal, id)).status, target);
   await syncAgentTriggers(db, agent.id);
   await putPlatformEvent(db, undefined, agent.orgDid, { type: target === "active" ? "agent.activated" : "agent.deactivated", payload: { agent_id: agent.id, name: agent.name, status: target } });
   return agentStatus(db, principal, id);
+}
+
+/** A new trigger authority from the activator when the current version declares triggers. */
+async function activatorTriggerAuthority(db: Db, principal: Principal, agent: Agent): Promise<string | undefined> {
+  if (!agent.currentVersionId) return undefined;
+  const version = await db.agentVersion.findUnique({ where: { id: agent.currentVersionId }, select: { manifest: true } });
+  const manifest = version?.manifest as { on?: unknown[] } | undefined;
+  if (!manifest?.on?.length) return undefined;
+  return issueTriggerAuthority(db, principal, agent.capabilities as string[], agent.name);
 }

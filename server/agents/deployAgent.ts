@@ -12,6 +12,7 @@ import { checkBundle, type CheckOutcome } from "../sandbox/pool";
 import { isTriggerCapability, TRIGGER_CAPABILITY } from "../events/schemas";
 import { syncAgentTriggers } from "../events/triggers";
 import { putPlatformEvent } from "../events/platformEvents";
+import { issueTriggerAuthority } from "./triggerAuthority";
 import type { AgentDeployRequest, AgentManifest } from "./schemas";
 
 export const DEFAULT_MEMORY_MB = 64;
@@ -56,8 +57,7 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
   if (timeoutMs > cfg.agentMaxTimeoutMs) throw ValidationFailed([{ field: "manifest.limits.timeout_ms", code: "OUT_OF_RANGE", message: `At most ${cfg.agentMaxTimeoutMs} ms (SVC_AGENT_MAX_TIMEOUT_MS).` }]);
 
   assertTriggersDeclared(manifest);
-  const capabilities = grantedCapabilities(manifest);
-  const missing = missingCapabilities(principal.capabilities, capabilities);
+  const missing = missingCapabilities(principal.capabilities, grantedCapabilities(manifest));
   if (missing.length > 0) {
     throw Forbidden(`An agent cannot hold more than whoever deploys it: your delegation does not cover ${missing.join(", ")}.`, { missing_capabilities: missing });
   }
@@ -78,7 +78,7 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
       description: manifest.description ?? null,
       passportId: manifest.passport ?? null,
       status: "deploying",
-      capabilities,
+      capabilities: declaredCapabilities(manifest),
       deployedBy: principal.actorDid,
     },
   });
@@ -100,6 +100,8 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
       region: body.region ?? null,
       traceId: requestId,
       deployedBy: principal.actorDid,
+      // Its triggers will act with the deployer's authority once this version is current.
+      triggerDelegationId: manifest.on?.length ? await issueTriggerAuthority(tx, principal, declaredCapabilities(manifest), manifest.name) : null,
     },
   });
   if (body.wait) {
@@ -125,6 +127,11 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
   }
   await enqueue(tx, DEPLOY_JOB, { versionId: version.id }, { orgDid: principal.orgDid, maxAttempts: 3 });
   return { agentId: agent.id, status: "deploying", created: false };
+}
+
+/** Every capability the manifest declares, trigger declarations included: what `Agent.capabilities` lists. */
+function declaredCapabilities(manifest: Manifest): string[] {
+  return [...new Set(manifest.capabilities.map((c) => c.id))];
 }
 
 /** The manifest's capabilities a run may be granted: its trigger declarations are not grants (see server/events/schemas.ts). */
@@ -171,7 +178,8 @@ export async function recordDeployOutcome(tx: Db, versionId: string, outcome: Ch
         status,
         statusError: DbNull,
         currentVersionId: version.id,
-        capabilities: grantedCapabilities(manifest),
+        capabilities: declaredCapabilities(manifest),
+        triggerDelegationId: version.triggerDelegationId,
         description: manifest.description ?? null,
         passportId: manifest.passport ?? null,
       },

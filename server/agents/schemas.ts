@@ -67,6 +67,7 @@ export const AgentManifest = z
     on: z.array(ManifestTrigger).max(50).optional(),
     passport: Did.optional().describe("An agent passport of the organization the agent acts as"),
     limits: ManifestLimits.optional(),
+    redact_input: z.boolean().optional().describe("true: an execution's input is kept for its run (and retries) but never shown, in the API or the console (for inputs carrying personal data or secrets); default false"),
   })
   .strict()
   .meta({
@@ -119,6 +120,8 @@ const agentExample = {
   status: "active" as const,
   description: "Reads supplier invoices and routes them for approval",
   passport_id: null,
+  version: "1.2.0",
+  updated_at: "2026-11-21T09:31:12.000Z",
 };
 
 export const Agent = z
@@ -130,6 +133,8 @@ export const Agent = z
     status: AgentStatus,
     description: z.string().nullable().optional(),
     passport_id: z.string().nullable().optional(),
+    version: z.string().nullable().optional().describe("The current version's manifest version (null before a first deploy succeeds)"),
+    updated_at: Timestamp.optional().describe("When the agent last changed (deploy, activation, deactivation)"),
   })
   .meta({ id: "Agent", example: agentExample });
 

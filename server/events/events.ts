@@ -66,7 +66,7 @@ export async function putEvent(scope: BusScope, body: z.output<typeof EventBody>
   const answer: EventAnswer = {
     event_id: id,
     matched_subscriptions: subscriptions.length,
-    queued_executions: principal.delegationId ? subscriptions.filter((s) => s.kind === "agent_trigger").length : 0,
+    queued_executions: subscriptions.filter((s) => s.kind === "agent_trigger").length,
     replayed: false,
   };
   await tx.event.create({

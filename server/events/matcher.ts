@@ -1,4 +1,4 @@
-import type { Database, Db } from "../db/client";
+import { afterCommit, type Database, type Db } from "../db/client";
 import { newId } from "../ids";
 import { processWide } from "../processWide";
 
@@ -137,4 +137,6 @@ export async function subscriptionsChanged(tx: Db): Promise<void> {
   const value = newId("ver");
   await tx.serviceState.upsert({ where: { key: VERSION_KEY }, create: { key: VERSION_KEY, value }, update: { value } });
   subscriptionIndex.invalidate();
+  // Again once it commits: a look by a concurrent transaction meanwhile could not see this write yet.
+  afterCommit(tx, () => subscriptionIndex.invalidate());
 }

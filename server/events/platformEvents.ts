@@ -3,15 +3,17 @@ import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
 import { appendInTransaction } from "../provenance/appendProvenance";
 import { requestHash, type ProvenanceRecord } from "../provenance/record";
-import { putEvent, type EventAnswer } from "./events";
+import { config } from "../config";
+import { depthOfRun, putEvent, type EventAnswer } from "./events";
+import { subscriptionIndex } from "./matcher";
 import type { EventBody } from "./schemas";
 import type { z } from "zod";
 
 /**
  * The service acting for an organization, not a caller: platform events (`webhook.disabled`,
  * `agent.deactivated`, …) raised by background work that no governed call covers. It holds no
- * delegation, so a trigger it matches is recorded without starting a run (a run needs an
- * invoker's delegation to derive from); webhooks are delivered as for any event.
+ * delegation: a trigger it matches runs under the trigger's own authority (see
+ * agents/triggerAuthority.ts); webhooks are delivered as for any event.
  */
 export function servicePrincipal(orgDid: string): Principal {
   return { delegationId: "", orgDid, actorDid: orgDid, grantorDid: orgDid, capabilities: [], environment: null, riskLevel: "low", kind: "service", expiresAt: new Date(8.64e15), chain: [] };
@@ -20,10 +22,20 @@ export function servicePrincipal(orgDid: string): Principal {
 /**
  * Puts a platform event on the organization's bus inside the caller's transaction, with a
  * provenance record of its own (operation `PLATFORM_EVENT <type>`, no actor), so it is as
- * provable as an ingested one. Returns the bus's answer.
+ * provable as an ingested one. Returns the bus's answer. `causedBy`, the execution whose end
+ * raised it, puts it in that run's chain of events (its depth): an agent triggered by
+ * `execution.completed` cannot start itself for ever; past SVC_EVENT_MAX_DEPTH the event is
+ * not put on the bus (a zero answer).
  */
-export async function putPlatformEvent(tx: Db, engine: Database["engine"] | undefined, orgDid: string, body: z.output<typeof EventBody>): Promise<EventAnswer> {
+export async function putPlatformEvent(tx: Db, engine: Database["engine"] | undefined, orgDid: string, body: z.output<typeof EventBody>, causedBy?: string): Promise<EventAnswer> {
   engine ??= (await database()).engine;
+  let depth = 0;
+  if (causedBy) {
+    // Only a run that something listens to needs its depth read.
+    await subscriptionIndex.refresh(tx, engine);
+    if (subscriptionIndex.match(orgDid, body.type).length > 0) depth = await depthOfRun(tx, causedBy);
+    if (depth >= config().eventMaxDepth) return { event_id: "", matched_subscriptions: 0, queued_executions: 0 };
+  }
   const hooks: Array<(tx: Db, record: ProvenanceRecord) => Promise<void>> = [];
   let resource: string | null = null;
   const requestId = newId("req");
@@ -38,6 +50,7 @@ export async function putPlatformEvent(tx: Db, engine: Database["engine"] | unde
     },
     body,
     "emit",
+    depth,
   );
   const record = await appendInTransaction(tx, engine, {
     org_did: orgDid,

@@ -3,6 +3,7 @@ import { newId } from "../ids";
 import { invokeAgent } from "../executions/invokeAgent";
 import type { SubscriptionDispatcher } from "./dispatch";
 import { subscriptionsChanged } from "./matcher";
+import { triggerPrincipal } from "../agents/triggerAuthority";
 
 interface ManifestOn {
   on?: { event: string; description: string }[];
@@ -28,8 +29,8 @@ export async function syncAgentTriggers(tx: Db, agentId: string): Promise<void> 
     const description = wanted.get(pattern);
     if (description !== undefined) {
       wanted.delete(pattern);
-      if (sub.status !== "active" || sub.description !== description) {
-        await tx.subscription.update({ where: { id: sub.id }, data: { status: "active", description, disabledReason: null } });
+      if (sub.status !== "active" || sub.description !== description || sub.createdByDelegationId !== agent.triggerDelegationId) {
+        await tx.subscription.update({ where: { id: sub.id }, data: { status: "active", description, disabledReason: null, createdByDelegationId: agent.triggerDelegationId } });
         changed = true;
       }
     } else if (sub.status === "active") {
@@ -40,7 +41,7 @@ export async function syncAgentTriggers(tx: Db, agentId: string): Promise<void> 
   }
   for (const [event, description] of wanted) {
     await tx.subscription.create({
-      data: { id: newId("sub"), orgDid: agent.orgDid, kind: "agent_trigger", eventTypes: [event], targetUrl: "", agentId, description, status: "active" },
+      data: { id: newId("sub"), orgDid: agent.orgDid, kind: "agent_trigger", eventTypes: [event], targetUrl: "", agentId, description, status: "active", createdByDelegationId: agent.triggerDelegationId },
     });
     changed = true;
   }
@@ -48,16 +49,21 @@ export async function syncAgentTriggers(tx: Db, agentId: string): Promise<void> 
 }
 
 /**
- * A matched trigger queues an ordinary execution of the agent through the invoke service, with
- * the ingesting call's principal as its invoker: the run's delegation derives from the
- * delegation that put the event on the bus (an API key, or the emitting run's own delegation),
- * narrowed to the manifest's capabilities it covers. The manifest's `event_trigger:<pattern>`
- * declaration is what lets the event start the agent at all (no declaration, no subscription);
- * revoking the sender's delegation cancels the runs it caused.
+ * A matched trigger queues an ordinary execution of the agent through the invoke service, invoked
+ * by the subscription's trigger authority: a delegation derived from whoever deployed or activated
+ * the agent, narrowed to its manifest (see agents/triggerAuthority.ts). So platform events, which
+ * have no caller, start runs too, and each run's record names that person or key as grantor;
+ * revoking them silences the triggers and cancels the runs they carry. The manifest's
+ * `event_trigger:<pattern>` declaration is what lets the event start the agent at all (no
+ * declaration, no subscription). A subscription from before trigger authorities existed still
+ * derives from the sender's delegation, as it did.
  */
-export const dispatchToTrigger: SubscriptionDispatcher = async (tx, { event, subscription, principal }) => {
-  // A platform event has no invoker whose delegation a run could derive from (see platformEvents.ts).
-  if (!subscription.agentId || !principal.delegationId) return;
+export const dispatchToTrigger: SubscriptionDispatcher = async (tx, { event, subscription, principal: sender }) => {
+  if (!subscription.agentId) return;
+  // A trigger runs under the authority of whoever deployed or activated the agent (its trigger
+  // delegation); a subscription from before trigger authorities derives from the sender's.
+  const principal = subscription.createdByDelegationId ? await triggerPrincipal(tx, subscription.createdByDelegationId) : sender.delegationId ? sender : undefined;
+  if (!principal) return;
   const agent = await tx.agent.findUnique({ where: { id: subscription.agentId }, select: { status: true, currentVersionId: true } });
   if (agent?.status !== "active" || !agent.currentVersionId) return;
   const input = {

@@ -4,6 +4,7 @@ import type { AsyncExecution } from "../db/generated/sqlite/client";
 import { enqueue } from "../jobs";
 import { appendInTransaction } from "../provenance/appendProvenance";
 import { requestHash } from "../provenance/record";
+import { newId } from "../ids";
 import { stopLocalRun } from "./localRuns";
 
 export const CALLBACK_JOB = "execution.callback";
@@ -17,6 +18,7 @@ const RECORD_STATUS = { completed: 200, failed: 500, cancelled: 499 } as const;
  */
 export async function appendRunRecord(tx: Db, engine: Database["engine"], e: AsyncExecution, status: keyof typeof RECORD_STATUS): Promise<string> {
   const delegation = await tx.delegation.findUnique({ where: { id: e.delegationId }, select: { delegateDid: true } });
+  await endRunDelegation(tx, e);
   const record = await appendInTransaction(tx, engine, {
     org_did: e.orgDid,
     actor_did: delegation?.delegateDid ?? e.orgDid,
@@ -57,9 +59,23 @@ export async function cancelExecutions(tx: Db, rows: AsyncExecution[], error: { 
     if (count === 0) continue;
     // A claimed job is left to its handler, which finds the execution cancelled.
     if (e.taskId) await tx.job.deleteMany({ where: { id: e.taskId, state: "queued" } });
+    await endRunDelegation(tx, e);
     await queueCallback(tx, e);
     afterCommit(tx, () => stopLocalRun(e.id, error.code));
     cancelled.push((await tx.asyncExecution.findUnique({ where: { id: e.id } }))!);
   }
   return cancelled;
+}
+
+/**
+ * A run's own delegation ends with the run, in the transaction that records its end: revoked with
+ * reason `run_ended` (a RevocationRecord naming the execution), so that lists of live delegations
+ * and keys count only what can still act. Nothing derives from a run's delegation (trigger runs
+ * derive from their subscription's), so this cascades to nothing; one already revoked is left as is.
+ */
+export async function endRunDelegation(tx: Db, e: Pick<AsyncExecution, "id" | "orgDid" | "delegationId">): Promise<void> {
+  const revokedAt = new Date();
+  const { count } = await tx.delegation.updateMany({ where: { id: e.delegationId, kind: "execution", revokedAt: null }, data: { revokedAt } });
+  if (count === 0) return;
+  await tx.revocation.create({ data: { id: newId("rev"), delegationId: e.delegationId, orgDid: e.orgDid, revokedBy: e.orgDid, revokedAt, reason: "run_ended", metadata: { execution_id: e.id } } });
 }

@@ -5,6 +5,7 @@ import { IllegalTransition, NotFound } from "../errors";
 import { keyset } from "../http/cursor";
 import type { Principal } from "../governance/principal";
 import type { RevocationHook } from "../identity/revocationHooks";
+import { attemptView } from "./attempts";
 import { cancelExecutions } from "./endExecution";
 import type { ExecutionListQuery } from "./schemas";
 import { callbackAttemptView, executionView, logLineView } from "./views";
@@ -32,8 +33,18 @@ async function findExecution(db: Db, principal: Principal, id: string): Promise<
   return row;
 }
 
+/**
+ * One execution with what only its detail carries: the input (unless the agent's manifest marks
+ * it redacted: kept for the run and its retries, never shown) and every attempt.
+ */
 export async function getExecution(db: Db, principal: Principal, id: string) {
-  return executionView(await findExecution(db, principal, id));
+  const row = await db.asyncExecution.findFirst({
+    where: { id, orgDid: principal.orgDid },
+    include: { attempts: { orderBy: { attempt: "asc" } }, version: { select: { manifest: true } } },
+  });
+  if (!row) throw NotFound("execution", id);
+  const redacted = (row.version.manifest as { redact_input?: boolean }).redact_input === true;
+  return { ...executionView(row), input: redacted ? null : (row.input ?? null), input_redacted: redacted, attempts: row.attempts.map(attemptView) };
 }
 
 /** The callback's delivery attempts, oldest first. */

@@ -7,6 +7,7 @@ import { coveredBy } from "../identity/capabilities";
 import { issueDelegation } from "../identity/issueDelegation";
 import { enqueue } from "../jobs";
 import { assertOutboundUrl } from "../outbound/assertOutboundUrl";
+import { isTriggerCapability } from "../events/schemas";
 import { RUN_JOB } from "./runExecution";
 import { executionView } from "./views";
 
@@ -30,7 +31,8 @@ export async function invokeAgent(tx: Db, principal: Principal, agentId: string,
     throw domainError("illegal_state_transition", `The agent is ${agent.status}; only an active agent can be invoked.`, { current_state: agent.status, requested_state: "active" });
   }
   if (body.callback_url !== undefined) assertOutboundUrl(body.callback_url, { field: "callback_url" });
-  const wanted = agent.capabilities as string[];
+  // Trigger declarations (event_trigger…) say what may start the agent; they are never granted to a run.
+  const wanted = (agent.capabilities as string[]).filter((c) => !isTriggerCapability(c));
   const issued = await issueDelegation(tx, principal, {
     kind: "execution",
     delegateDid: agent.passportId ?? principal.orgDid,
@@ -65,7 +67,7 @@ export async function invokeAgent(tx: Db, principal: Principal, agentId: string,
  * capability the invoker holds is kept, and a held one within a broader wanted one is taken
  * (manifest `svc_api:*`, invoker `svc_api:agents:*` → `svc_api:agents:*`).
  */
-function narrowed(wanted: readonly string[], held: readonly string[]): string[] {
+export function narrowed(wanted: readonly string[], held: readonly string[]): string[] {
   const out = new Set<string>();
   for (const w of wanted) {
     if (coveredBy(held, w)) out.add(w);

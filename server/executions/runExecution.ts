@@ -6,6 +6,7 @@ import { backoffDelay, finishJob, retryJob, WorkerLost, type ClaimedJob, type Jo
 import { DomainError } from "../errors";
 import { refuseHostileInput } from "../http/validation";
 import { runBundle, type SandboxOutcome } from "../sandbox/pool";
+import { beginAttempt, endAttempt } from "./attempts";
 import { appendRunRecord, cancelExecutions, queueCallback } from "./endExecution";
 import { localRuns } from "./localRuns";
 import { executionView, resultJson } from "./views";
@@ -54,6 +55,7 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
       data: { status: "processing", currentAttempt: job.attempts, startedAt: e.startedAt ?? new Date() },
     });
     if (count === 0) await finishJob(tx, job);
+    else await beginAttempt(tx, job, id, e.version.timeoutMs, helpers.log);
     return count > 0;
   });
   if (!started) return;
@@ -73,7 +75,7 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
       if (!p && batch.length === 0) return;
       await db.writeTx(async (tx) => {
         if (p) await tx.asyncExecution.updateMany({ where: { id, status: "processing" }, data: { progressPercent: p.percent, progressMessage: p.message } });
-        if (batch.length > 0) await tx.executionLog.createMany({ data: batch.map((l) => ({ id: `${id}:${l.seq}`, executionId: id, seq: l.seq, level: l.level, line: l.line, createdAt: l.at })) });
+        if (batch.length > 0) await tx.executionLog.createMany({ data: batch.map((l) => ({ id: `${id}:${l.seq}`, executionId: id, seq: l.seq, level: l.level, line: l.line, createdAt: l.at, attempt: job.attempts })) });
       });
     }).catch((err: unknown) => helpers.log(`execution ${id}: telemetry not written: ${err instanceof Error ? err.message : String(err)}`)));
 
@@ -159,6 +161,7 @@ const storableText = (s: string) => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-
  */
 async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome: SandboxOutcome, chain: string[]): Promise<void> {
   await db.writeTx(async (tx) => {
+    await endAttempt(tx, e.id, job.attempts, outcome);
     const move = async (data: Parameters<typeof tx.asyncExecution.updateMany>[0]["data"]) =>
       (await tx.asyncExecution.updateMany({ where: { id: e.id, status: { in: ["processing", "queued"] } }, data })).count > 0;
     // Cancelled meanwhile: the run still gets its record.
@@ -186,7 +189,7 @@ async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome:
       const provenanceId = await appendRunRecord(tx, db.engine, ended, status);
       await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId } });
       await queueCallback(tx, ended);
-      await putPlatformEvent(tx, db.engine, ended.orgDid, { type: `execution.${status}`, payload: executionView({ ...ended, provenanceId }) });
+      await putPlatformEvent(tx, db.engine, ended.orgDid, { type: `execution.${status}`, payload: executionView({ ...ended, provenanceId }) }, e.id);
       await finishJob(tx, job);
     };
     if (outcome.ok) return end("completed", { resultJson: resultJson(outcome.result) as object, errorJson: DbNull, progressPercent: 100 });
@@ -223,7 +226,7 @@ export async function failExhaustedRun(tx: Db, job: ClaimedJob<{ executionId: st
   const provenanceId = await appendRunRecord(tx, config().engine, failed, "failed");
   await tx.asyncExecution.update({ where: { id: now.id }, data: { provenanceId } });
   await queueCallback(tx, failed);
-  await putPlatformEvent(tx, config().engine, failed.orgDid, { type: "execution.failed", payload: executionView({ ...failed, provenanceId }) });
+  await putPlatformEvent(tx, config().engine, failed.orgDid, { type: "execution.failed", payload: executionView({ ...failed, provenanceId }) }, failed.id);
 }
 
 /** Whether a delegation of the chain was revoked, else whether one has expired. */

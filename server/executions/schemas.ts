@@ -31,6 +31,17 @@ const executionExample = {
   provenance_id: EXAMPLE.recordId,
 };
 
+export const ExecutionAttempt = z
+  .object({
+    attempt: z.number().int().describe("1 on the first run"),
+    status: z.enum(["running", "completed", "failed", "cancelled", "lost"]).describe("lost: its worker stopped (crashed or frozen past its lease) before it ended; error says why"),
+    worker_id: z.string().nullable().describe("The worker that ran it"),
+    started_at: Timestamp,
+    ended_at: Timestamp.nullable(),
+    error: z.record(z.string(), z.unknown()).nullable().describe("{code, message, …} when it did not complete: a handler's error (with name and stack), or worker_lost / timeout with the cause of a lost attempt"),
+  })
+  .meta({ id: "ExecutionAttempt" });
+
 export const AsyncExecution = z
   .object({
     id: z.string(),
@@ -51,6 +62,9 @@ export const AsyncExecution = z
     started_at: Timestamp.nullable().optional(),
     completed_at: Timestamp.nullable().optional(),
     provenance_id: z.string().nullable().optional().describe("The provenance record of the run (written when it ends)"),
+    input: z.unknown().optional().describe("Only in GET /v1/executions/{id}: the input the handler was given (null when none, or when the agent's manifest sets redact_input)"),
+    input_redacted: z.boolean().optional().describe("Only in GET /v1/executions/{id}: true when the agent's manifest sets redact_input, so the input is kept for the run but never shown"),
+    attempts: z.array(ExecutionAttempt).optional().describe("Only in GET /v1/executions/{id}: every attempt, oldest first"),
   })
   .meta({ id: "AsyncExecution", example: executionExample });
 
@@ -88,7 +102,13 @@ export const CallbackAttemptList = z
     },
   });
 
-export const ExecutionLogLine = z.object({ seq: z.number().int(), level: z.enum(["debug", "info", "warn", "error"]), line: z.string(), created_at: Timestamp });
+export const ExecutionLogLine = z.object({
+  seq: z.number().int(),
+  level: z.enum(["debug", "info", "warn", "error"]),
+  line: z.string(),
+  created_at: Timestamp,
+  attempt: z.number().int().optional().describe("The attempt that logged it (1 on the first run)"),
+});
 
 export const ExecutionLogList = z
   .object({ data: z.array(ExecutionLogLine) })

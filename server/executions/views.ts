@@ -41,7 +41,7 @@ export function callbackAttemptView(a: CallbackAttempt) {
 }
 
 export function logLineView(l: ExecutionLog) {
-  return { seq: l.seq, level: l.level as "debug" | "info" | "warn" | "error", line: l.line, created_at: l.createdAt.toISOString() };
+  return { seq: l.seq, level: l.level as "debug" | "info" | "warn" | "error", line: l.line, created_at: l.createdAt.toISOString(), attempt: l.attempt };
 }
 
 /** A handler's result as `result_json`: a JSON object as it is, anything else as `{value}`. */

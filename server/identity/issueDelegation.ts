@@ -15,7 +15,7 @@ export interface DelegationRequest {
   defaultSeconds?: number;
   environment?: string | null;
   riskLevel?: string;
-  kind: "api_key" | "delegation_token" | "session" | "execution";
+  kind: "api_key" | "delegation_token" | "session" | "execution" | "trigger";
   name?: string | null;
 }
 

@@ -111,7 +111,11 @@ export const DelegationTokenRequest = z
   .strict()
   .meta({ id: "DelegationTokenRequest", example: { delegate_did: EXAMPLE.agentDid, capabilities: [...EXAMPLE.capabilities], duration_seconds: 86400, environment: "production" } });
 
-export const DelegationKind = z.enum(["api_key", "delegation_token", "session", "member", "execution"]).describe("member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's");
+export const DelegationKind = z
+  .enum(["api_key", "delegation_token", "session", "member", "execution", "trigger"])
+  .describe(
+    "member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's (revoked with reason run_ended when the run ends); trigger: the authority an agent's event triggers carry, derived from whoever deployed or activated it, narrowed to its manifest",
+  );
 export const DelegationStatus = z.enum(["active", "expired", "revoked"]);
 
 export const Delegation = z

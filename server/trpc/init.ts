@@ -82,7 +82,13 @@ function toTrpcError(error: unknown, original: unknown): TRPCError {
   return new TRPCError({ code: STATUS_TO_CODE[domain.status] ?? "BAD_REQUEST", message: domain.message, cause: domain });
 }
 
+/** Set by a procedure whose answer work after commit fills in: how to read the final answer. */
+export interface LateAnswer {
+  answer?: () => unknown;
+}
+
 const governed = t.middleware(async ({ ctx, meta, path, type, next, getRawInput }) => {
+  const late: LateAnswer = {};
   try {
     const outcome = await governCall(
       { id: `trpc:${path}`, label: `TRPC ${path}`, capability: meta?.capability ?? null, resourceType: meta?.resourceType ?? null, write: type === "mutation", successStatus: 200, roles: meta?.roles },
@@ -98,12 +104,14 @@ const governed = t.middleware(async ({ ctx, meta, path, type, next, getRawInput 
         return { requestHash: requestHash(raw ?? undefined) };
       },
       async (scope: CallScope) => {
-        const result = await next({ ctx: { scope } });
+        const result = await next({ ctx: { scope, late } });
         // Throwing rolls a mutation's writes back and records the failure's status.
         if (!result.ok) throw fromTrpc(result.error);
         return result;
       },
     );
+    // An answer that work after commit completed (a deploy's `wait`) is read again once that work ran.
+    if (late.answer && outcome.value!.ok) (outcome.value as { data: unknown }).data = late.answer();
     return outcome.value!;
   } catch (e) {
     const error = e instanceof GateError ? e.error : e;

@@ -3,7 +3,7 @@ import type { Database, Db } from "../db/client";
 import type { CallScope } from "../governance/governCall";
 import type { Operation } from "../http/operation";
 import type { Principal } from "../governance/principal";
-import { governedProcedure } from "./init";
+import { governedProcedure, type LateAnswer } from "./init";
 
 /**
  * tRPC procedures built from declarations, never restated: an area's `Operation` (its /v1 route)
@@ -43,13 +43,18 @@ const pick = (input: Record<string, unknown>, schema: z.ZodType | undefined) =>
   schema instanceof z.ZodObject ? Object.fromEntries(Object.keys(schema.shape).filter((k) => k in input).map((k) => [k, input[k]])) : {};
 
 /** Runs the operation's own handler with the gate's scope, as its /v1 route does. */
-async function runOperation(op: Operation, scope: CallScope, input: Record<string, unknown>) {
+async function runOperation(op: Operation, scope: CallScope, input: Record<string, unknown>, late?: LateAnswer) {
   const params = pick(input, op.params);
   // As on /v1: the resource is the path's first parameter unless the handler names another.
   const first = Object.values(params)[0];
   if (typeof first === "string") scope.setResource(first);
   // tRPC always answers 200; the operation's own status (201, 202) is /v1's.
-  return op.handler({ ...scope, setStatus: () => undefined, params, query: pick(input, op.query), body: bodyOnly(op) ? input : pick(input, op.body) });
+  // Work after commit may complete the answer (deploy with `wait`): the caller gets it as /v1's does.
+  let completedLater = false;
+  const afterCommit = (fn: () => Promise<void>) => ((completedLater = true), scope.afterCommit(fn));
+  const out = await op.handler({ ...scope, afterCommit, setStatus: () => undefined, params, query: pick(input, op.query), body: bodyOnly(op) ? input : pick(input, op.body) });
+  if (completedLater && late) late.answer = () => op.response.parse(out);
+  return out;
 }
 
 const metaOf = (op: Pick<Operation, "capability" | "resourceType">) => ({ capability: op.capability, resourceType: op.resourceType });
@@ -76,7 +81,7 @@ export function mutationFrom<P extends z.ZodType, Q extends z.ZodType, B extends
     .meta(metaOf(op))
     .input(mergedInput(op))
     .output(op.response)
-    .mutation(({ ctx, input }) => runOperation(op as unknown as Operation, ctx.scope, input as Record<string, unknown>) as Promise<never>);
+    .mutation(({ ctx, input }) => runOperation(op as unknown as Operation, ctx.scope, input as Record<string, unknown>, ctx.late) as Promise<never>);
 }
 
 /** What a console procedure's handler gets: its input, the signed-in person, a database handle. */

@@ -104,18 +104,82 @@ describe("concurrent repeats", () => {
 });
 
 describe("agent triggers", () => {
-  it("run under a delegation derived from the sender's, narrowed to the manifest's capabilities it holds", async () => {
-    const sender = await apiKey(["svc_api:events:write", "svc_api:agents:read"]);
-    await deployAndWait(ctx.server.url, ctx.root.token, "narrowed", ECHO, triggerManifest(["narrow.me"], [{ id: "svc_api:executions:read", evidence: ["reads executions"] }]));
+  it("run under the authority of whoever deployed (then activated) the agent, narrowed to the manifest's grantable capabilities, named as grantor, revoked with them", async () => {
+    const deployer = await apiKey(["svc_api:agents:deploy", "svc_api:agents:read", "svc_api:agents:manage", "svc_api:executions:read"]);
+    const sender = await apiKey(["svc_api:events:write"]);
+    const agentId = await deployAndWait(ctx.server.url, deployer.token, "narrowed", ECHO, triggerManifest(["narrow.me"], [{ id: "svc_api:executions:read", evidence: ["reads executions"] }]));
+    // The agent lists every capability its manifest declares, trigger declarations included.
+    const status = await call(ctx.server.url, "GET", `/v1/agents/${agentId}/status`, { token: ctx.root.token });
+    expect(status.body.data.capabilities).toEqual(["svc_api:agents:read", "svc_api:executions:read", "event_trigger", "event_trigger:narrow.me"]);
     const res = await ingest({ type: "narrow.me" }, sender.token);
     expect(res.body.queued_executions).toBe(1);
     const db = await database();
     const match = await db.read.eventMatch.findFirstOrThrow({ where: { eventId: res.body.event_id } });
     const run = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: match.executionId! }, include: { delegation: true } });
-    expect(run.requesterPassportId).toBe(sender.orgDid);
-    expect(run.delegation.ancestry.split(" ")).toContain(sender.delegationId);
-    expect(run.delegation.capabilities).toEqual(["svc_api:agents:read"]);
-    expect((await finishedExecution(run.id)).status).toBe("completed");
+    const authority = await db.read.delegation.findUniqueOrThrow({ where: { id: run.delegation.parentId! } });
+    expect(authority).toMatchObject({ kind: "trigger", parentId: deployer.delegationId, grantorDid: deployer.orgDid, revokedAt: null });
+    expect(authority.capabilities).toEqual(["svc_api:agents:read", "svc_api:executions:read"]);
+    // The run's delegation holds only grantable capabilities, never the trigger declarations.
+    expect(run.delegation.capabilities).toEqual(["svc_api:agents:read", "svc_api:executions:read"]);
+    expect(run.delegation.ancestry.split(" ")).not.toContain(sender.delegationId);
+    const done = await finishedExecution(run.id);
+    expect(done.status).toBe("completed");
+    const record = await db.read.provenanceRecord.findUniqueOrThrow({ where: { id: done.provenance_id } });
+    expect(record).toMatchObject({ grantorDid: deployer.orgDid, delegationId: run.delegationId, operation: `RUN /v1/agents/${agentId}` });
+    // Activating again lends the activator's authority instead.
+    const activator = await apiKey(["svc_api:agents:manage", "svc_api:agents:read", "svc_api:executions:read"]);
+    expect((await call(ctx.server.url, "POST", `/v1/agents/${agentId}/deactivate`, { token: activator.token })).status).toBe(200);
+    expect((await call(ctx.server.url, "POST", `/v1/agents/${agentId}/activate`, { token: activator.token })).status).toBe(200);
+    const again = await ingest({ type: "narrow.me" }, sender.token);
+    const run2 = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: (await db.read.eventMatch.findFirstOrThrow({ where: { eventId: again.body.event_id } })).executionId! }, include: { delegation: { include: { parent: true } } } });
+    expect(run2.delegation.parent).toMatchObject({ kind: "trigger", parentId: activator.delegationId });
+    await finishedExecution(run2.id);
+    // Revoking the activator silences the triggers: the event is matched, no run starts.
+    expect((await call(ctx.server.url, "POST", `/v1/delegations/${activator.delegationId}/revoke`, { token: ctx.root.token, body: { reason: "left" } })).status).toBe(201);
+    const silent = await ingest({ type: "narrow.me" }, sender.token);
+    expect(silent.body.matched_subscriptions).toBe(1);
+    expect(await db.read.eventMatch.findFirstOrThrow({ where: { eventId: silent.body.event_id } })).toMatchObject({ executionId: null });
+  });
+
+  it("start runs on platform events (agent.deployed, execution.failed) under the deployer's authority", async () => {
+    const deployer = await apiKey(["svc_api:agents:deploy", "svc_api:agents:read", "svc_api:agents:invoke"]);
+    const watcher = await deployAndWait(ctx.server.url, deployer.token, "platform-watcher", ECHO, triggerManifest(["agent.deployed", "execution.failed"]));
+    const db = await database();
+    const runsOf = () => db.read.asyncExecution.findMany({ where: { agentId: watcher }, orderBy: { queuedAt: "asc" } });
+    const FAILS = `export default async () => { throw new Error("no"); }`;
+    const failing = await deployAndWait(ctx.server.url, ctx.root.token, "platform-failing", FAILS);
+    const deployedRun = await waitFor("the agent.deployed run", async () => (await runsOf()).find((r) => (r.input as { event_type?: string }).event_type === "agent.deployed" && (r.input as { payload: { agent_id: string } }).payload.agent_id === failing));
+    expect(deployedRun.requesterPassportId).toBe(deployer.orgDid);
+    expect(await finishedExecution(deployedRun.id)).toMatchObject({ status: "completed" });
+    const inv = await call(ctx.server.url, "POST", `/v1/agents/${failing}/invoke`, { token: ctx.root.token, body: { max_attempts: 1 } });
+    expect((await finishedExecution(inv.body.id)).status).toBe("failed");
+    const failedRun = await waitFor("the execution.failed run", async () => (await runsOf()).find((r) => (r.input as { event_type?: string }).event_type === "execution.failed"));
+    const done = await finishedExecution(failedRun.id);
+    expect(done.result_json).toMatchObject({ got: { event_type: "execution.failed", payload: { id: inv.body.id, status: "failed" } } });
+    const record = await db.read.provenanceRecord.findUniqueOrThrow({ where: { id: done.provenance_id } });
+    expect(record.grantorDid).toBe(deployer.orgDid);
+    await call(ctx.server.url, "POST", `/v1/agents/${watcher}/deactivate`, { token: ctx.root.token });
+  });
+
+  it("an agent triggered by execution.completed does not start itself for ever: its chain stops at SVC_EVENT_MAX_DEPTH", async () => {
+    const selfish = await deployAndWait(ctx.server.url, ctx.root.token, "completion-chaser", ECHO, triggerManifest(["execution.completed"]));
+    const db = await database();
+    const start = await call(ctx.server.url, "POST", `/v1/agents/${selfish}/invoke`, { token: ctx.root.token, body: {} });
+    await finishedExecution(start.body.id);
+    // Each of its runs raises execution.completed one step deeper; the run at the last depth raises none that triggers.
+    let last = -1;
+    await waitFor("the chain to stop growing", async () => {
+      const rows = await db.read.asyncExecution.findMany({ where: { agentId: selfish } });
+      const settled = rows.every((r) => ["completed", "failed", "cancelled"].includes(r.status)) && rows.length === last;
+      last = rows.length;
+      await new Promise((r) => setTimeout(r, 500));
+      return settled ? rows : undefined;
+    }, 60_000);
+    await call(ctx.server.url, "POST", `/v1/agents/${selfish}/deactivate`, { token: ctx.root.token });
+    const completions = await db.read.event.findMany({ where: { type: "execution.completed" }, select: { depth: true } });
+    expect(Math.max(...completions.map((e) => e.depth))).toBe(7);
+    const runs = await db.read.asyncExecution.findMany({ where: { agentId: selfish } });
+    expect(runs.length).toBeGreaterThanOrEqual(9);
   });
 
   it("run the agent with {event_id, event_type, payload, org_did, verification}", async () => {
@@ -163,9 +227,9 @@ describe("agent triggers", () => {
     expect(badPattern.status).toBe(400);
     const ok = await deploy({ capabilities: [{ id: "event_trigger", evidence: ["yes"] }, { id: "event_trigger:x.y", evidence: ["yes"] }], on: [{ event: "x.y", description: "" }] });
     expect(ok.status).toBe(201);
-    // Trigger declarations are not grants: the agent's capabilities do not list them.
+    // The agent lists its trigger declarations with its capabilities (they authorize its trigger runs; runs are never granted them).
     const agent = await call(ctx.server.url, "GET", `/v1/agents/${ok.body.data.agentId}/status`, { token: ctx.root.token });
-    expect(JSON.stringify(agent.body)).not.toContain('"event_trigger');
+    expect(agent.body.data.capabilities).toEqual(["event_trigger", "event_trigger:x.y"]);
   });
 
   it("stop at once when the agent is deactivated, and come back when it is activated", async () => {

@@ -306,6 +306,98 @@ describe("executions", () => {
   });
 });
 
+describe("what an execution shows (input, attempts, why an attempt was lost)", () => {
+  it("shows its input only in its detail, redacted when the manifest says redact_input", async () => {
+    const res = await invoke(agents.progress!, { input: { n: 5, note: "keep" } });
+    const e = await until(res.body.id, ended);
+    expect(e).toMatchObject({ status: "completed", input: { n: 5, note: "keep" }, input_redacted: false });
+    const list = await call(ctx.server.url, "GET", `/v1/executions?agent_id=${agents.progress}`, { token: ctx.root.token });
+    expect(list.body.data[0]).not.toHaveProperty("input");
+    const secretive = await deployAndWait(ctx.server.url, ctx.root.token, "exec-redacted", `export default async (input) => ({ length: input.card.length })`, { redact_input: true });
+    const r = await until((await invoke(secretive, { input: { card: "4111111111111111" } })).body.id, ended);
+    expect(r).toMatchObject({ status: "completed", result_json: { length: 16 }, input: null, input_redacted: true });
+    expect(JSON.stringify(r)).not.toContain("4111111111111111");
+  });
+
+  it("a run's delegation ends with the run (revoked, reason run_ended): completed, failed and cancelled before it started", async () => {
+    const db = await database();
+    const done = await until((await invoke(agents.scalar!)).body.id, ended);
+    const failed = await until((await invoke(agents.throws!, { max_attempts: 1 })).body.id, ended);
+    expect(failed.status).toBe("failed");
+    const queued = await invoke(agents.scalar!);
+    const cancelled = await call(ctx.server.url, "POST", `/v1/executions/${queued.body.id}/cancel`, { token: ctx.root.token });
+    expect([200, 409]).toContain(cancelled.status);
+    const c = await until(queued.body.id, ended);
+    for (const e of [done, failed, c]) {
+      const row = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
+      const delegation = await call(ctx.server.url, "GET", `/v1/delegations/${row.delegationId}`, { token: ctx.root.token });
+      expect(delegation.body).toMatchObject({ kind: "execution", status: "revoked" });
+      expect(await db.read.revocation.findUnique({ where: { delegationId: row.delegationId } })).toMatchObject({ reason: "run_ended", metadata: { execution_id: e.id } });
+    }
+    // The live run delegations are those of runs that can still act.
+    const live = await call(ctx.server.url, "GET", "/v1/delegations?kind=execution&status=active&limit=100", { token: ctx.root.token });
+    const running = await db.read.asyncExecution.findMany({ where: { status: { in: ["queued", "processing"] } }, select: { delegationId: true } });
+    expect(live.body.data.map((d: { id: string }) => d.id).sort()).toEqual(running.map((r) => r.delegationId).sort());
+  });
+
+  it("keeps every attempt: its start, end and error, and the lines each logged", async () => {
+    const flaky = await deployAndWait(ctx.server.url, ctx.root.token, "exec-logs-then-throws", `export default async (input, ctx) => { ctx.log("trying"); throw new TypeError("the invoice is missing"); }`);
+    const e = await until((await invoke(flaky, { max_attempts: 2 })).body.id, ended);
+    expect(e.status).toBe("failed");
+    expect(e.attempts).toHaveLength(2);
+    for (const [i, a] of (e.attempts as any[]).entries()) {
+      expect(a).toMatchObject({ attempt: i + 1, status: "failed", error: { code: "handler_error", name: "TypeError", message: "the invoice is missing", attempt: i + 1 } });
+      expect(Date.parse(a.ended_at)).toBeGreaterThanOrEqual(Date.parse(a.started_at));
+      expect(a.worker_id).toMatch(/^wrk_/);
+    }
+    expect(Date.parse(e.attempts[1].started_at)).toBeGreaterThanOrEqual(Date.parse(e.attempts[0].ended_at));
+    const logs = await call(ctx.server.url, "GET", `/v1/executions/${e.id}/logs`, { token: ctx.root.token });
+    expect(logs.body.data.map((l: { line: string; attempt: number }) => [l.attempt, l.line])).toEqual([
+      [1, "trying"],
+      [2, "trying"],
+    ]);
+  });
+
+  it("an attempt whose worker froze past its lease says worker_lost (or timeout past the run's limit) with the cause, in its entry and one log line, after a retry succeeds", async () => {
+    await worker.stop();
+    const SLOW = `export default async (input) => { const t = Date.now(); while (Date.now() - t < input.ms) {} return { slept: input.ms }; }`;
+    const slow = await deployAndWait(ctx.server.url, ctx.root.token, "exec-slow-once", SLOW, { limits: { timeout_ms: 20_000 } });
+    const short = await deployAndWait(ctx.server.url, ctx.root.token, "exec-short-limit", SLOW, { limits: { timeout_ms: 1000 } });
+    const lines: string[] = [];
+    // Runs one execution whose first attempt's worker freezes (no heartbeat, no outcome) and a second worker takes over.
+    const loseFirstAttempt = async (agentId: string, input: unknown) => {
+      const first = startJobWorker({ kinds: [RUN_JOB], leaseMs: 1000, log: () => undefined });
+      const res = await invoke(agentId, { input, max_attempts: 2 });
+      await until(res.body.id, (e) => e.status === "processing");
+      await first.stop({ abandon: true });
+      await new Promise((r) => setTimeout(r, 1500)); // frozen a while: past the lease, and past a 1 s limit
+      const second = startJobWorker({ kinds: [RUN_JOB], leaseMs: 1000, pollMs: 100, log: (line) => lines.push(line) });
+      try {
+        return await until(res.body.id, ended, 20_000);
+      } finally {
+        await second.stop();
+      }
+    };
+    try {
+      const e = await loseFirstAttempt(slow, { ms: 2500 });
+      expect(e).toMatchObject({ status: "completed", result_json: { slept: 2500 }, current_attempt: 2 });
+      expect(e.attempts).toEqual([
+        expect.objectContaining({ attempt: 1, status: "lost", ended_at: expect.any(String), error: expect.objectContaining({ code: "worker_lost", cause: "lease_expired", message: expect.stringContaining("lease") }) }),
+        expect.objectContaining({ attempt: 2, status: "completed", error: null }),
+      ]);
+      const t = await loseFirstAttempt(short, { ms: 5000 });
+      expect(t.attempts[0]).toMatchObject({ status: "lost", error: { code: "timeout", cause: "lease_expired", message: expect.stringContaining("wall-clock limit of 1000 ms") } });
+      for (const id of [e.id, t.id]) {
+        const logs = await call(ctx.server.url, "GET", `/v1/executions/${id}/logs`, { token: ctx.root.token });
+        expect(logs.body.data.filter((l: { level: string; line: string }) => l.level === "warn" && /^attempt 1 (worker_lost|timeout): /.test(l.line))).toHaveLength(1);
+        expect(lines.filter((l) => l.startsWith(`execution ${id}: attempt 1 `))).toHaveLength(1);
+      }
+    } finally {
+      worker = startWorker({ log: () => undefined, tasks: [] });
+    }
+  });
+});
+
 describe("the worked examples (examples/agents/)", () => {
   const example = (name: string) => ({
     code: readFileSync(join(process.cwd(), "examples/agents", `${name}.js`), "utf8"),

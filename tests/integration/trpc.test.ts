@@ -1,7 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/trpc/root";
 import { newId } from "@/server/ids";
 import { apiKey, ed25519Jwk, lastProvenance, provenanceCount } from "./harness";
+import { bundleOf, manifestOf } from "./agentsHelpers";
 
 const caller = (token?: string) => createCaller({ authorization: token ? `Bearer ${token}` : null, clientAddress: "127.0.0.1", requestId: newId("req") });
 
@@ -51,5 +52,30 @@ describe("tRPC procedures pass through the same gate", () => {
     const victim = await apiKey();
     await caller(admin.token).identity.delegations.revoke({ id: victim.delegationId, reason: "console" });
     await expect(caller(victim.token).identity.passports.list({ limit: 1 })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+});
+
+describe("agents over tRPC", () => {
+  afterAll(async () => {
+    const { shutdownSandbox } = await import("@/server/sandbox/pool");
+    await shutdownSandbox();
+  });
+
+  it("deploy with wait answers the final status, as /v1 does (active, or inactive for a bundle without a handler)", async () => {
+    const { token } = await apiKey();
+    const deploy = (name: string, code: string) =>
+      caller(token).agents.deploy({ manifest: manifestOf(name), ...bundleOf(code), wait: true });
+    expect((await deploy("trpc-waited", "export default async () => 1;")).data.status).toBe("active");
+    expect((await deploy("trpc-no-handler", "export const x = 1;")).data.status).toBe("inactive");
+  });
+
+  it("the agents list carries each agent's version and updated_at", async () => {
+    const { token } = await apiKey();
+    const out = await caller(token).agents.deploy({ manifest: { ...manifestOf("trpc-listed"), version: "3.1.4" }, ...bundleOf("export default async () => 1;"), wait: true });
+    const list = await caller(token).agents.list({ limit: 100 });
+    const row = list.data.agents.find((a) => a.id === out.data.agentId);
+    expect(row).toMatchObject({ version: "3.1.4", updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    const status = await caller(token).agents.status({ id: out.data.agentId });
+    expect(row!.updated_at).toBe(status.data.updated_at);
   });
 });

@@ -1,0 +1,107 @@
+import { DbNull } from "@prisma/client/runtime/client";
+import { afterCommit, type Db } from "../db/client";
+import type { ExecutionAttempt } from "../db/generated/sqlite/client";
+import { jobLeaseMs, WorkerLost, type ClaimedJob } from "../jobs";
+import type { SandboxOutcome } from "../sandbox/pool";
+
+// The attempt history of an execution: one row per claim of its run job, opened when the run
+// starts and closed with how it ended. An attempt whose worker vanished (crashed, or frozen past
+// its lease) is closed by whoever runs the next one, or by the job's exhaustion, saying why.
+
+const attemptId = (executionId: string, attempt: number) => `${executionId}:${attempt}`;
+
+/** Error codes that mean the attempt was stopped rather than failed. */
+const STOPPED = new Set(["cancelled", "delegation_revoked", "delegation_expired"]);
+
+/**
+ * Opens attempt `job.attempts` of an execution, in the transaction that moves it to processing.
+ * Earlier attempts left open lost their worker: each is closed (`lost`, with `worker_lost` or
+ * `timeout` and the cause), and a line saying so goes to the execution's log and the worker's.
+ */
+export async function beginAttempt(tx: Db, job: ClaimedJob, executionId: string, timeoutMs: number, log: (line: string) => void): Promise<void> {
+  const now = new Date();
+  if (job.attempts > 1) await closeLostAttempts(tx, executionId, job.attempts, timeoutMs, log, now);
+  await tx.executionAttempt.create({ data: { id: attemptId(executionId, job.attempts), executionId, attempt: job.attempts, workerId: job.workerId, status: "running", startedAt: now } });
+}
+
+/** Closes the attempt with the sandbox's outcome, in the transaction that records it (and rolls back with it). */
+export async function endAttempt(tx: Db, executionId: string, attempt: number, outcome: SandboxOutcome): Promise<void> {
+  const status = outcome.ok ? "completed" : STOPPED.has(outcome.error.code) ? "cancelled" : "failed";
+  await tx.executionAttempt.updateMany({
+    where: { id: attemptId(executionId, attempt), endedAt: null },
+    data: { status, errorJson: outcome.ok ? DbNull : ({ ...outcome.error, attempt } as object), endedAt: new Date() },
+  });
+}
+
+/**
+ * Closes the attempts before `before` that never ended: their worker stopped renewing the job's
+ * lease (it died, or froze: SIGSTOP, a stalled VM, a lost database) and the job was claimed again
+ * or exhausted. `timeout` when the attempt has been going longer than the run's wall-clock limit
+ * (it would have been stopped by now had its worker been alive), else `worker_lost`.
+ */
+export async function closeLostAttempts(tx: Db, executionId: string, before: number, timeoutMs: number, log: (line: string) => void, now = new Date()): Promise<void> {
+  const open = await tx.executionAttempt.findMany({ where: { executionId, endedAt: null, attempt: { lt: before } }, orderBy: { attempt: "asc" } });
+  if (open.length === 0) return;
+  let seq = await tx.executionLog.count({ where: { executionId } });
+  for (const a of open) {
+    const error = lostError(a, timeoutMs, now);
+    await tx.executionAttempt.updateMany({ where: { id: a.id, endedAt: null }, data: { status: "lost", errorJson: error, endedAt: now } });
+    const line = `attempt ${a.attempt} ${error.code}: ${error.message}`;
+    seq += 1;
+    await tx.executionLog.create({ data: { id: `${executionId}:${seq}`, executionId, seq, level: "warn", line, createdAt: now, attempt: a.attempt } });
+    afterCommit(tx, () => log(`execution ${executionId}: ${line}`));
+  }
+}
+
+function lostError(a: ExecutionAttempt, timeoutMs: number, now: Date) {
+  const ranMs = now.getTime() - a.startedAt.getTime();
+  const after = `${(ranMs / 1000).toFixed(1)} s`;
+  const worker = a.workerId ? `worker ${a.workerId}` : "its worker";
+  const lease = `its lease (SVC_JOB_LEASE_MS, ${jobLeaseMs()} ms) expired without a heartbeat`;
+  if (ranMs > timeoutMs) {
+    return {
+      code: "timeout",
+      message: `The attempt ran past the run's wall-clock limit of ${timeoutMs} ms without ending: ${worker} stopped answering (frozen or dead) and ${lease}; it was given up ${after} after it started.`,
+      cause: "lease_expired",
+      worker_id: a.workerId,
+      started_at: a.startedAt.toISOString(),
+      attempt: a.attempt,
+    };
+  }
+  return {
+    code: "worker_lost",
+    message: `${worker[0]!.toUpperCase()}${worker.slice(1)} stopped before the attempt ended (crashed, or frozen): ${lease}; it was given up ${after} after it started.`,
+    cause: "lease_expired",
+    worker_id: a.workerId,
+    started_at: a.startedAt.toISOString(),
+    attempt: a.attempt,
+  };
+}
+
+/** An attempt as the execution's detail shows it. */
+export function attemptView(a: ExecutionAttempt) {
+  return {
+    attempt: a.attempt,
+    status: a.status as "running" | "completed" | "failed" | "cancelled" | "lost",
+    worker_id: a.workerId,
+    started_at: a.startedAt.toISOString(),
+    ended_at: a.endedAt?.toISOString() ?? null,
+    error: (a.errorJson as Record<string, unknown> | null) ?? null,
+  };
+}
+
+/**
+ * The run job's exhaustion: an attempt still open lost its worker (the job was claimed once more
+ * than allowed), or threw outside the sandbox (an internal error of the service).
+ */
+export async function closeExhaustedAttempts(tx: Db, job: ClaimedJob<{ executionId: string }>, error: unknown): Promise<void> {
+  const executionId = job.payload.executionId;
+  if (!(error instanceof WorkerLost)) {
+    const errorJson = { code: "internal", message: "The attempt ended in an internal error of the service." };
+    await tx.executionAttempt.updateMany({ where: { executionId, endedAt: null }, data: { status: "failed", errorJson, endedAt: new Date() } });
+    return;
+  }
+  const e = await tx.asyncExecution.findUnique({ where: { id: executionId }, select: { version: { select: { timeoutMs: true } } } });
+  if (!e) return;
+  await closeLostAttempts(tx, executionId, job.attempts + 1, e.version.timeoutMs, (line) => console.warn(`svc-jobs: ${line}`));
+}
