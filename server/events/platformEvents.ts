@@ -34,7 +34,7 @@ export async function putPlatformEvent(tx: Db, engine: Database["engine"] | unde
     // Only a run that something listens to needs its depth read.
     await subscriptionIndex.refresh(tx, engine);
     if (subscriptionIndex.match(orgDid, body.type).length > 0) depth = await depthOfRun(tx, causedBy);
-    if (depth >= config().eventMaxDepth) return { event_id: "", matched_subscriptions: 0, queued_executions: 0 };
+    if (depth >= config().eventMaxDepth) return { event_id: "", matched_subscriptions: 0, queued_executions: 0, replayed: false };
   }
   const hooks: Array<(tx: Db, record: ProvenanceRecord) => Promise<void>> = [];
   let resource: string | null = null;
