@@ -64,6 +64,17 @@ export function afterCommit(tx: Db, fn: () => void): void {
   else queueMicrotask(fn);
 }
 
+/**
+ * Makes `hooks` the list that `afterCommit(tx, …)` adds to, returning the one it replaces: group
+ * commit gives each member (a savepoint) a list of its own, run only if that savepoint was released.
+ */
+export function swapCommitHooks(tx: Db, hooks: Array<() => void> | undefined): Array<() => void> | undefined {
+  const previous = commitHooks.get(tx);
+  if (hooks) commitHooks.set(tx, hooks);
+  else commitHooks.delete(tx);
+  return previous;
+}
+
 async function withCommitHooks<T>(run: (fn: (tx: Db) => Promise<T>) => Promise<T>, fn: (tx: Db) => Promise<T>): Promise<T> {
   let hooks: Array<() => void> = [];
   const result = await run((tx) => {

@@ -1,4 +1,5 @@
 import type { Database, Db } from "../db/client";
+import { commitBatched, type Batcher } from "../db/groupCommit";
 import { forEngine, sqliteTimestamp } from "../db/raw";
 import { newId } from "../ids";
 import { sealRecord, type ProvenanceEntry, type ProvenanceRecord } from "./record";
@@ -9,8 +10,8 @@ import { sealRecord, type ProvenanceEntry, type ProvenanceRecord } from "./recor
  * advisory lock just before it commits; SQLite has one writer at a time anyway.
  *
  * Two ways in: `appendInTransaction` for a call that writes (its record commits or rolls back
- * with the call's own writes), and `appendProvenance` for reads and refusals, which group-commits
- * the records of concurrent calls in one transaction so a read costs one shared insert.
+ * with the call's own writes), and `appendProvenance` for reads and refusals, whose records join
+ * the process's group commit (db/groupCommit.ts) so a read costs a share of one insert.
  */
 const LEDGER_LOCK = 0x5376_4c67; // "SvLg"
 
@@ -34,67 +35,30 @@ function placeholders(n: number, offset: number): string {
   return Array.from({ length: n }, (_, i) => `$${offset + i + 1}`).join(",");
 }
 
-interface Pending {
-  entry: ProvenanceEntry;
-  resolve: (r: ProvenanceRecord) => void;
-  reject: (e: unknown) => void;
-}
+/** The ledger's batcher: one multi-row INSERT for the read records of a group. */
+const readRecords: Batcher<ProvenanceEntry, ProvenanceRecord> = {
+  name: "provenance",
+  apply: insertBatch,
+};
 
-const queues = new WeakMap<Database, { pending: Pending[]; flushing: boolean }>();
-const MAX_BATCH = 500;
-
-/** Appends a record for a call that wrote nothing else, batched with concurrent calls. Resolves once committed. */
+/**
+ * Appends a record for a call that wrote nothing else, in the next group commit with concurrent
+ * calls (db/groupCommit.ts): a read costs a share of one multi-row insert. Resolves once committed.
+ */
 export function appendProvenance(db: Database, entry: ProvenanceEntry): Promise<ProvenanceRecord> {
-  let q = queues.get(db);
-  if (!q) {
-    q = { pending: [], flushing: false };
-    queues.set(db, q);
-  }
-  const queue = q;
-  return new Promise((resolve, reject) => {
-    queue.pending.push({ entry, resolve, reject });
-    if (!queue.flushing) {
-      queue.flushing = true;
-      setImmediate(() => void flush(db, queue));
-    }
-  });
+  return commitBatched(db, readRecords, entry);
 }
 
-async function flush(db: Database, queue: { pending: Pending[]; flushing: boolean }): Promise<void> {
-  while (queue.pending.length > 0) {
-    const batch = queue.pending.splice(0, MAX_BATCH);
-    try {
-      const records = await insertBatch(db, batch);
-      batch.forEach((p, i) => p.resolve(records[i]!));
-    } catch (e) {
-      // One bad entry must not sink the others: retry each on its own.
-      if (batch.length === 1) batch[0]!.reject(e);
-      else
-        for (const p of batch) {
-          try {
-            p.resolve((await insertBatch(db, [p]))[0]!);
-          } catch (single) {
-            p.reject(single);
-          }
-        }
-    }
+async function insertBatch(tx: Db, engine: Database["engine"], entries: ProvenanceEntry[]): Promise<ProvenanceRecord[]> {
+  if (engine === "postgresql") await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
+  const [{ next }] = (await tx.$queryRawUnsafe<{ next: bigint | number }[]>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`)) as [{ next: bigint | number }];
+  const now = new Date();
+  const sealed = entries.map((entry, i) => sealRecord(entry, newId("prv"), Number(next) + i, now));
+  // One multi-row INSERT per chunk (SQLite allows 32766 parameters, PostgreSQL 65535).
+  for (let i = 0; i < sealed.length; i += 100) {
+    const chunk = sealed.slice(i, i + 100);
+    const values = chunk.map((_, j) => `(${placeholders(16, j * 16)})`).join(",");
+    await tx.$executeRawUnsafe(...forEngine(engine, `INSERT INTO "provenance_record" (${COLUMNS}) VALUES ${values}`, chunk.flatMap((r) => row(r, engine))));
   }
-  queue.flushing = false;
-}
-
-function insertBatch(db: Database, batch: Pending[]): Promise<ProvenanceRecord[]> {
-  // The raw driver's transaction takes SQLite's write lock itself.
-  return db.raw.transaction(async (q) => {
-    if (db.engine === "postgresql") await q.query(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
-    const [{ next }] = (await q.query<{ next: number | string }>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`)) as [{ next: number | string }];
-    const now = new Date();
-    const sealed = batch.map((p, i) => sealRecord(p.entry, newId("prv"), Number(next) + i, now));
-    // One multi-row INSERT per chunk (SQLite allows 32766 parameters, PostgreSQL 65535).
-    for (let i = 0; i < sealed.length; i += 100) {
-      const chunk = sealed.slice(i, i + 100);
-      const values = chunk.map((_, j) => `(${placeholders(16, j * 16)})`).join(",");
-      await q.execute(`INSERT INTO "provenance_record" (${COLUMNS}) VALUES ${values}`, chunk.flatMap((r) => row(r, db.engine)));
-    }
-    return sealed;
-  });
+  return sealed;
 }

@@ -7,9 +7,9 @@ import { OutboundError, OutboundRefused } from "../outbound/errors";
 import { outboundRequest } from "../outbound/outboundRequest";
 import { appendInTransaction } from "../provenance/appendProvenance";
 import { requestHash } from "../provenance/record";
+import { commitGrouped } from "../db/groupCommit";
 import { signatureHeaders } from "../signing/signatureHeaders";
 import { disableWebhook } from "./disableWebhook";
-import { commitGrouped } from "./groupCommit";
 import { deliverySecrets } from "./webhookSecrets";
 
 export const DELIVER_JOB = "webhook.deliver";
