@@ -2,6 +2,7 @@ import { config } from "../config";
 import type { PrismaClient, Prisma } from "./generated/sqlite/client";
 import { Mutex } from "./mutex";
 import { pgRaw, sqliteRaw, type RawDriver } from "./raw";
+import { countingAdapter } from "./statements";
 import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
 
 /**
@@ -103,7 +104,7 @@ async function open(): Promise<Database> {
     // An idle connection the server closes (restart, failover, an administrator) is dropped and
     // replaced by the pool; without a listener node-postgres would crash the process.
     pool.on("error", (e) => console.error(`svc: an idle PostgreSQL connection failed and was dropped: ${e.message}`));
-    const client = new PgClient({ adapter: new PrismaPg(pool) }) as unknown as PrismaClient;
+    const client = new PgClient({ adapter: countingAdapter(new PrismaPg(pool)) }) as unknown as PrismaClient;
     return {
       engine: "postgresql",
       read: client,
@@ -122,7 +123,7 @@ async function open(): Promise<Database> {
     import("better-sqlite3"),
   ]);
   const file = prepareSqliteFile(cfg.databaseUrl);
-  const adapter = () => new PrismaBetterSqlite3({ url: cfg.databaseUrl, timeout: 5000 });
+  const adapter = () => countingAdapter(new PrismaBetterSqlite3({ url: cfg.databaseUrl, timeout: 5000 }));
   const reader = new SqliteClient({ adapter: adapter() });
   const writer = new SqliteClient({ adapter: adapter() });
   const rawDb = new BetterSqlite3(file, { timeout: 5000 });

@@ -4,7 +4,7 @@ import { domainError, NotFound } from "../errors";
 import { newId } from "../ids";
 import type { Principal } from "../governance/principal";
 import { coveredBy } from "../identity/capabilities";
-import { issueDelegation } from "../identity/issueDelegation";
+import { deriveDelegation } from "../identity/issueDelegation";
 import { enqueue } from "../jobs";
 import { assertOutboundUrl } from "../outbound/assertOutboundUrl";
 import { RUN_JOB } from "./runExecution";
@@ -31,7 +31,7 @@ export async function invokeAgent(tx: Db, principal: Principal, agentId: string,
   }
   if (body.callback_url !== undefined) assertOutboundUrl(body.callback_url, { field: "callback_url" });
   const wanted = agent.capabilities as string[];
-  const issued = await issueDelegation(tx, principal, {
+  const issued = await deriveDelegation(tx, principal, {
     kind: "execution",
     delegateDid: agent.passportId ?? principal.orgDid,
     capabilities: narrowed(wanted, principal.capabilities),

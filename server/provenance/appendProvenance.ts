@@ -22,11 +22,11 @@ function row(r: ProvenanceRecord, engine: Database["engine"]): unknown[] {
   return [r.id, r.seq, engine === "sqlite" ? sqliteTimestamp(ts) : ts, r.org_did, r.actor_did, r.delegation_id, r.grantor_did, r.capability, r.operation, r.resource_type, r.resource_id, r.decision, r.status, r.request_hash, r.request_id, r.leaf_hash];
 }
 
-/** Appends a call's record inside the call's own write transaction. */
-export async function appendInTransaction(tx: Db, engine: Database["engine"], entry: ProvenanceEntry): Promise<ProvenanceRecord> {
+/** Appends a call's record inside the call's own write transaction (under `id` when the caller already points a row at it). */
+export async function appendInTransaction(tx: Db, engine: Database["engine"], entry: ProvenanceEntry, id = newId("prv")): Promise<ProvenanceRecord> {
   if (engine === "postgresql") await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
   const [{ next }] = (await tx.$queryRawUnsafe<{ next: bigint | number }[]>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`)) as [{ next: bigint | number }];
-  const record = sealRecord(entry, newId("prv"), Number(next), new Date());
+  const record = sealRecord(entry, id, Number(next), new Date());
   await tx.$executeRawUnsafe(...forEngine(engine, `INSERT INTO "provenance_record" (${COLUMNS}) VALUES (${placeholders(16, 0)})`, row(record, engine)));
   return record;
 }
