@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
 import { countStatements } from "@/server/db/statements";
@@ -23,6 +23,13 @@ import { deployAndWait } from "./agentsHelpers";
  * and the job queue's NOTIFY. Before issue 15 (same paths, same counting): invoke 10, claim 1,
  * run 29, ingest 15, delivery outcome 12, session check 3 (SQLite).
  */
+// Counts the tokens signed: a run's delegation is looked up by id and needs none (issue 15, item 2).
+const signed = vi.hoisted(() => ({ count: 0 }));
+vi.mock("@/server/keys/tokens", async (original) => {
+  const actual = await original<typeof import("@/server/keys/tokens")>();
+  return { ...actual, signDelegationToken: (...args: Parameters<typeof actual.signDelegationToken>) => (signed.count++, actual.signDelegationToken(...args)) };
+});
+
 const ctx = useTestServer();
 afterAll(() => shutdownSandbox());
 
@@ -49,8 +56,10 @@ describe("statements per hot path", () => {
     agentId = await deployAndWait(ctx.server.url, ctx.root.token, "count-invoke", `export default async (input, ctx) => { ctx.progress(50, "half"); ctx.log("a line"); return { n: input.n }; }`);
     // Warm: the first call verifies the token; later ones find it in the cache.
     await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { n: 0 } } });
+    const signedBefore = signed.count;
     const { value, count } = await counted("invoke", () => call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { n: 1 } } }));
     expect(value.status).toBe(202);
+    expect(signed.count, "the run's delegation gets no signed token").toBe(signedBefore);
     expect(count).toBe(pg() ? 12 : 10);
   });
 
