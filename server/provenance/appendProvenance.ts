@@ -1,6 +1,6 @@
 import type { Database, Db } from "../db/client";
 import { commitBatched, type Batcher } from "../db/groupCommit";
-import { forEngine, sqliteTimestamp } from "../db/raw";
+import { forEngine, sqliteTimestamp, type RawQueryable } from "../db/raw";
 import { newId } from "../ids";
 import { sealRecord, type ProvenanceEntry, type ProvenanceRecord } from "./record";
 
@@ -49,16 +49,16 @@ export function appendProvenance(db: Database, entry: ProvenanceEntry): Promise<
   return commitBatched(db, readRecords, entry);
 }
 
-async function insertBatch(tx: Db, engine: Database["engine"], entries: ProvenanceEntry[]): Promise<ProvenanceRecord[]> {
-  if (engine === "postgresql") await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
-  const [{ next }] = (await tx.$queryRawUnsafe<{ next: bigint | number }[]>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`)) as [{ next: bigint | number }];
+async function insertBatch(q: RawQueryable, engine: Database["engine"], entries: ProvenanceEntry[]): Promise<ProvenanceRecord[]> {
+  if (engine === "postgresql") await q.query(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
+  const [{ next }] = (await q.query<{ next: bigint | number | string }>(`SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`)) as [{ next: bigint | number | string }];
   const now = new Date();
   const sealed = entries.map((entry, i) => sealRecord(entry, newId("prv"), Number(next) + i, now));
   // One multi-row INSERT per chunk (SQLite allows 32766 parameters, PostgreSQL 65535).
   for (let i = 0; i < sealed.length; i += 100) {
     const chunk = sealed.slice(i, i + 100);
     const values = chunk.map((_, j) => `(${placeholders(16, j * 16)})`).join(",");
-    await tx.$executeRawUnsafe(...forEngine(engine, `INSERT INTO "provenance_record" (${COLUMNS}) VALUES ${values}`, chunk.flatMap((r) => row(r, engine))));
+    await q.execute(`INSERT INTO "provenance_record" (${COLUMNS}) VALUES ${values}`, chunk.flatMap((r) => row(r, engine)));
   }
   return sealed;
 }
