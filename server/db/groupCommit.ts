@@ -101,8 +101,15 @@ function enqueue(db: Database, m: Member): void {
 async function drain(db: Database, q: Queue): Promise<void> {
   try {
     while (q.pending.length > 0) await commitGroup(db, take(q));
+  } catch (e) {
+    console.error(`svc: group commit failed: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
     q.inFlight = 0;
+    // Never leave a member waiting without a drain to take it.
+    if (q.pending.length > 0) {
+      q.inFlight = 1;
+      setImmediate(() => void drain(db, q));
+    }
   }
 }
 
