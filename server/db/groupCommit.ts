@@ -48,6 +48,8 @@ function prismaQueryable(tx: Db, engine: Database["engine"]): RawQueryable {
 interface Single {
   kind: "single";
   work: (tx: Db) => Promise<unknown>;
+  /** Safe to run again after a rollback: grouped with its like, without savepoints (see `commitGrouped`). */
+  retryable: boolean;
   resolve(v: unknown): void;
   reject(e: unknown): void;
 }
@@ -75,9 +77,15 @@ const MAX_ITEMS = 500;
 const slot = globalThis as typeof globalThis & { __svcGroupCommit?: WeakMap<Database, Queue> };
 const queues = (slot.__svcGroupCommit ??= new WeakMap<Database, Queue>());
 
-/** Commits `work`'s writes with those of the calls arriving with it; resolves after the commit. */
-export function commitGrouped<T>(db: Database, work: (tx: Db) => Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => enqueue(db, { kind: "single", work, resolve: resolve as (v: unknown) => void, reject }));
+/**
+ * Commits `work`'s writes with those of the calls arriving with it; resolves after the commit.
+ * `retryable` work (it only reads and writes the database, and may run again after a rollback: a
+ * run's outcome, a delivery's outcome) is grouped with its like and without savepoints, two
+ * statements fewer each: when one of them throws, the group rolls back and each is run again in a
+ * transaction of its own. A governed call's work is not run twice: it gets its savepoint.
+ */
+export function commitGrouped<T>(db: Database, work: (tx: Db) => Promise<T>, options: { retryable?: boolean } = {}): Promise<T> {
+  return new Promise<T>((resolve, reject) => enqueue(db, { kind: "single", work, retryable: options.retryable ?? false, resolve: resolve as (v: unknown) => void, reject }));
 }
 
 /** Adds `item` to this group's batch of `batcher`; resolves with its result after the commit. */
@@ -113,15 +121,24 @@ async function drain(db: Database, q: Queue): Promise<void> {
   }
 }
 
+/** The next group: the oldest pending member's class (savepoints or retryable), batched members with either. */
 function take(q: Queue): Member[] {
+  const first = q.pending[0]!;
+  const retryable = first.kind === "single" && first.retryable;
   let singles = 0;
   let items = 0;
-  let n = 0;
-  for (; n < q.pending.length; n++) {
-    const m = q.pending[n]!;
-    if (m.kind === "single" ? singles++ >= MAX_MEMBERS : items++ >= MAX_ITEMS) break;
+  const group: Member[] = [];
+  const rest: Member[] = [];
+  for (const m of q.pending) {
+    if (m.kind === "single" ? m.retryable !== retryable || singles >= MAX_MEMBERS : items >= MAX_ITEMS) rest.push(m);
+    else {
+      if (m.kind === "single") singles++;
+      else items++;
+      group.push(m);
+    }
   }
-  return q.pending.splice(0, Math.max(1, n));
+  q.pending = rest;
+  return group;
 }
 
 interface Outcome {
@@ -134,7 +151,7 @@ interface Outcome {
 
 async function commitGroup(db: Database, group: Member[]): Promise<void> {
   let outcomes: Outcome[];
-  const isolate = group.length > 1;
+  const isolate = group.length > 1 && !group.some((m) => m.kind === "single" && m.retryable);
   try {
     outcomes = group.every((m) => m.kind === "batched")
       ? await db.raw.transaction((q) => applyGroup(db, { q }, group, isolate))

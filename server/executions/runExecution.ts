@@ -49,7 +49,8 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
   // The worker was abandoned (as in a crash) or lost the lease: it records nothing; the job is
   // claimed again after its lease, and counts as an attempt (worker_lost once they are spent).
   if (!outcome.ok && outcome.error.code === "worker_stopped") throw new Error("the worker stopped during the run");
-  await commitGrouped(db, (tx) => settleRun(tx, db.engine, job, run, storableOutcome(outcome)));
+  // Conditional moves only: safe to run again if its group rolls back.
+  await commitGrouped(db, (tx) => settleRun(tx, db.engine, job, run, storableOutcome(outcome)), { retryable: true });
 }
 
 /** What a run needs of its execution, its version and its delegation, read in one query. */

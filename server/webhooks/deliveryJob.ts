@@ -163,5 +163,5 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
     });
     if (delay !== null) await retryJob(tx, job, error ?? `HTTP ${statusCode}`, delay);
     else await finishJob(tx, job);
-  });
+  }, { retryable: true });
 }

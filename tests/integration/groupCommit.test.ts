@@ -89,6 +89,28 @@ describe("group commit in the gate", () => {
     expect(txs.size).toBeLessThan(8);
   });
 
+  it("retryable work (a run's or a delivery's outcome) shares a transaction without savepoints; one that throws is run again alone, the others commit once", async () => {
+    const db = await database();
+    const runs = new Map<number, number>();
+    const settled = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        commitGrouped(
+          db,
+          async (tx) => {
+            runs.set(i, (runs.get(i) ?? 0) + 1);
+            await enqueue(tx, "test.retryable", { i }, { runAt: FAR });
+            if (i === 2) throw new Error("this one fails");
+          },
+          { retryable: true },
+        ),
+      ),
+    );
+    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+    const rows = await db.read.job.findMany({ where: { kind: "test.retryable" } });
+    expect(rows.map((r) => JSON.parse(r.payload).i).sort()).toEqual([0, 1, 3, 4, 5]);
+    expect(Math.max(...runs.values())).toBeLessThanOrEqual(2);
+  });
+
   it("a kill -9 in the middle of a group loses no acknowledged call, and the ledger verifies", async () => {
     const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "group-crash", `export default async (input) => ({ n: input.n })`);
     const db = await database();
