@@ -7,6 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { exited, message, spawnChild } from "./lib/child";
 import { openReader, type DbReader } from "./lib/db";
 import { percentile } from "./lib/load";
+import { recordFigure } from "./lib/figures";
 import { machineLoad, mib } from "./lib/machine";
 import { createDatabase, PG_ADMIN_URL, postgresAnswers, redact, type BenchDatabase } from "./lib/postgres";
 import {
@@ -72,7 +73,16 @@ export async function executions(): Promise<void> {
     await onServer({}, async (server, token) => {
       const agentId = await deploy(server, token, "bench-latency");
       await latency(server, token, agentId);
-      await sustained(server, token, await deploy(server, token, "bench-throughput"), [], TARGETS.sqlitePerSecond);
+      const { rate, cpuPerExecution } = await sustained(server, token, await deploy(server, token, "bench-throughput"), [], TARGETS.sqlitePerSecond);
+      recordFigure({
+        row: "executions completed/s, SQLite, one process",
+        value: rate,
+        unit: "/s",
+        target: "≥ 300/s, ≤ 3.5 ms CPU",
+        met: rate >= 300 && cpuPerExecution <= 3.5,
+        cpuMsPerOp: cpuPerExecution,
+        cpuOf: "server",
+      });
     });
   }
 
@@ -81,20 +91,37 @@ export async function executions(): Promise<void> {
     console.log(`\nPostgreSQL: skipped, nobody answers at ${redact(PG_ADMIN_URL)}`);
     return;
   }
-  console.log("\nPostgreSQL: the web process (SVC_IN_PROCESS_WORKER=0) and 2 `npm run worker` processes…");
-  const serverDb = await createDatabase();
-  try {
-    await onServer({ databaseUrl: serverDb.url, env: { SVC_IN_PROCESS_WORKER: "0" } }, async (server, token) => {
-      const workers: WorkerProcess[] = [];
-      try {
-        for (const i of [1, 2]) workers.push(await startWorkerProcess(server, i));
-        await sustained(server, token, await deploy(server, token, "bench-throughput"), workers);
-      } finally {
-        await Promise.all(workers.map(stopWorkerProcess));
-      }
-    });
-  } finally {
-    await serverDb.drop();
+  // With 1 worker, then 2 on a fresh database: more processes must give more (the ratio is printed).
+  const rates: number[] = [];
+  for (const count of [1, 2]) {
+    console.log(`\nPostgreSQL: the web process (SVC_IN_PROCESS_WORKER=0) and ${count} \`npm run worker\` process${count > 1 ? "es" : ""}…`);
+    const serverDb = await createDatabase();
+    try {
+      await onServer({ databaseUrl: serverDb.url, env: { SVC_IN_PROCESS_WORKER: "0" } }, async (server, token) => {
+        const workers: WorkerProcess[] = [];
+        try {
+          for (let i = 1; i <= count; i++) workers.push(await startWorkerProcess(server, i));
+          const { rate, cpuPerExecution } = await sustained(server, token, await deploy(server, token, "bench-throughput"), workers);
+          rates.push(rate);
+          const ratio = count > 1 && rates[0] ? rate / rates[0] : undefined;
+          recordFigure({
+            row: `executions/s, PostgreSQL, web + ${count} worker${count > 1 ? "s" : ""}`,
+            value: rate,
+            unit: "/s",
+            target: count > 1 ? "≥ 150/s, more than 1 worker" : "(the base of the ratio)",
+            met: count > 1 ? rate >= 150 && (ratio ?? 0) > 1 : true,
+            cpuMsPerOp: cpuPerExecution,
+            cpuOf: "web + workers",
+            note: ratio === undefined ? undefined : `2 workers / 1 worker = ${ratio.toFixed(2)}`,
+          });
+          if (ratio !== undefined) log(`2 workers / 1 worker: ${ratio.toFixed(2)}`);
+        } finally {
+          await Promise.all(workers.map(stopWorkerProcess));
+        }
+      });
+    } finally {
+      await serverDb.drop();
+    }
   }
 
   console.log(`\npeer: ${JOBS} no-op jobs, 2 worker processes of concurrency ${QUEUE_CONCURRENCY} each, on one fresh PostgreSQL database…`);
@@ -219,7 +246,7 @@ async function latency(server: Server, token: string, agentId: string): Promise<
  * N invokes sent as fast as INVOKE_CONCURRENCY connections allow, while the workers run them;
  * the rate is N over the time from the first POST until the last execution has ended.
  */
-async function sustained(server: Server, token: string, agentId: string, workers: WorkerProcess[], target?: number): Promise<void> {
+async function sustained(server: Server, token: string, agentId: string, workers: WorkerProcess[], target?: number): Promise<{ rate: number; cpuPerExecution: number }> {
   const serverPid = serverProcessPid(server);
   if (serverPid === undefined) throw new Error("could not find the server/main.ts process under scripts/start.mjs");
   const db = await openReader(server.databaseUrl);
@@ -257,6 +284,7 @@ async function sustained(server: Server, token: string, agentId: string, workers
     // Approximate split: the first phase also ran the N - backlog executions that got through.
     log(`    of which ~${ms((cpuInvoked - cpuBefore) / N)} per invoke while invoking, ~${ms((cpu() - cpuInvoked) / Math.max(1, backlog))} per run of the backlog`);
     log(`  RSS: server ${mib(idle)} idle, ${mib(serverMax ?? 0)} max` + workerMax.map((b, i) => `; worker ${i + 1} ${mib(b)} max`).join(""));
+    return { rate, cpuPerExecution };
   } finally {
     rss.forEach((r) => r.stop());
     await db.close();

@@ -5,7 +5,8 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { countProvenance } from "./lib/ledger";
 import { percentile, runCounted, runLoad, type LoadResult } from "./lib/load";
-import { mintApiKey, ROOT, rssBytes, sampleRss, serverProcessPid, startServer, stopServer, type Server } from "./lib/server";
+import { cpuMs, mintApiKey, ROOT, rssBytes, sampleRss, serverProcessPid, startServer, stopServer, type Server } from "./lib/server";
+import { recordFigure } from "./lib/figures";
 
 /**
  * governed-call: what governance costs per call. The same server answers a bare route (/livez,
@@ -95,7 +96,13 @@ async function measure(server: Server, token: string, did: string): Promise<Meas
   };
   const governed = async (name: string, connections: number, seconds: number) => {
     const spec = { url: `${server.baseUrl}/v1/passports/${encodeURIComponent(did)}`, connections, headers: { Authorization: `Bearer ${token}` } };
+    const cpuBefore = cpuMs(serverPid) ?? Number.NaN;
     const run = await load("governed", name, connections, seconds, (label) => runCounted({ label, ...spec }, seconds, rate.get(connections)));
+    if (name !== "warm-up") {
+      const c = (governedCpu[connections] ??= { ms: 0, requests: 0 });
+      c.ms += (cpuMs(serverPid) ?? Number.NaN) - cpuBefore;
+      c.requests += run.responses;
+    }
     rate.set(connections, run.rps);
     runs.push(run);
   };
@@ -162,8 +169,23 @@ function summarise(measured: Measurements, records: number): Summary {
   };
 }
 
+// The server's CPU over the measured governed runs, per concurrency.
+const governedCpu: Record<number, { ms: number; requests: number }> = {};
+
 function report(server: Server, measured: Measurements, records: number): void {
   const summary = summarise(measured, records);
+  const perRequest = (c: number) => (governedCpu[c] ? governedCpu[c].ms / Math.max(1, governedCpu[c].requests) : undefined);
+  recordFigure({
+    row: "governed read vs a bare Next route, c=32",
+    value: summary.throughputRatio * 100,
+    unit: "%",
+    target: "≥ 250 %",
+    met: summary.throughputRatio >= 2.5,
+    cpuMsPerOp: perRequest(HIGH),
+    cpuOf: "server, per governed read",
+    note: `${summary.governedRpsC32.toFixed(0)} governed / ${summary.bareRpsC32.toFixed(0)} bare req/s`,
+  });
+  recordFigure({ row: "governed read p99 at c=1", value: summary.governedP99MsC1, unit: "ms", target: "≤ 3 ms", met: summary.governedP99MsC1 <= 3, cpuMsPerOp: perRequest(1), cpuOf: "server, per governed read" });
   console.log();
   printTable(measured.runs);
   console.log();

@@ -1,7 +1,11 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { events } from "./events";
 import { executions } from "./executions";
 import { governedCall } from "./governed-call";
 import { jobs } from "./jobs";
+import { printFigures } from "./lib/figures";
 import { ledger } from "./ledger";
 import { webhooks } from "./webhooks";
 
@@ -28,6 +32,10 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
+// The figures of issue 15's table, gathered from every bench (and its children) and printed at the end.
+const figuresFile = join(mkdtempSync(join(tmpdir(), "svc-bench-figures-")), "figures.ndjson");
+process.env.BENCH_FIGURES_FILE = figuresFile;
+
 for (const [name, run] of benches) {
   if (names.length > 0 && !names.includes(name)) continue;
   try {
@@ -37,3 +45,4 @@ for (const [name, run] of benches) {
     process.exitCode = 1;
   }
 }
+printFigures(figuresFile);

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { exited, spawnChild } from "./lib/child";
+import { ownCpuMs, recordFigure } from "./lib/figures";
 import { machineLoad, mib } from "./lib/machine";
 
 /**
@@ -69,26 +70,47 @@ async function child(): Promise<void> {
     if (hook.status !== 201) throw new Error(`create webhook answered ${hook.status}: ${await hook.text()}`);
     const { id } = (await hook.json()) as { id: string };
 
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (next < N) {
-          const i = next++;
-          const res = await fetch(`${base}/v1/events/ingest`, { method: "POST", headers, body: JSON.stringify({ type: "bench.invoice.paid", payload: { i } }) });
-          if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
-        }
-      }),
-    );
-    await new Promise((r) => server.close(r));
+    const ingest = async (from: number) => {
+      let next = from;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < from + N) {
+            const i = next++;
+            const res = await fetch(`${base}/v1/events/ingest`, { method: "POST", headers, body: JSON.stringify({ type: "bench.invoice.paid", payload: { i } }) });
+            if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+          }
+        }),
+      );
+    };
+    await ingest(0);
 
+    // 1. Alone: the events are in; one worker delivers them.
+    let cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const worker = startJobWorker({ kinds: [DELIVER_JOB], log: () => undefined });
+    let worker = startJobWorker({ kinds: [DELIVER_JOB], log: () => undefined });
     await worker.drain();
     const ms = performance.now() - t0;
+    const cpuAlone = ownCpuMs(cpu0) / N;
     await worker.stop();
     const ok = await db.read.webhookDelivery.count({ where: { subscriptionId: id, success: true } });
     if (ok !== N) throw new Error(`${ok} of ${N} deliveries succeeded (${received} received)`);
-    log(`deliveries, 1 worker (${N}, signed POST + log row + provenance record each): ${Math.round((N / ms) * 1000).toLocaleString("en-US")} deliveries/s (target ≥ 500)`);
+    const alone = (N / ms) * 1000;
+    log(`deliveries, 1 worker (${N}, signed POST + log row + provenance record each): ${Math.round(alone).toLocaleString("en-US")} deliveries/s (target ≥ 500); CPU per delivery ${cpuAlone.toFixed(2)} ms (receiver in this process)`);
+    recordFigure({ row: "webhook deliveries to a loopback receiver, alone", value: alone, unit: "/s", target: "≥ 500/s", met: alone >= 500, cpuMsPerOp: cpuAlone, cpuOf: "server + receiver, one process" });
+
+    // 2. With the ingest that causes them: events arrive while the worker delivers.
+    cpu0 = process.cpuUsage();
+    const t1 = performance.now();
+    worker = startJobWorker({ kinds: [DELIVER_JOB], log: () => undefined });
+    await ingest(N);
+    while ((await db.read.webhookDelivery.count({ where: { subscriptionId: id, success: true } })) < 2 * N) await new Promise((r) => setTimeout(r, 20));
+    const ms2 = performance.now() - t1;
+    await worker.stop();
+    const cpuWith = ownCpuMs(cpu0) / N;
+    const withIngest = (N / ms2) * 1000;
+    log(`deliveries while their ${N} events are ingested (c=16): ${Math.round(withIngest).toLocaleString("en-US")} deliveries/s (target ≥ 500); CPU per event and its delivery ${cpuWith.toFixed(2)} ms`);
+    recordFigure({ row: "webhook deliveries, with the ingest that causes them", value: withIngest, unit: "/s", target: "≥ 500/s", met: withIngest >= 500, cpuMsPerOp: cpuWith, cpuOf: "ingest + delivery + receiver" });
+    await new Promise((r) => server.close(r));
     log(`RSS ${mib(process.memoryUsage().rss)}; ${machineLoad()}`);
     await new Promise((r) => receiver.close(r));
     await closeDatabase();

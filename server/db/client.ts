@@ -2,6 +2,7 @@ import { config } from "../config";
 import type { PrismaClient, Prisma } from "./generated/sqlite/client";
 import { Mutex } from "./mutex";
 import { pgRaw, sqliteRaw, type RawDriver } from "./raw";
+import { countingAdapter } from "./statements";
 import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
 import { processWide } from "../processWide";
 
@@ -65,6 +66,17 @@ export function afterCommit(tx: Db, fn: () => void): void {
   else queueMicrotask(fn);
 }
 
+/**
+ * Makes `hooks` the list that `afterCommit(tx, …)` adds to, returning the one it replaces: group
+ * commit gives each member (a savepoint) a list of its own, run only if that savepoint was released.
+ */
+export function swapCommitHooks(tx: Db, hooks: Array<() => void> | undefined): Array<() => void> | undefined {
+  const previous = commitHooks.get(tx);
+  if (hooks) commitHooks.set(tx, hooks);
+  else commitHooks.delete(tx);
+  return previous;
+}
+
 async function withCommitHooks<T>(run: (fn: (tx: Db) => Promise<T>) => Promise<T>, fn: (tx: Db) => Promise<T>): Promise<T> {
   let hooks: Array<() => void> = [];
   const result = await run((tx) => {
@@ -101,7 +113,7 @@ async function open(): Promise<Database> {
     // kills the process. Every client gets a listener for its whole life: the query in flight
     // fails with the error (the caller sees it), and the pool drops the client at release.
     pool.on("connect", (c) => c.on("error", ignoreLostConnection));
-    const client = new PgClient({ adapter: new PrismaPg(pool) }) as unknown as PrismaClient;
+    const client = new PgClient({ adapter: countingAdapter(new PrismaPg(pool)) }) as unknown as PrismaClient;
     return {
       engine: "postgresql",
       read: client,
@@ -120,7 +132,7 @@ async function open(): Promise<Database> {
     import("better-sqlite3"),
   ]);
   const file = prepareSqliteFile(cfg.databaseUrl);
-  const adapter = () => new PrismaBetterSqlite3({ url: cfg.databaseUrl, timeout: 5000 });
+  const adapter = () => countingAdapter(new PrismaBetterSqlite3({ url: cfg.databaseUrl, timeout: 5000 }));
   const reader = new SqliteClient({ adapter: adapter() });
   const writer = new SqliteClient({ adapter: adapter() });
   const rawDb = new BetterSqlite3(file, { timeout: 5000 });

@@ -2,6 +2,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { Pool, PoolClient } from "pg";
 import type { Mutex } from "./mutex";
 import { processWide } from "../processWide";
+import { countStatement } from "./statements";
 
 /**
  * The database driver without Prisma. It is one to two orders of magnitude faster than Prisma
@@ -68,6 +69,7 @@ export function sqliteTimestamp(d: Date): string {
 export function sqliteRaw(db: BetterSqlite3.Database, writeLock: Mutex): RawDriver {
   const cache = new Map<string, { stmt: BetterSqlite3.Statement; order: number[] }>();
   const prepare = (sql: string) => {
+    countStatement(sql);
     let prepared = cache.get(sql);
     if (!prepared) {
       const t = toSqlite(sql);
@@ -103,9 +105,11 @@ export function sqliteRaw(db: BetterSqlite3.Database, writeLock: Mutex): RawDriv
     ...q,
     transaction: (fn) =>
       writeLock.run(async () => {
+        countStatement("BEGIN IMMEDIATE");
         db.prepare("BEGIN IMMEDIATE").run();
         try {
           const result = await fn(inTx);
+          countStatement("COMMIT");
           db.prepare("COMMIT").run();
           return result;
         } catch (e) {
@@ -143,9 +147,11 @@ function pgParams(params: unknown[]): unknown[] {
 function pgQueryable(client: Pool | PoolClient): RawQueryable {
   return {
     async query<T>(sql: string, params: unknown[] = []) {
+      countStatement(sql);
       return (await client.query({ text: sql, values: pgParams(params), types: pgTypes })).rows as T[];
     },
     async execute(sql: string, params: unknown[] = []) {
+      countStatement(sql);
       return (await client.query({ text: sql, values: pgParams(params), types: pgTypes })).rowCount ?? 0;
     },
   };
@@ -158,8 +164,10 @@ export function pgRaw(pool: Pool, types: typeof import("pg").types): RawDriver {
     async transaction(fn) {
       const client = await pool.connect();
       try {
+        countStatement("BEGIN");
         await client.query("BEGIN");
         const result = await fn(pgQueryable(client));
+        countStatement("COMMIT");
         await client.query("COMMIT");
         return result;
       } catch (e) {

@@ -1,5 +1,6 @@
 import { DbNull } from "@prisma/client/runtime/client";
-import { afterCommit, type Db } from "../db/client";
+import { afterCommit, type Database, type Db } from "../db/client";
+import { commitGrouped } from "../db/groupCommit";
 import type { ExecutionAttempt } from "../db/generated/sqlite/client";
 import { jobLeaseMs, WorkerLost, type ClaimedJob } from "../jobs";
 import type { SandboxOutcome } from "../sandbox/pool";
@@ -21,7 +22,25 @@ const STOPPED = new Set(["cancelled", "delegation_revoked", "delegation_expired"
 export async function beginAttempt(tx: Db, job: ClaimedJob, executionId: string, timeoutMs: number, log: (line: string) => void): Promise<void> {
   const now = new Date();
   if (job.attempts > 1) await closeLostAttempts(tx, executionId, job.attempts, timeoutMs, log, now);
-  await tx.executionAttempt.create({ data: { id: attemptId(executionId, job.attempts), executionId, attempt: job.attempts, workerId: job.workerId, status: "running", startedAt: now } });
+  // An attempt given back uncounted (the database failed during it) is claimed again under the same number.
+  await tx.executionAttempt.upsert({
+    where: { id: attemptId(executionId, job.attempts) },
+    create: { id: attemptId(executionId, job.attempts), executionId, attempt: job.attempts, workerId: job.workerId, status: "running", startedAt: now },
+    update: { workerId: job.workerId, status: "running", startedAt: now, endedAt: null, errorJson: DbNull },
+  });
+}
+
+/**
+ * Opens the attempt of a run that has just moved to processing. A first attempt is one INSERT on
+ * the raw driver (the hot path); a later one also closes the attempts its lost workers left open
+ * (`beginAttempt`, in a transaction of its own).
+ */
+export async function openAttempt(db: Database, job: ClaimedJob, executionId: string, timeoutMs: number, log: (line: string) => void): Promise<void> {
+  if (job.attempts > 1) return commitGrouped(db, (tx) => beginAttempt(tx, job, executionId, timeoutMs, log));
+  await db.raw.execute(
+    `INSERT INTO "execution_attempt" ("id","execution_id","attempt","worker_id","status","started_at") VALUES ($1,$2,$3,$4,'running',$5) ON CONFLICT ("execution_id","attempt") DO NOTHING`,
+    [attemptId(executionId, job.attempts), executionId, job.attempts, job.workerId, new Date()],
+  );
 }
 
 /** Closes the attempt with the sandbox's outcome, in the transaction that records it (and rolls back with it). */

@@ -16,12 +16,20 @@ const RECORD_STATUS = { completed: 200, failed: 500, cancelled: 499 } as const;
  * The provenance record of a run, in the transaction that records how it ended: the actor is the
  * agent's passport (or the organization), the delegation the run's own, and the grantor the invoker.
  */
-export async function appendRunRecord(tx: Db, engine: Database["engine"], e: AsyncExecution, status: keyof typeof RECORD_STATUS): Promise<string> {
-  const delegation = await tx.delegation.findUnique({ where: { id: e.delegationId }, select: { delegateDid: true } });
+export async function appendRunRecord(
+  tx: Db,
+  engine: Database["engine"],
+  e: Pick<AsyncExecution, "id" | "orgDid" | "agentId" | "delegationId" | "requesterPassportId">,
+  status: keyof typeof RECORD_STATUS,
+  known: { recordId?: string; actorDid?: string } = {},
+): Promise<string> {
+  // The run already knows its actor (read with the run) and may have pointed its row at the record's id.
+  const actorDid = known.actorDid ?? (await tx.delegation.findUnique({ where: { id: e.delegationId }, select: { delegateDid: true } }))?.delegateDid;
+  // The run's own delegation ends with it, in the same transaction.
   await endRunDelegation(tx, e);
-  const record = await appendInTransaction(tx, engine, {
+  const entry = {
     org_did: e.orgDid,
-    actor_did: delegation?.delegateDid ?? e.orgDid,
+    actor_did: actorDid ?? e.orgDid,
     delegation_id: e.delegationId,
     grantor_did: e.requesterPassportId,
     capability: "svc_api:agents:invoke",
@@ -32,8 +40,8 @@ export async function appendRunRecord(tx: Db, engine: Database["engine"], e: Asy
     status: RECORD_STATUS[status],
     request_hash: requestHash(undefined),
     request_id: e.id,
-  });
-  return record.id;
+  } as const;
+  return (await appendInTransaction(tx, engine, entry, known.recordId)).id;
 }
 
 /** Queues the callback of an execution that has just ended, if it has a callback URL. */

@@ -4,7 +4,7 @@ import { domainError, NotFound } from "../errors";
 import { newId } from "../ids";
 import type { Principal } from "../governance/principal";
 import { coveredBy } from "../identity/capabilities";
-import { issueDelegation } from "../identity/issueDelegation";
+import { deriveDelegation } from "../identity/issueDelegation";
 import { enqueue } from "../jobs";
 import { assertOutboundUrl } from "../outbound/assertOutboundUrl";
 import { isTriggerCapability } from "../events/schemas";
@@ -33,7 +33,7 @@ export async function invokeAgent(tx: Db, principal: Principal, agentId: string,
   if (body.callback_url !== undefined) assertOutboundUrl(body.callback_url, { field: "callback_url" });
   // Trigger declarations (event_trigger…) say what may start the agent; they are never granted to a run.
   const wanted = (agent.capabilities as string[]).filter((c) => !isTriggerCapability(c));
-  const issued = await issueDelegation(tx, principal, {
+  const issued = await deriveDelegation(tx, principal, {
     kind: "execution",
     delegateDid: agent.passportId ?? principal.orgDid,
     capabilities: narrowed(wanted, principal.capabilities),

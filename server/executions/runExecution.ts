@@ -1,16 +1,18 @@
-import { DbNull } from "@prisma/client/runtime/client";
 import { config } from "../config";
 import { database, type Database, type Db } from "../db/client";
-import type { AsyncExecution } from "../db/generated/sqlite/client";
+import { commitGrouped } from "../db/groupCommit";
+import { forEngine, sqliteTimestamp } from "../db/raw";
 import { backoffDelay, finishJob, retryJob, WorkerLost, type ClaimedJob, type JobHelpers } from "../jobs";
 import { DomainError } from "../errors";
 import { refuseHostileInput } from "../http/validation";
+import { newId } from "../ids";
 import { runBundle, type SandboxOutcome } from "../sandbox/pool";
-import { beginAttempt, endAttempt } from "./attempts";
+import { subscriptionIndex } from "../events/matcher";
+import { putPlatformEvent } from "../events/platformEvents";
+import { endAttempt, openAttempt } from "./attempts";
 import { appendRunRecord, cancelExecutions, queueCallback } from "./endExecution";
 import { localRuns } from "./localRuns";
 import { executionView, resultJson } from "./views";
-import { putPlatformEvent } from "../events/platformEvents";
 
 export const RUN_JOB = "execution.run";
 /** How often a run checks whether it was cancelled or its delegation revoked elsewhere. */
@@ -28,110 +30,212 @@ const chainEndError = (code: ChainEnd) => ({
 });
 
 /**
- * The `execution.run` job: queued → processing, the bundle in the sandbox, then in one transaction
- * the outcome (completed, failed, or queued again for a retry while attempts remain), the run's
- * provenance record, the job's end and the callback's job. A cancel or revocation that commits
- * meanwhile wins: the final update only applies to an execution still processing.
+ * The `execution.run` job, as named steps: load the run (one query), start it (one conditional
+ * UPDATE that also checks the delegation chain), run the bundle in the sandbox with its telemetry
+ * written every FLUSH_MS, then settle: the outcome, the run's provenance record, the job's end and
+ * the callback's job in one transaction, shared with the calls committing at the same moment
+ * (db/groupCommit.ts). A cancel or revocation that commits meanwhile wins: every move is
+ * conditional on the execution not having ended and its chain being live, and only when one
+ * finds nothing to move does the run read why (`settleContested`).
+ *
+ * Statements on the common path (tests/integration/statementCounts.test.ts): 1 load, 1 start,
+ * 1–2 per telemetry flush, and the settle's UPDATE, record (2), job DELETE, BEGIN/COMMIT.
  */
 export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, helpers: JobHelpers): Promise<void> {
   const db = await database();
-  const id = job.payload.executionId;
-  const e = await db.read.asyncExecution.findUnique({ where: { id }, include: { version: true, delegation: { select: { ancestry: true } } } });
-  if (!e || (e.status !== "queued" && e.status !== "processing")) return;
-  // The run's delegation and every one it derives from: a revocation or expiry anywhere in it ends
-  // the run, including revocations that did not cascade to it (a console session signed out).
-  const chain = [...e.delegation.ancestry.split(" ").filter(Boolean), e.delegationId];
-  const ended = await chainEnded(db.read, chain);
-  if (ended) {
-    await db.writeTx(async (tx) => {
-      await cancelExecutions(tx, [e], chainEndError(ended));
-      await finishJob(tx, job);
-    });
-    return;
-  }
-  const started = await db.writeTx(async (tx) => {
-    const { count } = await tx.asyncExecution.updateMany({
-      where: { id, status: { in: ["queued", "processing"] } },
-      data: { status: "processing", currentAttempt: job.attempts, startedAt: e.startedAt ?? new Date() },
-    });
-    if (count === 0) await finishJob(tx, job);
-    else await beginAttempt(tx, job, id, e.version.timeoutMs, helpers.log);
-    return count > 0;
+  const run = await loadRun(db, job.payload.executionId);
+  if (!run || (run.status !== "queued" && run.status !== "processing")) return;
+  if (!(await startRun(db, job, run))) return;
+  await openAttempt(db, job, run.id, run.timeoutMs, helpers.log);
+  const outcome = await runInSandbox(db, run, helpers, job.attempts);
+  // The worker was abandoned (as in a crash) or lost the lease: it records nothing; the job is
+  // claimed again after its lease, and counts as an attempt (worker_lost once they are spent).
+  if (!outcome.ok && outcome.error.code === "worker_stopped") throw new Error("the worker stopped during the run");
+  // Conditional moves only: safe to run again if its group rolls back. The outcome is kept while
+  // the database is away: recording it is retried under the job's lease (helpers.commit), not the run.
+  const stored = storableOutcome(outcome);
+  await helpers.commit(() => commitGrouped(db, (tx) => settleRun(tx, db.engine, job, run, stored), { retryable: true }));
+}
+
+/** What a run needs of its execution, its version and its delegation, read in one query. */
+interface Run {
+  id: string;
+  orgDid: string;
+  agentId: string;
+  delegationId: string;
+  requesterPassportId: string;
+  callbackUrl: string | null;
+  status: string;
+  /** Whether an earlier attempt started (and may have logged lines). */
+  startedBefore: boolean;
+  maxAttempts: number;
+  input: unknown;
+  bundle: Buffer;
+  memoryMb: number;
+  timeoutMs: number;
+  /** The actor of the run's record: the agent's passport (or the organization). */
+  delegateDid: string;
+  /** The run's delegation and every one it derives from, root first. */
+  chain: string[];
+}
+
+async function loadRun(db: Database, id: string): Promise<Run | undefined> {
+  const [r] = await db.raw.query<Record<string, unknown>>(
+    `SELECT e."id", e."org_did", e."agent_id", e."delegation_id", e."requester_passport_id", e."callback_url", e."status", e."started_at",
+            e."max_attempts", e."input", v."bundle", v."memory_mb", v."timeout_ms", d."delegate_did", d."ancestry"
+       FROM "async_execution" e JOIN "agent_version" v ON v."id" = e."agent_version_id" JOIN "delegation" d ON d."id" = e."delegation_id"
+      WHERE e."id" = $1`,
+    [id],
+  );
+  if (!r) return undefined;
+  // SQLite keeps Prisma's Json as text; node-postgres parses jsonb itself.
+  const input = db.engine === "sqlite" && typeof r.input === "string" ? (JSON.parse(r.input) as unknown) : (r.input ?? null);
+  return {
+    id,
+    orgDid: r.org_did as string,
+    agentId: r.agent_id as string,
+    delegationId: r.delegation_id as string,
+    requesterPassportId: r.requester_passport_id as string,
+    callbackUrl: (r.callback_url as string | null) ?? null,
+    status: r.status as string,
+    startedBefore: r.started_at !== null,
+    maxAttempts: Number(r.max_attempts),
+    input,
+    bundle: Buffer.from(r.bundle as Uint8Array),
+    memoryMb: Number(r.memory_mb),
+    timeoutMs: Number(r.timeout_ms),
+    delegateDid: r.delegate_did as string,
+    chain: [...(r.ancestry as string).split(" ").filter(Boolean), r.delegation_id as string],
+  };
+}
+
+/** `NOT EXISTS` a revoked or expired delegation in the chain, its ids from `$first` on. */
+function chainLive(chain: string[], first: number, now: string): string {
+  const ids = chain.map((_, i) => `$${first + i}`).join(",");
+  return `NOT EXISTS (SELECT 1 FROM "delegation" WHERE "id" IN (${ids}) AND ("revoked_at" IS NOT NULL OR "expires_at" <= ${now}))`;
+}
+
+/**
+ * queued → processing, in one statement that also checks the chain. When it moves nothing, the
+ * run reads why: a chain that ended cancels the execution, an execution that ended meanwhile
+ * just ends the job.
+ */
+async function startRun(db: Database, job: ClaimedJob, run: Run): Promise<boolean> {
+  const moved = await db.raw.execute(
+    `UPDATE "async_execution" SET "status" = 'processing', "current_attempt" = $2, "started_at" = COALESCE("started_at", $3), "updated_at" = $3
+      WHERE "id" = $1 AND "status" IN ('queued', 'processing') AND ${chainLive(run.chain, 4, "$3")}`,
+    [run.id, job.attempts, new Date(), ...run.chain],
+  );
+  if (moved > 0) return true;
+  await db.writeTx(async (tx) => {
+    const now = await tx.asyncExecution.findUnique({ where: { id: run.id } });
+    const ended = await chainEnded(tx, run.chain);
+    if (now && ended && (now.status === "queued" || now.status === "processing")) await cancelExecutions(tx, [now], chainEndError(ended));
+    await finishJob(tx, job);
   });
-  if (!started) return;
+  return false;
+}
 
-  // Telemetry is kept in memory and written every FLUSH_MS, never on the guest's critical path.
-  let progress: { percent: number; message: string | null } | undefined;
-  // Each line's seq is taken when it is logged: computed at flush, a flush waiting for the write
-  // lock would number its lines after the ones logged meanwhile, and the next flush collide.
-  const lines: Array<{ seq: number; level: string; line: string; at: Date }> = [];
-  let logged = await db.read.executionLog.count({ where: { executionId: id } });
-  let flushing: Promise<void> = Promise.resolve();
-  const flush = () =>
-    (flushing = flushing.then(async () => {
-      const p = progress;
-      const batch = lines.splice(0);
-      progress = undefined;
-      if (!p && batch.length === 0) return;
-      await db.writeTx(async (tx) => {
-        if (p) await tx.asyncExecution.updateMany({ where: { id, status: "processing" }, data: { progressPercent: p.percent, progressMessage: p.message } });
-        if (batch.length > 0) await tx.executionLog.createMany({ data: batch.map((l) => ({ id: `${id}:${l.seq}`, executionId: id, seq: l.seq, level: l.level, line: l.line, createdAt: l.at, attempt: job.attempts })) });
-      });
-    }).catch((err: unknown) => helpers.log(`execution ${id}: telemetry not written: ${err instanceof Error ? err.message : String(err)}`)));
-
-  const run = runBundle({
-    code: Buffer.from(e.version.bundle).toString("utf8"),
-    input: e.input ?? null,
-    memoryMb: e.version.memoryMb,
-    timeoutMs: e.version.timeoutMs,
-    orgDid: e.orgDid,
+/**
+ * Runs the bundle, its progress and log lines kept in memory and written every FLUSH_MS (never on
+ * the guest's critical path), and a poll that stops it when the execution is cancelled or its
+ * chain ends elsewhere.
+ */
+async function runInSandbox(db: Database, run: Run, helpers: JobHelpers, attempt: number): Promise<SandboxOutcome> {
+  const telemetry = await openTelemetry(db, run, helpers, attempt);
+  const sandboxRun = runBundle({
+    code: run.bundle.toString("utf8"),
+    input: run.input,
+    memoryMb: run.memoryMb,
+    timeoutMs: run.timeoutMs,
+    orgDid: run.orgDid,
     bridge: {
-      context: { executionId: id, delegationId: e.delegationId, agentId: e.agentId, orgDid: e.orgDid },
-      onProgress: (percent, message) => void (progress = { percent, message: message === undefined ? null : storableText(message) }),
-      onLog: (line, level) => {
-        if (logged >= MAX_LOG_LINES) return;
-        lines.push({ seq: ++logged, level, line: storableText(line), at: new Date() });
-      },
+      context: { executionId: run.id, delegationId: run.delegationId, agentId: run.agentId, orgDid: run.orgDid },
+      onProgress: telemetry.progress,
+      onLog: telemetry.log,
     },
   });
-  localRuns.set(id, run);
-  const stop = () => run.cancel("worker_stopped");
+  localRuns.set(run.id, sandboxRun);
+  const stop = () => sandboxRun.cancel("worker_stopped");
   helpers.signal.addEventListener("abort", stop);
-  const flusher = setInterval(() => void flush(), FLUSH_MS);
+  const poller = pollForEnd(db, run, (code) => sandboxRun.cancel(code));
+  try {
+    return await sandboxRun;
+  } finally {
+    clearInterval(poller);
+    helpers.signal.removeEventListener("abort", stop);
+    localRuns.delete(run.id);
+    await telemetry.close();
+  }
+}
+
+function pollForEnd(db: Database, run: Run, cancel: (code: string) => void): NodeJS.Timeout {
   let polling = false;
-  const poller = setInterval(() => {
+  return setInterval(() => {
     if (polling) return;
     polling = true;
     db.read.asyncExecution
-      .findUnique({ where: { id }, select: { status: true, errorJson: true } })
+      .findUnique({ where: { id: run.id }, select: { status: true, errorJson: true } })
       .then(async (now) => {
         if (!now) return;
-        if (now.status === "cancelled") run.cancel(((now.errorJson as { code?: string } | null)?.code ?? "cancelled") as string);
+        if (now.status === "cancelled") cancel(((now.errorJson as { code?: string } | null)?.code ?? "cancelled") as string);
         else {
-          const end = await chainEnded(db.read, chain);
-          if (end) run.cancel(end);
+          const end = await chainEnded(db.read, run.chain);
+          if (end) cancel(end);
         }
       })
       .catch(() => undefined)
       .finally(() => (polling = false));
   }, POLL_MS);
-  let outcome: SandboxOutcome;
-  try {
-    outcome = await run;
-  } finally {
-    clearInterval(flusher);
-    clearInterval(poller);
-    helpers.signal.removeEventListener("abort", stop);
-    localRuns.delete(id);
-  }
-  await flush();
-  await flushing;
-  // The worker was abandoned (as in a crash) or lost the lease: it records nothing; the job is
-  // claimed again after its lease, and counts as an attempt (worker_lost once they are spent).
-  if (!outcome.ok && outcome.error.code === "worker_stopped") throw new Error("the worker stopped during the run");
-  // The outcome is kept while the database is away: recording it is retried, not the run.
-  const stored = storableOutcome(outcome);
-  await helpers.commit(() => settle(db, job, e, stored, chain));
+}
+
+/**
+ * Progress and log lines, written by the raw driver in at most two statements per flush (they
+ * need no transaction together: each is whole on its own).
+ */
+async function openTelemetry(db: Database, run: Run, helpers: JobHelpers, attempt: number) {
+  let progress: { percent: number; message: string | null } | undefined;
+  // Each line's seq is taken when it is logged: computed at flush, a flush waiting for the write
+  // lock would number its lines after the ones logged meanwhile, and the next flush collide.
+  const lines: Array<{ seq: number; level: string; line: string; at: Date }> = [];
+  // A first attempt has logged nothing yet; a later one continues the numbering.
+  let logged = run.startedBefore ? await db.read.executionLog.count({ where: { executionId: run.id } }) : 0;
+  let flushing: Promise<void> = Promise.resolve();
+  const flush = () =>
+    (flushing = flushing
+      .then(async () => {
+        const p = progress;
+        const batch = lines.splice(0);
+        progress = undefined;
+        if (p) {
+          await db.raw.execute(`UPDATE "async_execution" SET "progress_percent" = $2, "progress_message" = $3, "updated_at" = $4 WHERE "id" = $1 AND "status" = 'processing'`, [
+            run.id,
+            p.percent,
+            p.message,
+            new Date(),
+          ]);
+        }
+        if (batch.length > 0) {
+          const values = batch.map((_, i) => `(${[1, 2, 3, 4, 5, 6, 7].map((k) => `$${i * 7 + k}`).join(",")})`).join(",");
+          await db.raw.execute(
+            `INSERT INTO "execution_log" ("id","execution_id","seq","level","line","created_at","attempt") VALUES ${values}`,
+            batch.flatMap((l) => [`${run.id}:${l.seq}`, run.id, l.seq, l.level, l.line, l.at, attempt]),
+          );
+        }
+      })
+      .catch((err: unknown) => helpers.log(`execution ${run.id}: telemetry not written: ${err instanceof Error ? err.message : String(err)}`)));
+  const flusher = setInterval(() => void flush(), FLUSH_MS);
+  return {
+    progress: (percent: number, message: string | undefined) => void (progress = { percent, message: message === undefined ? null : storableText(message) }),
+    log: (line: string, level: string) => {
+      if (logged >= MAX_LOG_LINES) return;
+      lines.push({ seq: ++logged, level, line: storableText(line), at: new Date() });
+    },
+    async close() {
+      clearInterval(flusher);
+      await flush();
+    },
+  };
 }
 
 /**
@@ -155,52 +259,109 @@ function storableOutcome(outcome: SandboxOutcome): SandboxOutcome {
 const storableText = (s: string) => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 
 /**
- * Records how an attempt ended, with the job's end (or retry), in one transaction. Every move is
- * conditional on the execution not having ended: on PostgreSQL (READ COMMITTED) a cancel or
- * revocation can commit between the read below and the update, and must not be overwritten.
+ * Records how an attempt ended, in the settling transaction: completed, failed, or queued again
+ * while attempts remain. Each move is one conditional UPDATE (not ended, chain live); when one
+ * moves nothing, `settleContested` reads why and records that instead.
  */
-async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome: SandboxOutcome, chain: string[]): Promise<void> {
-  await db.writeTx(async (tx) => {
-    await endAttempt(tx, e.id, job.attempts, outcome);
-    const move = async (data: Parameters<typeof tx.asyncExecution.updateMany>[0]["data"]) =>
-      (await tx.asyncExecution.updateMany({ where: { id: e.id, status: { in: ["processing", "queued"] } }, data })).count > 0;
-    // Cancelled meanwhile: the run still gets its record.
-    const endedMeanwhile = async () => {
-      const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
-      if (now.status === "cancelled" && now.startedAt && !now.provenanceId) {
-        const provenanceId = await appendRunRecord(tx, db.engine, now, "cancelled");
-        await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId } });
-      }
-      await finishJob(tx, job);
-    };
-    const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
-    if (now.status !== "processing" && now.status !== "queued") return endedMeanwhile();
-    const chainEnd = !outcome.ok && (outcome.error.code === "delegation_revoked" || outcome.error.code === "delegation_expired") ? (outcome.error.code as ChainEnd) : await chainEnded(tx, chain);
-    if (chainEnd) {
-      const [cancelled] = await cancelExecutions(tx, [now], chainEndError(chainEnd));
-      if (!cancelled) return endedMeanwhile();
-      await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId: await appendRunRecord(tx, db.engine, cancelled, "cancelled") } });
-      await finishJob(tx, job);
-      return;
-    }
-    const end = async (status: "completed" | "failed", data: Parameters<typeof move>[0]) => {
-      if (!(await move({ ...data, status, completedAt: new Date() }))) return endedMeanwhile();
-      const ended = await tx.asyncExecution.findUniqueOrThrow({ where: { id: e.id } });
-      const provenanceId = await appendRunRecord(tx, db.engine, ended, status);
-      await tx.asyncExecution.update({ where: { id: e.id }, data: { provenanceId } });
-      await queueCallback(tx, ended);
-      await putPlatformEvent(tx, db.engine, ended.orgDid, { type: `execution.${status}`, payload: executionView({ ...ended, provenanceId }) }, e.id);
-      await finishJob(tx, job);
-    };
-    if (outcome.ok) return end("completed", { resultJson: resultJson(outcome.result) as object, errorJson: DbNull, progressPercent: 100 });
-    const error = { ...outcome.error, attempt: now.currentAttempt };
-    if (!FINAL_CODES.has(error.code) && now.currentAttempt < now.maxAttempts && job.attempts < job.maxAttempts) {
-      if (!(await move({ status: "queued", errorJson: error }))) return endedMeanwhile();
+async function settleRun(tx: Db, engine: Database["engine"], job: ClaimedJob, run: Run, outcome: SandboxOutcome): Promise<void> {
+  await endAttempt(tx, run.id, job.attempts, outcome);
+  if (!outcome.ok && (outcome.error.code === "delegation_revoked" || outcome.error.code === "delegation_expired")) {
+    return settleContested(tx, engine, job, run, outcome.error.code as ChainEnd);
+  }
+  if (outcome.ok) {
+    if (await endRun(tx, engine, job, run, "completed", { result: resultJson(outcome.result) })) return;
+    return settleContested(tx, engine, job, run);
+  }
+  const error = { ...outcome.error, attempt: job.attempts };
+  if (!FINAL_CODES.has(error.code) && job.attempts < run.maxAttempts && job.attempts < job.maxAttempts) {
+    if (await requeueRun(tx, engine, run, error)) {
       await retryJob(tx, job, `${error.code}: ${error.message}`, backoffDelay(job.attempts, config().executionRetryBaseMs));
       return;
     }
-    return end("failed", { errorJson: error });
-  });
+    return settleContested(tx, engine, job, run);
+  }
+  if (await endRun(tx, engine, job, run, "failed", { error })) return;
+  return settleContested(tx, engine, job, run);
+}
+
+const at = (engine: Database["engine"], d: Date) => (engine === "sqlite" ? sqliteTimestamp(d) : d);
+const jsonParam = (engine: Database["engine"], n: number) => (engine === "postgresql" ? `$${n}::jsonb` : `$${n}`);
+
+/** processing → completed | failed with its record, callback, platform event and the job's end; false if it moved nothing. */
+async function endRun(tx: Db, engine: Database["engine"], job: ClaimedJob, run: Run, status: "completed" | "failed", end: { result?: object; error?: object }): Promise<boolean> {
+  const provenanceId = newId("prv");
+  const now = at(engine, new Date());
+  const set =
+    status === "completed"
+      ? `"result_json" = ${jsonParam(engine, 4)}, "error_json" = NULL, "progress_percent" = 100`
+      : `"error_json" = ${jsonParam(engine, 4)}`;
+  const moved = await tx.$executeRawUnsafe(
+    ...forEngine(
+      engine,
+      `UPDATE "async_execution" SET "status" = $2, ${set}, "completed_at" = $3, "updated_at" = $3, "provenance_id" = $5
+        WHERE "id" = $1 AND "status" IN ('processing', 'queued') AND ${chainLive(run.chain, 6, "$3")}`,
+      [run.id, status, now, JSON.stringify(status === "completed" ? end.result : end.error), provenanceId, ...run.chain],
+    ),
+  );
+  if (moved === 0) return false;
+  await recordRunEnd(tx, engine, run, status, provenanceId);
+  await finishJob(tx, job);
+  return true;
+}
+
+/** processing → queued for another attempt, keeping the error; false if it moved nothing. */
+async function requeueRun(tx: Db, engine: Database["engine"], run: Run, error: object): Promise<boolean> {
+  const now = at(engine, new Date());
+  const moved = await tx.$executeRawUnsafe(
+    ...forEngine(
+      engine,
+      `UPDATE "async_execution" SET "status" = 'queued', "error_json" = ${jsonParam(engine, 2)}, "updated_at" = $3
+        WHERE "id" = $1 AND "status" IN ('processing', 'queued') AND ${chainLive(run.chain, 4, "$3")}`,
+      [run.id, JSON.stringify(error), now, ...run.chain],
+    ),
+  );
+  return moved > 0;
+}
+
+/**
+ * The end of a run, written in one place for every way a run ends (a settled attempt, an
+ * exhausted job, a cancel the run finds): its provenance record under the id the execution
+ * already points at, its callback's job, and its platform event when something subscribes to it
+ * (unsubscribed, it would be an event and a ledger record nobody reads).
+ */
+async function recordRunEnd(tx: Db, engine: Database["engine"], run: RunEnd, status: "completed" | "failed", provenanceId: string): Promise<void> {
+  await appendRunRecord(tx, engine, run, status, { recordId: provenanceId, actorDid: run.delegateDid });
+  await queueCallback(tx, run);
+  const type = `execution.${status}`;
+  await subscriptionIndex.refresh(tx, engine);
+  if (subscriptionIndex.match(run.orgDid, type).length === 0) return;
+  const ended = await tx.asyncExecution.findUniqueOrThrow({ where: { id: run.id } });
+  await putPlatformEvent(tx, engine, run.orgDid, { type, payload: executionView(ended) }, run.id);
+}
+
+type RunEnd = Pick<Run, "id" | "orgDid" | "agentId" | "delegationId" | "requesterPassportId" | "callbackUrl"> & { delegateDid?: string };
+
+/**
+ * A move found nothing to move: the execution ended meanwhile (a cancel: the run still gets its
+ * record) or the chain ended (the run is cancelled, with its record).
+ */
+async function settleContested(tx: Db, engine: Database["engine"], job: ClaimedJob, run: Run, reported?: ChainEnd): Promise<void> {
+  const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: run.id } });
+  if (now.status === "processing" || now.status === "queued") {
+    const chainEnd = reported ?? (await chainEnded(tx, run.chain));
+    if (!chainEnd) throw new Error(`execution ${run.id} could not be settled`);
+    const [cancelled] = await cancelExecutions(tx, [now], chainEndError(chainEnd));
+    if (cancelled) await recordCancel(tx, engine, run);
+  } else if (now.status === "cancelled" && now.startedAt && !now.provenanceId) {
+    await recordCancel(tx, engine, run);
+  }
+  await finishJob(tx, job);
+}
+
+async function recordCancel(tx: Db, engine: Database["engine"], run: Run): Promise<void> {
+  const provenanceId = newId("prv");
+  await appendRunRecord(tx, engine, run, "cancelled", { recordId: provenanceId, actorDid: run.delegateDid });
+  await tx.asyncExecution.update({ where: { id: run.id }, data: { provenanceId } });
 }
 
 /**
@@ -217,16 +378,13 @@ export async function failExhaustedRun(tx: Db, job: ClaimedJob<{ executionId: st
     message: lost ? "The worker running the last attempt stopped before it ended." : "The last attempt ended in an internal error of the service.",
     attempt: Math.max(now.currentAttempt, 1),
   };
+  const provenanceId = newId("prv");
   const { count } = await tx.asyncExecution.updateMany({
     where: { id: now.id, status: { in: ["queued", "processing"] } },
-    data: { status: "failed", errorJson, completedAt: new Date() },
+    data: { status: "failed", errorJson, completedAt: new Date(), provenanceId },
   });
   if (count === 0) return;
-  const failed = await tx.asyncExecution.findUniqueOrThrow({ where: { id: now.id } });
-  const provenanceId = await appendRunRecord(tx, config().engine, failed, "failed");
-  await tx.asyncExecution.update({ where: { id: now.id }, data: { provenanceId } });
-  await queueCallback(tx, failed);
-  await putPlatformEvent(tx, config().engine, failed.orgDid, { type: "execution.failed", payload: executionView({ ...failed, provenanceId }) }, failed.id);
+  await recordRunEnd(tx, config().engine, now, "failed", provenanceId);
 }
 
 /** Whether a delegation of the chain was revoked, else whether one has expired. */

@@ -1,5 +1,6 @@
 import { config } from "../config";
 import { database, type Database, type Db } from "../db/client";
+import { commitGrouped } from "../db/groupCommit";
 import { DomainError, Forbidden, RateLimited, toDomainError } from "../errors";
 import { takeToken, type RateLimitState } from "../http/rateLimit";
 import { assertChainLive, authenticate } from "../identity/authenticate";
@@ -193,7 +194,8 @@ export async function governCall<T>(
       value = await run(scope(db.read));
       await appendProvenance(db, entry(status));
     } else {
-      value = await db.writeTx(async (tx) => {
+      // Calls arriving together share one transaction, each in its own savepoint (db/groupCommit.ts).
+      value = await commitGrouped(db, async (tx) => {
         // A revocation that commits while this call runs must not let its writes through.
         await assertChainLive(tx, db.engine, principal!.chain);
         const out = await run(scope(tx));

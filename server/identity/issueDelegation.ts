@@ -20,11 +20,22 @@ export interface DelegationRequest {
 }
 
 /**
- * Derives a delegation from the caller's own. It can only narrow: every capability must be
- * covered by the caller's, it cannot outlive the caller's delegation, and an environment
- * constraint is inherited. The new delegation's token is returned once and never stored.
+ * Derives a delegation from the caller's own and returns its token, once (it is never stored).
+ * See `deriveDelegation` for the rules.
  */
 export async function issueDelegation(db: Db, grantor: Principal, req: DelegationRequest) {
+  const { row, delegate } = await deriveDelegation(db, grantor, req);
+  const token = await signDelegationToken({ delegationId: row.id, subject: req.delegateDid, orgDid: grantor.orgDid, capabilities: req.capabilities, expiresAt: row.expiresAt, environment: row.environment });
+  return { row, token, delegate };
+}
+
+/**
+ * Derives a delegation from the caller's own, without a token: a run's delegation is only ever
+ * looked up by id, and signing one inside the write lock would hold the lock across an event-loop
+ * turn. It can only narrow: every capability must be covered by the caller's, it cannot outlive
+ * the caller's delegation, and an environment constraint is inherited.
+ */
+export async function deriveDelegation(db: Db, grantor: Principal, req: DelegationRequest) {
   const missing = missingCapabilities(grantor.capabilities, req.capabilities);
   if (missing.length > 0) {
     throw Forbidden(`A delegation can only narrow its grantor's capabilities; yours do not cover ${missing.join(", ")}.`, { missing_capabilities: missing });
@@ -82,8 +93,7 @@ export async function issueDelegation(db: Db, grantor: Principal, req: Delegatio
       expiresAt,
     },
   });
-  const token = await signDelegationToken({ delegationId: id, subject: req.delegateDid, orgDid: grantor.orgDid, capabilities: req.capabilities, expiresAt, environment });
-  return { row, token, delegate };
+  return { row, delegate };
 }
 
 /** The SessionExchangeResponse shape of a new delegation. */

@@ -242,3 +242,35 @@ describe("a bundle that tampers with its realm", () => {
     expect(lines).toEqual(["z".repeat(2047) + "…"]);
   });
 });
+
+describe("sharing threads between organizations", () => {
+  const LONG = `export default async (input) => { const t = Date.now(); while (Date.now() - t < 250) {} return input; }`;
+  const finishOrder = async (p: SandboxPool, runs: Array<[org: string, n: number]>) => {
+    const order: string[] = [];
+    await Promise.all(
+      runs.map(async ([org, n]) => {
+        await p.run({ code: LONG, input: n, memoryMb: 64, timeoutMs: 10_000, orgDid: org });
+        order.push(`${org}${n}`);
+      }),
+    );
+    return order;
+  };
+
+  it("an organization saturating the pool holds no more than its share once another's runs wait", async () => {
+    const six = Array.from({ length: 6 }, (_, n) => ["A", n] as [string, number]);
+    const order = await finishOrder(pool, [...six, ["B", 0]]);
+    // First come, first served would end B's run last, after all six of A's; its share starts it when A's first end.
+    expect(order.indexOf("B0")).toBeLessThanOrEqual(3);
+  });
+
+  it("with a single thread, organizations take turns", async () => {
+    const one = new SandboxPool({ size: 1 });
+    try {
+      await one.warm();
+      const order = await finishOrder(one, [["A", 0], ["A", 1], ["A", 2], ["B", 0], ["B", 1]]);
+      expect(order).toEqual(["A0", "B0", "A1", "B1", "A2"]);
+    } finally {
+      await one.shutdown();
+    }
+  });
+});

@@ -196,9 +196,39 @@ export class SandboxPool {
     for (let i = 0; i < this.slots.length && this.queue.length > 0; i++) {
       const slot = this.slotAt(i);
       if (slot.active) continue;
-      const run = this.queue.shift()!;
-      this.start(slot, run);
+      const [run] = this.queue.splice(this.nextFair(), 1);
+      this.start(slot, run!);
     }
+  }
+
+  // When each organization last got a thread (a tick, not a time): the tie-break of `nextFair`.
+  private lastStart = new Map<string, number>();
+  private ticks = 0;
+
+  /**
+   * A per-organization share of the threads: the next run is the oldest of the organization that
+   * holds the fewest threads now, and among those the one served longest ago. So one
+   * organization's long runs never hold every thread while another's wait for more than the end
+   * of one of them (with a single thread, organizations take turns), and an organization alone
+   * still gets every thread.
+   */
+  private nextFair(): number {
+    const held = new Map<string, number>();
+    for (const s of this.slots) if (s?.active) held.set(s.active.request.orgDid, (held.get(s.active.request.orgDid) ?? 0) + 1);
+    let best = 0;
+    let bestKey: [number, number] | undefined;
+    const seen = new Set<string>();
+    for (let i = 0; i < this.queue.length; i++) {
+      const org = this.queue[i]!.request.orgDid;
+      if (seen.has(org)) continue;
+      seen.add(org);
+      const key: [number, number] = [held.get(org) ?? 0, this.lastStart.get(org) ?? -1];
+      if (!bestKey || key[0] < bestKey[0] || (key[0] === bestKey[0] && key[1] < bestKey[1])) [best, bestKey] = [i, key];
+    }
+    const org = this.queue[best]!.request.orgDid;
+    if (this.lastStart.size > 10_000) this.lastStart.clear();
+    this.lastStart.set(org, ++this.ticks);
+    return best;
   }
 
   private start(slot: Slot, run: PendingRun): void {

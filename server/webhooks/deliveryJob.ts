@@ -6,8 +6,8 @@ import { newId } from "../ids";
 import { enqueue, finishJob, retryJob, type ClaimedJob, type EnqueueOptions } from "../jobs";
 import { appendInTransaction } from "../provenance/appendProvenance";
 import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
+import { commitGrouped } from "../db/groupCommit";
 import { disableWebhook } from "./disableWebhook";
-import { commitGrouped } from "./groupCommit";
 import { deliverySecrets } from "./webhookSecrets";
 
 export const DELIVER_JOB = "webhook.deliver";
@@ -147,5 +147,5 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
     );
     if (delay !== null) await retryJob(tx, job, error ?? `HTTP ${statusCode}`, delay);
     else await finishJob(tx, job);
-  });
+  }, { retryable: true });
 }

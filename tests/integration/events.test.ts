@@ -366,6 +366,11 @@ describe("platform events and the dispatcher registry", () => {
 
   it("agents and executions raise their platform events (agent.deployed, agent.activated, agent.deactivated, execution.completed)", async () => {
     const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "announced", ECHO);
+    // Nothing subscribes to execution.completed yet: a run that ends raises no event (and no record) nobody reads.
+    const unheard = await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { x: 0 } } });
+    await finishedExecution(unheard.body.id);
+    const hook = await call(ctx.server.url, "POST", "/v1/webhooks", { token: ctx.root.token, body: { target_url: "https://example.com/svc-executions", event_types: ["execution.completed"] } });
+    expect(hook.status).toBe(201);
     const inv = await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { x: 1 } } });
     await finishedExecution(inv.body.id);
     await call(ctx.server.url, "POST", `/v1/agents/${agentId}/deactivate`, { token: ctx.root.token });
@@ -373,10 +378,12 @@ describe("platform events and the dispatcher registry", () => {
     expect((await of("agent.deployed")).some((e) => e.payload.agent_id === agentId)).toBe(true);
     expect((await of("agent.activated")).some((e) => e.payload.agent_id === agentId)).toBe(true);
     expect((await of("agent.deactivated")).some((e) => e.payload.agent_id === agentId)).toBe(true);
+    expect((await of("execution.completed")).some((e) => e.payload.id === unheard.body.id)).toBe(false);
     const completed = (await of("execution.completed")).find((e) => e.payload.id === inv.body.id);
     expect(completed?.payload).toMatchObject({ status: "completed", result_json: { got: { x: 1 } }, provenance_id: expect.stringMatching(/^prv_/) });
     const db = await database();
     expect(await db.read.provenanceRecord.findUnique({ where: { id: completed!.provenance_record_id } })).toMatchObject({ operation: "PLATFORM_EVENT execution.completed" });
+    await call(ctx.server.url, "DELETE", `/v1/webhooks/${hook.body.id}`, { token: ctx.root.token });
   });
 
   it("a payload over the body limit is refused with 413", async () => {

@@ -1,0 +1,156 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { afterCommit, database } from "@/server/db/client";
+import { commitGrouped } from "@/server/db/groupCommit";
+import { governCall, type CallSpec } from "@/server/governance/governCall";
+import { enqueue } from "@/server/jobs";
+import { catchUp } from "@/server/ledger/buildTree";
+import { shutdownSandbox } from "@/server/sandbox/pool";
+import { deployAndWait } from "./agentsHelpers";
+import { call, useTestServer } from "./harness";
+
+/**
+ * Group commit (issue 15, item 1): write calls arriving together share one transaction, each in
+ * its own savepoint.
+ */
+const ctx = useTestServer();
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) process.kill(-c.pid!, "SIGKILL");
+  await shutdownSandbox();
+});
+
+const SPEC: CallSpec = { id: "test:group", label: "TEST group", capability: null, resourceType: "job", write: true, successStatus: 201 };
+const FAR = new Date(Date.now() + 86_400_000);
+
+async function verifyLedger(): Promise<void> {
+  const db = await database();
+  await catchUp(db);
+  const dir = mkdtempSync(join(tmpdir(), "svc-group-"));
+  const get = async (path: string) => (await call(ctx.server.url, "GET", path, { token: ctx.root.token })).body as string;
+  writeFileSync(join(dir, "key.txt"), await get("/v1/provenance/verifier-key"));
+  writeFileSync(join(dir, "cp.txt"), await get("/v1/provenance/checkpoint"));
+  writeFileSync(join(dir, "export.ndjson"), await get("/v1/provenance/export"));
+  const verified = await promisify(execFile)(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", "--export", join(dir, "export.ndjson"), "--checkpoint", join(dir, "cp.txt"), "--key", join(dir, "key.txt")]);
+  expect(verified.stdout).toMatch(/ok: \d+ records verified/);
+}
+
+describe("group commit in the gate", () => {
+  it("a call that fails among committing ones rolls back alone; each answer leaves after its commit; records follow commit order", async () => {
+    const db = await database();
+    const N = 12;
+    const FAILING = 5;
+    const ran: number[] = [];
+    const hooks: number[] = [];
+    const visibleAtAnswer: boolean[] = [];
+    const calls = Array.from({ length: N }, (_, i) =>
+      governCall(SPEC, { authorization: `Bearer ${ctx.root.token}`, clientAddress: "127.0.0.1", requestId: `req_group_${i}` }, async () => ({}), async (scope) => {
+        const id = await enqueue(scope.db, "test.group", { i }, { id: `job_group_${i}_${Date.now()}`, runAt: FAR });
+        scope.setResource(id);
+        afterCommit(scope.db, () => hooks.push(i));
+        ran.push(i);
+        // A statement that fails (a duplicate key): on PostgreSQL it aborts the transaction up to the savepoint.
+        if (i === FAILING) await enqueue(scope.db, "test.group", { i }, { id, runAt: FAR });
+        return id;
+      }).then(async (r) => {
+        // Another connection sees the write the moment the answer leaves: it has committed.
+        visibleAtAnswer[i] = (await db.read.job.count({ where: { id: r.value as string } })) === 1;
+        return r;
+      }),
+    );
+    const settled = await Promise.allSettled(calls);
+    expect(settled.map((s) => s.status)).toEqual(Array.from({ length: N }, (_, i) => (i === FAILING ? "rejected" : "fulfilled")));
+    expect(visibleAtAnswer.filter(Boolean)).toHaveLength(N - 1);
+    // The failing call's write and its after-commit work are gone; the others' are there.
+    expect(await db.read.job.count({ where: { kind: "test.group", payload: JSON.stringify({ i: FAILING }) } })).toBe(0);
+    expect(await db.read.job.count({ where: { kind: "test.group" } })).toBe(N - 1);
+    expect(hooks.sort((a, b) => a - b)).toEqual(ran.filter((i) => i !== FAILING).sort((a, b) => a - b));
+
+    // Every call has its record (the failing one's an error status); the committed ones in the order they ran.
+    const records = await db.read.provenanceRecord.findMany({ where: { requestId: { startsWith: "req_group_" } }, orderBy: { seq: "asc" } });
+    expect(records).toHaveLength(N);
+    const committed = records.filter((r) => r.status === 201).map((r) => Number(r.requestId.slice("req_group_".length)));
+    expect(committed).toEqual(ran.filter((i) => i !== FAILING));
+    expect(records.find((r) => r.requestId === `req_group_${FAILING}`)!.status).toBeGreaterThanOrEqual(400);
+    // The ledger is dense: no leaf index was taken by the rolled-back record.
+    const all = await db.read.provenanceRecord.findMany({ select: { seq: true }, orderBy: { seq: "asc" } });
+    expect(all.map((r) => Number(r.seq))).toEqual(all.map((_, i) => i));
+    await verifyLedger();
+  });
+
+  it("several calls share one transaction", async () => {
+    const db = await database();
+    const txs = new Set<unknown>();
+    await Promise.all(Array.from({ length: 8 }, () => commitGrouped(db, async (tx) => void txs.add(tx))));
+    expect(txs.size).toBeLessThan(8);
+  });
+
+  it("retryable work (a run's or a delivery's outcome) shares a transaction without savepoints; one that throws is run again alone, the others commit once", async () => {
+    const db = await database();
+    const runs = new Map<number, number>();
+    const settled = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        commitGrouped(
+          db,
+          async (tx) => {
+            runs.set(i, (runs.get(i) ?? 0) + 1);
+            await enqueue(tx, "test.retryable", { i }, { runAt: FAR });
+            if (i === 2) throw new Error("this one fails");
+          },
+          { retryable: true },
+        ),
+      ),
+    );
+    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+    const rows = await db.read.job.findMany({ where: { kind: "test.retryable" } });
+    expect(rows.map((r) => JSON.parse(r.payload).i).sort()).toEqual([0, 1, 3, 4, 5]);
+    expect(Math.max(...runs.values())).toBeLessThanOrEqual(2);
+  });
+
+  it("a kill -9 in the middle of a group loses no acknowledged call, and the ledger verifies", async () => {
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "group-crash", `export default async (input) => ({ n: input.n })`);
+    const db = await database();
+    const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration/workerProcess.ts")], {
+      env: { ...process.env, NODE_ENV: "test", SVC_SANDBOX_THREADS: "1", SVC_JOB_LEASE_MS: "1000" },
+      stdio: ["ignore", "pipe", "ignore"],
+      detached: true,
+    });
+    children.push(child);
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        const line = out.split("\n").find((l) => l.startsWith("http://"));
+        if (line) resolve(line.trim());
+      });
+      child.on("exit", (code) => reject(new Error(`the process exited with ${code}`)));
+    });
+    const acknowledged: string[] = [];
+    let sent = 0;
+    let stop = false;
+    // 24 clients at once, so that groups form; the kill lands while calls are in flight.
+    const client = async () => {
+      while (!stop) {
+        sent++;
+        const a = await call(url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { n: sent } } }).catch(() => undefined);
+        if (a?.status === 202) acknowledged.push(a.body.id as string);
+      }
+    };
+    const clients = Array.from({ length: 24 }, client);
+    await expect.poll(() => acknowledged.length, { timeout: 30_000, interval: 5 }).toBeGreaterThanOrEqual(150);
+    process.kill(-child.pid!, "SIGKILL");
+    stop = true;
+    await Promise.all(clients);
+    expect(sent).toBeGreaterThan(acknowledged.length);
+    const found = await db.read.asyncExecution.findMany({ where: { id: { in: acknowledged } }, select: { id: true, provenanceId: true } });
+    expect(found.map((r) => r.id).sort()).toEqual([...acknowledged].sort());
+    // Each acknowledged invoke's record committed with it.
+    const records = await db.read.provenanceRecord.count({ where: { operation: { startsWith: "POST /v1/agents/" }, resourceId: { in: acknowledged }, status: 202 } });
+    expect(records).toBe(acknowledged.length);
+    await verifyLedger();
+  });
+});

@@ -1,0 +1,124 @@
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { resetConfig } from "@/server/config";
+import { database } from "@/server/db/client";
+import { countStatements } from "@/server/db/statements";
+import { authenticateSession } from "@/server/identity/authenticate";
+import { claimJobs } from "@/server/jobs/claim";
+import { subscriptionIndex } from "@/server/events/matcher";
+import { RUN_JOB, runExecutionJob } from "@/server/executions/runExecution";
+import { deliverWebhookJob, DELIVER_JOB } from "@/server/webhooks/deliveryJob";
+import { startConsoleSession } from "@/server/members/sessions";
+import { shutdownSandbox } from "@/server/sandbox/pool";
+import { startReceiver } from "./webhooksHelpers";
+import { call, ed25519Jwk, useTestServer } from "./harness";
+import { deployAndWait } from "./agentsHelpers";
+
+/**
+ * Statements per hot path (issue 15, item 3), as Django's `assertNumQueries` counts them: every
+ * statement sent to the database, through Prisma or the raw driver, BEGIN and COMMIT included.
+ * A change that adds a round trip to one of these paths fails here: lower the figure when you cut
+ * one, and say why when you must raise it. Nothing else runs in this process meanwhile (no worker).
+ *
+ * SQLite and PostgreSQL differ by the ledger's advisory lock (one statement per append on PostgreSQL)
+ * and the job queue's NOTIFY. Before issue 15 (same paths, same counting): invoke 10, claim 1,
+ * run 29, ingest 15, delivery outcome 12, session check 3 (SQLite).
+ */
+// Counts the tokens signed: a run's delegation is looked up by id and needs none (issue 15, item 2).
+const signed = vi.hoisted(() => ({ count: 0 }));
+vi.mock("@/server/keys/tokens", async (original) => {
+  const actual = await original<typeof import("@/server/keys/tokens")>();
+  return { ...actual, signDelegationToken: (...args: Parameters<typeof actual.signDelegationToken>) => (signed.count++, actual.signDelegationToken(...args)) };
+});
+
+const ctx = useTestServer();
+afterAll(() => shutdownSandbox());
+
+const pg = () => process.env.DATABASE_URL?.startsWith("postgres") ?? false;
+const helpers = () => ({ signal: new AbortController().signal, log: () => undefined });
+const report: Record<string, number> = {};
+afterAll(() => console.log(`statement counts (${pg() ? "postgresql" : "sqlite"}): ${JSON.stringify(report)}`));
+
+// The subscription index's fingerprint check: at most every 250 ms per process, not per call.
+const PERIODIC = /"service_state"|AS "m" FROM "subscription"/;
+
+async function counted<T>(path: string, fn: () => Promise<T>): Promise<{ value: T; count: number }> {
+  const r = await countStatements(fn);
+  r.count -= r.statements.filter((s) => PERIODIC.test(s)).length;
+  report[path] = r.count;
+  if (process.env.SVC_SHOW_STATEMENTS) console.log(path, r.statements);
+  return r;
+}
+
+describe("statements per hot path", () => {
+  let agentId = "";
+
+  it("invoke: the gate, the execution, its job and its record", async () => {
+    agentId = await deployAndWait(ctx.server.url, ctx.root.token, "count-invoke", `export default async (input, ctx) => { ctx.progress(50, "half"); ctx.log("a line"); return { n: input.n }; }`);
+    // Warm: the first call verifies the token; later ones find it in the cache.
+    await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { n: 0 } } });
+    const signedBefore = signed.count;
+    const { value, count } = await counted("invoke", () => call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { n: 1 } } }));
+    expect(value.status).toBe(202);
+    expect(signed.count, "the run's delegation gets no signed token").toBe(signedBefore);
+    expect(count).toBe(pg() ? 12 : 10);
+  });
+
+  it("claim, then the run: start, telemetry, settle", async () => {
+    const db = await database();
+    const { value: jobs, count: claim } = await counted("claim", () => claimJobs(db, "count-worker", RUN_JOB, 1, 30_000));
+    expect(jobs).toHaveLength(1);
+    expect(claim).toBe(1);
+    await subscriptionIndex.refresh(db.read, db.engine); // its fingerprint check runs at most every 250 ms
+    const { count: run } = await counted("run (start to settle)", () => runExecutionJob(jobs[0] as never, helpers()));
+    expect(run).toBe(pg() ? 11 : 10);
+    const [second] = await claimJobs(db, "count-worker", RUN_JOB, 1, 30_000);
+    await runExecutionJob(second as never, helpers());
+    const done = await db.read.asyncExecution.count({ where: { agentId, status: "completed" } });
+    expect(done).toBe(2);
+  });
+
+  it("ingest with one matching trigger", async () => {
+    await deployAndWait(ctx.server.url, ctx.root.token, "count-trigger", `export default async () => ({})`, {
+      capabilities: [
+        { id: "event_trigger", evidence: ["started by events"] },
+        { id: "event_trigger:count.happened", evidence: ["reacts"] },
+      ],
+      on: [{ event: "count.happened", description: "on count" }],
+    });
+    await call(ctx.server.url, "POST", "/v1/events/ingest", { token: ctx.root.token, body: { type: "count.happened" } });
+    const db = await database();
+    await subscriptionIndex.refresh(db.read, db.engine);
+    const { value, count } = await counted("ingest (1 match)", () => call(ctx.server.url, "POST", "/v1/events/ingest", { token: ctx.root.token, body: { type: "count.happened" } }));
+    expect(value.body).toMatchObject({ matched_subscriptions: 1, queued_executions: 1 });
+    expect(count).toBe(pg() ? 17 : 15);
+  });
+
+  it("a webhook delivery's outcome", async () => {
+    const receiver = await startReceiver(() => 200);
+    process.env.SVC_OUTBOUND_ALLOW = receiver.hostPort;
+    resetConfig();
+    try {
+      const hook = await call(ctx.server.url, "POST", "/v1/webhooks", { token: ctx.root.token, body: { target_url: `${receiver.url}/count`, event_types: ["counted.*"] } });
+      expect(hook.status).toBe(201);
+      await call(ctx.server.url, "POST", "/v1/events/ingest", { token: ctx.root.token, body: { type: "counted.once" } });
+      const db = await database();
+      const [job] = await claimJobs(db, "count-worker", DELIVER_JOB, 1, 30_000);
+      const { count } = await counted("delivery outcome", () => deliverWebhookJob(job as never));
+      expect(receiver.received).toHaveLength(1);
+      expect(count).toBe(pg() ? 13 : 12);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("a console procedure's session check", async () => {
+    const db = await database();
+    const person = await call(ctx.server.url, "POST", "/v1/passports", { token: ctx.root.token, body: { type: "agent", name: "Counted Person", public_key: ed25519Jwk() } });
+    expect(person.status).toBe(201);
+    const member = await db.writeTx((tx) => tx.member.create({ data: { passportDid: person.body.did, orgDid: ctx.root.orgDid, role: "admin", displayName: "Counted Person" } }));
+    const { delegationId } = await startConsoleSession(db, member);
+    await authenticateSession(db, delegationId);
+    const { count } = await counted("session check", () => authenticateSession(db, delegationId));
+    expect(count).toBe(3);
+  });
+});
