@@ -34,7 +34,7 @@ const ctx = useTestServer();
 afterAll(() => shutdownSandbox());
 
 const pg = () => process.env.DATABASE_URL?.startsWith("postgres") ?? false;
-const helpers = () => ({ signal: new AbortController().signal, log: () => undefined });
+const helpers = () => ({ signal: new AbortController().signal, log: () => undefined, commit: <T>(fn: () => Promise<T>) => fn() });
 const report: Record<string, number> = {};
 afterAll(() => console.log(`statement counts (${pg() ? "postgresql" : "sqlite"}): ${JSON.stringify(report)}`));
 
