@@ -172,7 +172,8 @@ function expectAlive(procs: Array<{ child: ChildProcess; log: () => string }>): 
   }
 }
 
-describe.runIf(engine === "postgresql")("PostgreSQL goes away under load", () => {
+// Registered only on its engine (a skipped test fails CI).
+if (engine === "postgresql") describe("PostgreSQL goes away under load", () => {
   let web: Awaited<ReturnType<typeof startChild>>;
   let worker: Awaited<ReturnType<typeof startChild>>;
   let agentId: string;
@@ -257,7 +258,7 @@ describe.runIf(engine === "postgresql")("PostgreSQL goes away under load", () =>
   });
 });
 
-describe.runIf(engine === "sqlite")("SQLite fills up under load", () => {
+if (engine === "sqlite") describe("SQLite fills up under load", () => {
   let worker: Worker;
   let agentId: string;
   const logged: string[] = [];
