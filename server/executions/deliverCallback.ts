@@ -9,6 +9,7 @@ import { requestHash } from "../provenance/record";
 import { signatureHeaders } from "../signing/signatureHeaders";
 import { signingSecrets } from "./callbackSecret";
 import { executionView } from "./views";
+import { executionChanged } from "./executionChanged";
 
 /**
  * One attempt of the `execution.callback` job: POST `{type, timestamp, data: AsyncExecution}` to
@@ -44,6 +45,7 @@ export async function deliverCallbackJob(job: ClaimedJob<{ executionId: string }
   const retry = !success && !final && job.attempts < job.maxAttempts;
   const delayMs = retry ? (schedule[job.attempts] ?? schedule[schedule.length - 1] ?? 0) * 1000 : 0;
   await db.writeTx(async (tx) => {
+    executionChanged(tx, e);
     await tx.callbackAttempt.create({
       data: {
         id: newId("cba"),

@@ -5,6 +5,7 @@ import { enqueue } from "../jobs";
 import { appendInTransaction } from "../provenance/appendProvenance";
 import { requestHash } from "../provenance/record";
 import { stopLocalRun } from "./localRuns";
+import { executionChanged } from "./executionChanged";
 
 export const CALLBACK_JOB = "execution.callback";
 
@@ -59,6 +60,7 @@ export async function cancelExecutions(tx: Db, rows: AsyncExecution[], error: { 
     if (e.taskId) await tx.job.deleteMany({ where: { id: e.taskId, state: "queued" } });
     await queueCallback(tx, e);
     afterCommit(tx, () => stopLocalRun(e.id, error.code));
+    executionChanged(tx, e);
     cancelled.push((await tx.asyncExecution.findUnique({ where: { id: e.id } }))!);
   }
   return cancelled;

@@ -9,6 +9,7 @@ import { enqueue } from "../jobs";
 import { assertOutboundUrl } from "../outbound/assertOutboundUrl";
 import { RUN_JOB } from "./runExecution";
 import { executionView } from "./views";
+import { executionChanged } from "./executionChanged";
 
 interface InvokeBody {
   input?: unknown;
@@ -56,6 +57,7 @@ export async function invokeAgent(tx: Db, principal: Principal, agentId: string,
       queuedAt: new Date(),
     },
   });
+  executionChanged(tx, row);
   await enqueue(tx, RUN_JOB, { executionId: id }, { id: taskId, orgDid: principal.orgDid, maxAttempts: body.max_attempts });
   return executionView(row);
 }

@@ -10,6 +10,7 @@ import { appendRunRecord, cancelExecutions, queueCallback } from "./endExecution
 import { localRuns } from "./localRuns";
 import { executionView, resultJson } from "./views";
 import { putPlatformEvent } from "../events/platformEvents";
+import { executionChanged } from "./executionChanged";
 
 export const RUN_JOB = "execution.run";
 /** How often a run checks whether it was cancelled or its delegation revoked elsewhere. */
@@ -49,6 +50,7 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
     return;
   }
   const started = await db.writeTx(async (tx) => {
+    executionChanged(tx, e);
     const { count } = await tx.asyncExecution.updateMany({
       where: { id, status: { in: ["queued", "processing"] } },
       data: { status: "processing", currentAttempt: job.attempts, startedAt: e.startedAt ?? new Date() },
@@ -72,6 +74,7 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
       progress = undefined;
       if (!p && batch.length === 0) return;
       await db.writeTx(async (tx) => {
+        executionChanged(tx, e);
         if (p) await tx.asyncExecution.updateMany({ where: { id, status: "processing" }, data: { progressPercent: p.percent, progressMessage: p.message } });
         if (batch.length > 0) await tx.executionLog.createMany({ data: batch.map((l) => ({ id: `${id}:${l.seq}`, executionId: id, seq: l.seq, level: l.level, line: l.line, createdAt: l.at })) });
       });
@@ -157,6 +160,7 @@ const storableText = (s: string) => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-
  */
 async function settle(db: Database, job: ClaimedJob, e: AsyncExecution, outcome: SandboxOutcome, chain: string[]): Promise<void> {
   await db.writeTx(async (tx) => {
+    executionChanged(tx, e);
     const move = async (data: Parameters<typeof tx.asyncExecution.updateMany>[0]["data"]) =>
       (await tx.asyncExecution.updateMany({ where: { id: e.id, status: { in: ["processing", "queued"] } }, data })).count > 0;
     // Cancelled meanwhile: the run still gets its record.
@@ -217,6 +221,7 @@ export async function failExhaustedRun(tx: Db, job: ClaimedJob<{ executionId: st
     data: { status: "failed", errorJson, completedAt: new Date() },
   });
   if (count === 0) return;
+  executionChanged(tx, now);
   const failed = await tx.asyncExecution.findUniqueOrThrow({ where: { id: now.id } });
   const provenanceId = await appendRunRecord(tx, config().engine, failed, "failed");
   await tx.asyncExecution.update({ where: { id: now.id }, data: { provenanceId } });

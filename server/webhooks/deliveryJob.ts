@@ -11,6 +11,7 @@ import { signatureHeaders } from "../signing/signatureHeaders";
 import { disableWebhook } from "./disableWebhook";
 import { commitGrouped } from "./groupCommit";
 import { deliverySecrets } from "./webhookSecrets";
+import { webhookChanged } from "./webhookChanged";
 
 export const DELIVER_JOB = "webhook.deliver";
 export interface DeliverPayload {
@@ -127,6 +128,7 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
     // taken over from a dead worker) the log says which attempt this is.
     const attempt = job.attempts === 1 && !job.payload.manual ? 1 : (await tx.webhookDelivery.count({ where: { subscriptionId: sub.id, eventId: event.id } })) + 1;
     const deliveryId = newId("whd");
+    webhookChanged(tx, sub);
     await tx.webhookDelivery.create({
       data: {
         id: deliveryId,

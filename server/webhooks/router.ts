@@ -1,5 +1,6 @@
 import { mutationFrom, queryFrom } from "../trpc/procedures";
 import { router } from "../trpc/init";
+import { webhookLive } from "./liveViews";
 import * as op from "./operations";
 
 /** The console's webhook procedures, built from the /v1 operations. */
@@ -12,4 +13,5 @@ export const webhooksRouter = router({
   deliveries: queryFrom(op.listDeliveriesOp),
   retryDelivery: mutationFrom(op.retryDeliveryOp),
   rotateSecret: mutationFrom(op.rotateWebhookSecretOp),
+  live: webhookLive,
 });

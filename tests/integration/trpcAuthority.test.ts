@@ -164,6 +164,10 @@ const FROM_OPERATIONS: Record<string, unknown> = {
   "webhooks.deliveries": { id: "whk_x", limit: 1 },
   "webhooks.retryDelivery": { id: "whk_x", delivery_id: "whd_x" },
   "webhooks.rotateSecret": { id: "whk_x" },
+  // Live views (server/trpc/live.ts): opening one checks the capability of the reads it follows.
+  "executions.listLive": { limit: 1 },
+  "executions.live": { id: "exe_x" },
+  "webhooks.live": { id: "whk_x" },
 };
 
 describe("every tRPC procedure, with a bearer token", () => {
