@@ -4,6 +4,7 @@ import { executionsRouter } from "../executions/router";
 import { eventsRouter } from "../events/router";
 import { identityRouter } from "../identity/router";
 import { membersRouter } from "../members/router";
+import { overviewRouter } from "../overview/router";
 import { provenanceRouter } from "../provenance/router";
 import { webhooksRouter } from "../webhooks/router";
 import { createCallerFactory, router } from "./init";
@@ -18,6 +19,7 @@ export const appRouter = router({
   executions: executionsRouter,
   webhooks: webhooksRouter,
   events: eventsRouter,
+  overview: overviewRouter,
 });
 
 export type AppRouter = typeof appRouter;
