@@ -118,12 +118,22 @@ function CallsChart({ calls, loading }: { calls: Dashboard["calls_per_hour"]; lo
         />
       </ChartFigure>
       {loading ? null : (
-        <Legend
-          items={[
-            { label: "Allowed", color: SERIES.allowed, value: allowed },
-            { label: "Refused", color: SERIES.refused, value: refused },
-          ]}
-        />
+        <div className="flex flex-wrap items-baseline justify-between gap-x-4">
+          <Legend
+            items={[
+              { label: "Allowed", color: SERIES.allowed, value: allowed },
+              { label: "Refused", color: SERIES.refused, value: refused },
+            ]}
+          />
+          {refused > 0 ? (
+            <p className="mt-2 text-xs text-muted-foreground">
+              {refused} refused:{" "}
+              <Link href="/provenance?decision=denied" className="font-medium text-primary underline underline-offset-2">
+                see them in Provenance
+              </Link>
+            </p>
+          ) : null}
+        </div>
       )}
     </>
   );
