@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
-import { closeChanges } from "@/server/db/changes";
+import { closeChanges, notifyChange, subscribeChanges, type Change } from "@/server/db/changes";
 import { database } from "@/server/db/client";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { handlerWithSession } from "@/server/trpc/handler";
@@ -192,4 +192,27 @@ describe("live views over server-sent events", () => {
     expect(stream.values.filter((v: any) => v.data?.length > 0)).toEqual([]);
     stream.close();
   }, 60_000);
+
+  it("a change is announced once its transaction commits, never when it rolls back", async () => {
+    const heard: Change[] = [];
+    const stop = await subscribeChanges("test-channel", (c) => heard.push(c));
+    const db = await database();
+    await db
+      .writeTx(async (tx) => {
+        notifyChange(tx, { channel: "test-channel", org: "did:org:a", id: "rolled-back" });
+        throw new Error("roll back");
+      })
+      .catch(() => undefined);
+    await db.writeTx(async (tx) => {
+      notifyChange(tx, { channel: "test-channel", org: "did:org:a", id: "committed" });
+      notifyChange(tx, { channel: "test-channel", org: "did:org:a", id: "committed" });
+      // Not yet: the transaction is still open.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(heard).toEqual([]);
+    });
+    await expect.poll(() => heard.map((c) => c.id), { timeout: 10_000 }).toEqual(["committed"]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(heard.map((c) => c.id)).toEqual(["committed"]);
+    stop();
+  });
 });
