@@ -14,7 +14,7 @@ export function DonutChart({ parts, center }: { parts: Array<{ label: string; va
     <div className="relative h-full w-full">
       <ResponsiveContainer width="100%" height="100%">
         <PieChart accessibilityLayer={false}>
-          <Pie data={shown} dataKey="value" nameKey="label" innerRadius="68%" outerRadius="95%" paddingAngle={shown.length > 1 ? 2 : 0} stroke="none" isAnimationActive={false}>
+          <Pie data={shown} dataKey="value" nameKey="label" rootTabIndex={-1} innerRadius="68%" outerRadius="95%" paddingAngle={shown.length > 1 ? 2 : 0} stroke="none" isAnimationActive={false}>
             {shown.map((p) => (
               <Cell key={p.label} fill={p.color} />
             ))}

@@ -22,7 +22,7 @@ export function Register({ token, kind }: { token: string; kind: "setup" | "invi
   useEffect(() => {
     void fetch(`/api/passkeys/invite?token=${encodeURIComponent(token)}`)
       .then(async (r) => ((await r.json()) as { role?: string; detail?: string; type?: string }))
-      .then((j) => setLink(j.role ? { role: j.role } : { error: j.detail ?? "This link is not valid.", superseded: j.type?.endsWith("/invite_superseded") }));
+      .then((j) => setLink(j.role ? { role: j.role } : { error: j.detail ?? "This link is not valid.", superseded: j.type?.includes("invite_superseded") }));
   }, [token]);
   const title = kind === "setup" ? "Set up svc" : "Join your organization";
   if (!link) return <AuthFrame title={title} subtitle="Checking your link…">{null}</AuthFrame>;

@@ -145,11 +145,11 @@ export function WebhookDetail({ id }: { id: string }) {
             </div>
             <dl className="grid grid-cols-1 gap-x-3 gap-y-1 text-sm sm:grid-cols-[10rem_1fr] sm:gap-y-2">
               <dt className="text-muted-foreground">Target</dt>
-              <dd className="font-mono text-xs [overflow-wrap:anywhere]">{w.target_url}</dd>
+              <dd className="min-w-0 font-mono text-xs [overflow-wrap:anywhere]">{w.target_url}</dd>
               <dt className="text-muted-foreground">Event types</dt>
-              <dd><PatternChips patterns={w.event_types} /></dd>
+              <dd className="min-w-0"><PatternChips patterns={w.event_types} /></dd>
               <dt className="text-muted-foreground">Description</dt>
-              <dd>{w.description ?? <span className="text-muted-foreground">—</span>}</dd>
+              <dd className="min-w-0 [overflow-wrap:anywhere]">{w.description ?? <span className="text-muted-foreground">—</span>}</dd>
               <dt className="text-muted-foreground">Last success</dt>
               <dd className="text-xs">{when(w.health?.last_success_at)}</dd>
               <dt className="text-muted-foreground">Last failure</dt>

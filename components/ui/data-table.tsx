@@ -40,7 +40,7 @@ export function DataTable<T>({
             {table.getHeaderGroups().map((g) => (
               <tr key={g.id}>
                 {g.headers.map((h) => (
-                  <th key={h.id} scope="col" className="whitespace-nowrap px-4 py-2 font-medium">
+                  <th key={h.id} scope="col" className="whitespace-nowrap px-3 py-2 font-medium">
                     {flexRender(h.column.columnDef.header, h.getContext())}
                   </th>
                 ))}
@@ -55,7 +55,7 @@ export function DataTable<T>({
                 onClick={onRowClick ? () => onRowClick(row.original) : undefined}
               >
                 {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id} className="px-4 py-2 align-top">
+                  <td key={cell.id} className="px-3 py-2 align-top">
                     {flexRender(cell.column.columnDef.cell, cell.getContext())}
                   </td>
                 ))}
