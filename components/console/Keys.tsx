@@ -58,8 +58,8 @@ export function Keys() {
     { header: "Name", cell: ({ row }) => <span className="block max-w-[12rem] truncate font-medium" title={row.original.name ?? undefined}>{row.original.name ?? <span className="text-muted-foreground">{row.original.kind.replace("_", " ")}</span>}</span> },
     { header: "Kind", cell: ({ row }) => <Badge className="whitespace-nowrap">{row.original.kind.replace("_", " ")}</Badge> },
     { header: "Holder", cell: ({ row }) => <span className="flex max-w-[13rem]"><Did value={row.original.delegate_did} truncate /></span> },
-    { header: "Capabilities", cell: ({ row }) => <span className="line-clamp-2 block min-w-40 max-w-[16rem] break-words text-xs" title={row.original.capabilities.join(", ")}>{row.original.capabilities.join(", ")}</span> },
-    { header: "Expires", cell: ({ row }) => <span className="text-xs text-muted-foreground">{ago(row.original.expires_at)}</span> },
+    { header: "Capabilities", cell: ({ row }) => <span className="line-clamp-2 min-w-40 max-w-[16rem] break-words text-xs" title={row.original.capabilities.join(", ")}>{row.original.capabilities.join(", ")}</span> },
+    { header: "Expires", cell: ({ row }) => <span className="whitespace-nowrap text-xs text-muted-foreground">{ago(row.original.expires_at)}</span> },
     {
       header: "",
       id: "actions",

@@ -146,7 +146,7 @@ function ExecutionsChart({ executions, loading }: { executions: Dashboard["execu
   const rate = executions?.success_rate ?? null;
   return (
     <>
-      <ChartFigure title={`Executions, last ${executions?.days ?? 7} days`} summary={loading ? undefined : `${total} runs`} loading={loading} height={150} table={{ head: ["Status", "Executions"], rows: parts.map((p) => [p.label, p.value]) }}>
+      <ChartFigure title={`Executions, last ${executions?.days ?? 7} days`} summary={loading ? undefined : `${total} run${total === 1 ? "" : "s"}`} loading={loading} height={150} table={{ head: ["Status", "Executions"], rows: parts.map((p) => [p.label, p.value]) }}>
         <DonutChart
           parts={parts}
           center={
@@ -181,13 +181,13 @@ function WebhooksChart({ webhooks, loading }: { webhooks: Dashboard["webhooks"];
   const sent = webhooks ? webhooks.deliveries_24h.succeeded + webhooks.deliveries_24h.failed : 0;
   return (
     <>
-      <ChartFigure title="Webhook health" summary={loading ? undefined : `${total} webhooks`} loading={loading} height={150} table={{ head: ["State", "Webhooks"], rows: parts.map((p) => [p.label, p.value]) }}>
+      <ChartFigure title="Webhook health" summary={loading ? undefined : `${total} webhook${total === 1 ? "" : "s"}`} loading={loading} height={150} table={{ head: ["State", "Webhooks"], rows: parts.map((p) => [p.label, p.value]) }}>
         <DonutChart
           parts={parts}
           center={
             <>
               <span className="text-2xl font-semibold tabular-nums">{sent === 0 ? "–" : percent(webhooks!.deliveries_24h.succeeded / sent)}</span>
-              <span className="text-xs text-muted-foreground">delivered, 24 h</span>
+              <span className="text-xs text-muted-foreground">delivered</span>
             </>
           }
         />
@@ -196,7 +196,7 @@ function WebhooksChart({ webhooks, loading }: { webhooks: Dashboard["webhooks"];
         <>
           <Legend items={parts.map((p) => ({ label: p.label, color: p.color, value: p.value }))} />
           <p className="mt-2 text-xs text-muted-foreground">
-            {sent} deliveries in 24 hours, {webhooks?.deliveries_24h.failed ?? 0} failed ·{" "}
+            {sent} deliver{sent === 1 ? "y" : "ies"} in 24 hours, {webhooks?.deliveries_24h.failed ?? 0} failed ·{" "}
             <Link href="/webhooks" className="text-primary underline underline-offset-2">
               Webhooks
             </Link>

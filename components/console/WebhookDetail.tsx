@@ -219,9 +219,9 @@ function DeliveryLog({ rows, webhookId, canReplay, onReplay, replaying, onEvent 
                 <td className="px-3 py-1.5 tabular-nums">{d.status_code ?? "no answer"}</td>
                 <td className="px-3 py-1.5">{d.success ? <Badge tone="success">delivered</Badge> : <Badge tone="danger">failed</Badge>}</td>
                 <td className="whitespace-nowrap px-3 py-1.5 tabular-nums">{d.duration_ms} ms</td>
-                <td className="whitespace-nowrap px-3 py-1.5">{when(d.created_at)}</td>
-                <td className="whitespace-nowrap px-3 py-1.5">{when(d.next_attempt_at)}</td>
-                <td className="min-w-48 px-3 py-1.5">
+                <td className="min-w-24 px-3 py-1.5">{when(d.created_at)}</td>
+                <td className="min-w-24 px-3 py-1.5">{when(d.next_attempt_at)}</td>
+                <td className="min-w-32 px-3 py-1.5">
                   {d.response_excerpt || d.error ? (
                     <details>
                       <summary className="cursor-pointer text-primary">{d.error ? "Error" : "Response"}</summary>
