@@ -35,6 +35,8 @@ test.describe.configure({ mode: "serial" });
 
 
 test("first-run set-up → passkey → API key → call → revoke → refused → both in the provenance explorer; invite an approver; sign out; user verification", async ({ page, request, browser }) => {
+  // A long journey: generous on a loaded machine.
+  test.setTimeout(180_000);
   const { cdp, authenticatorId } = await virtualAuthenticator(page);
   // A second set-up link, made before set-up is done: once it is, the link says it was superseded.
   const [firstLink, supersededLink] = [setupLink(), setupLink()];

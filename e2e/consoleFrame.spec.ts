@@ -138,6 +138,8 @@ test("console pages carry the security headers; the favicon is served; an unknow
 
 for (const colorScheme of ["light", "dark"] as const) {
   test(`every page in ${colorScheme} mode at 1280 px: no console errors, no hydration mismatch, axe clean, nothing clipped, the sidebar on docs pages`, async ({ browser, request }) => {
+    // Every page, axe and the fit check each: generous on a loaded machine.
+    test.setTimeout(300_000);
     await seedDetails(request);
     const { context, page } = await signedIn(browser, { colorScheme, viewport: { width: 1280, height: 800 } });
     const errors = collectErrors(page);
@@ -151,6 +153,8 @@ for (const colorScheme of ["light", "dark"] as const) {
       await fits(page, path);
       expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(colorScheme === "dark");
       await shot(page, `30-${colorScheme}-${path.slice(1).replaceAll("/", "-")}`);
+      // The reference is long: its first screen too, to look at.
+      if (path === "/docs/api") await page.screenshot({ path: `e2e/screenshots/30-${colorScheme}-docs-api-top.png` });
     }
     expect(errors).toEqual([]);
     await context.close();
@@ -159,6 +163,7 @@ for (const colorScheme of ["light", "dark"] as const) {
 
 for (const colorScheme of ["light", "dark"] as const) {
   test(`at 390 px (${colorScheme}): a menu instead of the sidebar, no page scrolls sideways, no control outside the viewport`, async ({ browser, request }) => {
+    test.setTimeout(300_000);
     await seedDetails(request);
     const { context, page } = await signedIn(browser, { colorScheme, viewport: { width: 390, height: 844 } });
     const errors = collectErrors(page);

@@ -191,7 +191,7 @@ export function WebhookDetail({ id }: { id: string }) {
 function DeliveryLog({ rows, webhookId, canReplay, onReplay, replaying, onEvent }: { rows: WebhookDelivery[]; webhookId: string; canReplay: boolean; onReplay(d: WebhookDelivery): void; replaying: boolean; onEvent(eventId: string): void }) {
   if (rows.length === 0) return <p className="rounded-md border border-border p-4 text-sm text-muted-foreground">No delivery attempted yet. Attempts appear here as events matching this webhook are delivered.</p>;
   return (
-    <div className="overflow-x-auto rounded-md border border-border bg-card" role="region" aria-label="Delivery attempts" tabIndex={0}>
+    <div className="relative overflow-x-auto rounded-md border border-border bg-card" role="region" aria-label="Delivery attempts" tabIndex={0}>
       <table className="w-full text-xs" data-testid="delivery-log">
         <caption className="sr-only">Delivery attempts of webhook {webhookId}, newest first</caption>
         <thead className="bg-muted text-left text-muted-foreground">

@@ -227,7 +227,7 @@ function SchemaFields({ schema, schemas, caption }: { schema?: Schema; schemas: 
 function FieldTable({ caption, rows }: { caption: string; rows: Array<{ name: string; where?: string; type: string; required: boolean; description?: string }> }) {
   const where = rows.some((r) => r.where);
   return (
-    <div className="mt-2 overflow-x-auto rounded-md border border-border" role="region" aria-label={caption} tabIndex={0}>
+    <div className="relative mt-2 overflow-x-auto rounded-md border border-border" role="region" aria-label={caption} tabIndex={0}>
       <table className="w-full text-left text-xs">
         <caption className="sr-only">{caption}</caption>
         <thead className="bg-muted text-muted-foreground">

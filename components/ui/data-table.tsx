@@ -33,7 +33,8 @@ export function DataTable<T>({
   return (
     <div className="overflow-hidden rounded-lg border border-border bg-card">
       {/* A wide table scrolls inside its frame, never the page (narrow screens). Focusable so a keyboard can scroll it too. */}
-      <div className="overflow-x-auto" tabIndex={0} role="region" aria-label={caption}>
+      {/* Positioned, so what is absolutely placed inside (a visually hidden label) scrolls with it instead of widening the page. */}
+      <div className="relative overflow-x-auto" tabIndex={0} role="region" aria-label={caption}>
         <table className="w-full text-sm">
           <caption className="sr-only">{caption}</caption>
           <thead className="bg-muted text-left text-xs uppercase tracking-wide text-muted-foreground">
