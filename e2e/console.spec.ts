@@ -49,7 +49,8 @@ test("first-run set-up → passkey → API key → call → revoke → refused �
   await expect(page.getByRole("heading", { name: /Welcome, Ada Admin/ })).toBeVisible({ timeout: 20_000 });
   await axe(page);
   await shot(page, "02-overview");
-  const later = await browser.newPage();
+  const laterContext = await browser.newContext();
+  const later = await laterContext.newPage();
   await later.goto(supersededLink);
   await expect(later.getByText("This link was superseded.")).toBeVisible();
   await expect(later.getByText(/set-up was completed with another link/)).toBeVisible();
@@ -58,7 +59,7 @@ test("first-run set-up → passkey → API key → call → revoke → refused �
   await shot(later, "01b-setup-superseded");
   await later.getByRole("link", { name: "Sign in" }).click();
   await expect(later).toHaveURL(/sign-in/);
-  await later.close();
+  await laterContext.close();
 
   await page.getByRole("link", { name: "API keys & delegations" }).click();
   await page.getByRole("button", { name: "Create API key" }).click();
