@@ -35,8 +35,12 @@ test.describe.configure({ mode: "serial" });
 
 
 test("first-run set-up → passkey → API key → call → revoke → refused → both in the provenance explorer; invite an approver; sign out; user verification", async ({ page, request, browser }) => {
+  // A long journey: generous on a loaded machine.
+  test.setTimeout(180_000);
   const { cdp, authenticatorId } = await virtualAuthenticator(page);
-  await page.goto(setupLink());
+  // A second set-up link, made before set-up is done: once it is, the link says it was superseded.
+  const [firstLink, supersededLink] = [setupLink(), setupLink()];
+  await page.goto(firstLink);
   await expect(page.getByRole("heading", { name: "Set up svc" })).toBeVisible();
   await axe(page);
   await shot(page, "01-setup");
@@ -45,6 +49,17 @@ test("first-run set-up → passkey → API key → call → revoke → refused �
   await expect(page.getByRole("heading", { name: /Welcome, Ada Admin/ })).toBeVisible({ timeout: 20_000 });
   await axe(page);
   await shot(page, "02-overview");
+  const laterContext = await browser.newContext();
+  const later = await laterContext.newPage();
+  await later.goto(supersededLink);
+  await expect(later.getByText("This link was superseded.")).toBeVisible();
+  await expect(later.getByText(/set-up was completed with another link/)).toBeVisible();
+  await expect(later.getByText(/expired/)).toHaveCount(0);
+  await axe(later);
+  await shot(later, "01b-setup-superseded");
+  await later.getByRole("link", { name: "Sign in" }).click();
+  await expect(later).toHaveURL(/sign-in/);
+  await laterContext.close();
 
   await page.getByRole("link", { name: "API keys & delegations" }).click();
   await page.getByRole("button", { name: "Create API key" }).click();

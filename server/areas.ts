@@ -26,6 +26,7 @@ import { registerJobKind, type JobKind } from "./jobs";
 import { ledgerTasks } from "./ledger/tasks";
 import type { Role } from "./members/roles";
 import { membersRouter } from "./members/router";
+import { overviewRouter } from "./overview/router";
 import { memberTasks } from "./members/tasks";
 import { processWide } from "./processWide";
 import { provenanceOperations } from "./provenance/operations";
@@ -129,6 +130,8 @@ export const areas = {
     nav: [{ href: "/events", label: "Events", icon: "Radio" }],
   },
   members: { router: membersRouter, tasks: memberTasks, nav: [{ href: "/members", label: "Members", icon: "Users", roles: ["admin"] }] },
+  // The console's dashboard (its page is the navigation's home, CONSOLE_HOME below).
+  overview: { router: overviewRouter },
   // Not an area: the gate's idempotency keys, expired like any area's rows.
   http: { tasks: idempotencyTasks },
 } satisfies Record<string, Area>;

@@ -217,6 +217,12 @@ export const ERROR_CATALOGUE = {
     description: "The invitation link expired, or whoever made it no longer has access.",
     fix: "Ask an administrator for a new invitation link.",
   },
+  invite_superseded: {
+    status: 410,
+    title: "Passkey refused",
+    description: "The set-up link was superseded: set-up was completed with another link, so the first administrator exists.",
+    fix: "Sign in with your passkey, or ask an administrator for an invitation.",
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

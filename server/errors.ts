@@ -105,7 +105,7 @@ export const NotYetCheckpointed = () =>
 export const PasskeyRefused = (
   detail: string,
   status?: number,
-  code: Extract<ErrorCode, "passkey_refused" | "challenge_reused" | "challenge_expired" | "counter_replayed" | "member_revoked" | "invite_invalid" | "invite_used" | "invite_expired"> = "passkey_refused",
+  code: Extract<ErrorCode, "passkey_refused" | "challenge_reused" | "challenge_expired" | "counter_replayed" | "member_revoked" | "invite_invalid" | "invite_used" | "invite_expired" | "invite_superseded"> = "passkey_refused",
 ) => domainError(code, detail, {}, status);
 
 /**

@@ -8,12 +8,13 @@ import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card } from "@/components/ui/primitives";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
-import { ExecutionProgress, ExecutionStatusBadge, isLive, JsonBlock, LIVE_MS, when } from "./executionFormat";
+import { ExecutionProgress, ExecutionStatusBadge, isLive, JsonBlock, when } from "./executionFormat";
 import { ErrorText, ExecutionAttempts, ExecutionInput } from "./ExecutionRecord";
 import { useAgentNames } from "./Executions";
 import { Did } from "./format";
 import { problemOf, useTRPC } from "./Providers";
 import { usePassportNames } from "./usePassportNames";
+import { LiveIndicator, useLiveView } from "./useLiveView";
 
 /** One execution, live while it runs: progress, outcome, the lines it logged, its callback's deliveries. */
 export function ExecutionDetail({ id }: { id: string }) {
@@ -22,13 +23,23 @@ export function ExecutionDetail({ id }: { id: string }) {
   const canAdminister = useCanAdminister();
   const { nameOf } = useAgentNames();
   const passportName = usePassportNames();
-  const exec = useQuery(trpc.executions.get.queryOptions({ id }, { refetchInterval: (q) => (q.state.data && !isLive(q.state.data.status) ? false : LIVE_MS) }));
+  const exec = useQuery(trpc.executions.get.queryOptions({ id }));
   const e = exec.data;
-  const live = !e || isLive(e.status);
-  // Logs grow while it runs; callback deliveries go on (with retries) after it ended, until one succeeds or they give up.
-  const logs = useQuery(trpc.executions.logs.queryOptions({ id }, { refetchInterval: live ? LIVE_MS * 2 : false }));
-  const callbackPending = !!e?.callback_url && (e.callback_success === null || e.callback_success === undefined);
-  const attempts = useQuery(trpc.executions.callbackAttempts.queryOptions({ id }, { enabled: !!e?.callback_url, refetchInterval: callbackPending ? 2_000 : false }));
+  const logs = useQuery(trpc.executions.logs.queryOptions({ id }));
+  const attempts = useQuery(trpc.executions.callbackAttempts.queryOptions({ id }, { enabled: !!e?.callback_url }));
+  // Progress, logs and callback deliveries (which go on after the run ended) arrive on the page's one stream.
+  const stream = useLiveView(
+    trpc.executions.live.subscriptionOptions(
+      { id },
+      {
+        onData: (v) => {
+          queryClient.setQueryData(trpc.executions.get.queryKey({ id }), v.execution);
+          queryClient.setQueryData(trpc.executions.logs.queryKey({ id }), v.logs);
+          queryClient.setQueryData(trpc.executions.callbackAttempts.queryKey({ id }), v.callback_attempts);
+        },
+      },
+    ),
+  );
   const cancel = useMutation(
     trpc.executions.cancel.mutationOptions({
       onSuccess: (out) => {
@@ -48,7 +59,9 @@ export function ExecutionDetail({ id }: { id: string }) {
         title="Execution"
         description={id}
         actions={
-          canAdminister && e && isLive(e.status) ? (
+          <div className="flex items-center gap-3">
+            <LiveIndicator status={stream.status} />
+            {canAdminister && e && isLive(e.status) ? (
             <Confirm
               trigger={<Button variant="destructive">Cancel execution</Button>}
               title="Cancel this execution?"
@@ -56,7 +69,8 @@ export function ExecutionDetail({ id }: { id: string }) {
               confirmLabel="Cancel execution"
               onConfirm={() => cancel.mutate({ id })}
             />
-          ) : undefined
+            ) : null}
+          </div>
         }
       />
       {exec.error ? <p role="alert" className="text-sm text-destructive">{problemOf(exec.error).detail}</p> : null}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -9,9 +9,10 @@ import { Label, NativeSelect } from "@/components/ui/primitives";
 import { ExecutionStatus } from "@/server/executions/schemas";
 import { CallbackSecretPanel } from "./CallbackSecret";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
-import { type Execution, ExecutionProgress, ExecutionStatusBadge, isLive, LIVE_MS } from "./executionFormat";
+import { type Execution, ExecutionProgress, ExecutionStatusBadge } from "./executionFormat";
 import { ago } from "./format";
 import { problemOf, useTRPC } from "./Providers";
+import { LiveIndicator, useLiveView } from "./useLiveView";
 
 /** Agents' names for the filter and the table (the first hundred: an organization's agents are few). */
 export function useAgentNames() {
@@ -45,15 +46,15 @@ export function Executions() {
     const query = next.toString();
     router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
   };
-  const list = useInfiniteQuery(
-    trpc.executions.list.infiniteQueryOptions(
-      { limit: 20, ...(status ? { status } : {}), ...(agent ? { agent_id: agent } : {}) },
-      {
-        getNextPageParam: (last) => last.pagination.next_cursor ?? undefined,
-        // Polls while a visible row is queued or processing; stops once every one has ended.
-        refetchInterval: (q) => (q.state.data?.pages.some((p) => p.data.some((e) => isLive(e.status))) ? LIVE_MS : false),
-      },
-    ),
+  const queryClient = useQueryClient();
+  const input = { limit: 20, ...(status ? { status } : {}), ...(agent ? { agent_id: agent } : {}) };
+  const list = useInfiniteQuery(trpc.executions.list.infiniteQueryOptions(input, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }));
+  // New runs and moving bars arrive on the page's one stream, as the first page's new state.
+  const stream = useLiveView(
+    trpc.executions.listLive.subscriptionOptions(input, {
+      onData: (first) =>
+        queryClient.setQueryData(trpc.executions.list.infiniteQueryKey(input), (old) => (old ? { ...old, pages: [first, ...old.pages.slice(1)] } : old)),
+    }),
   );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const columns: ColumnDef<Execution, unknown>[] = [
@@ -74,7 +75,7 @@ export function Executions() {
   ];
   return (
     <>
-      <PageHeader title="Executions" description="Every run of an agent: queued, retried with backoff, cancellable, each ending in a provenance record." />
+      <PageHeader title="Executions" description="Every run of an agent: queued, retried with backoff, cancellable, each ending in a provenance record." actions={<LiveIndicator status={stream.status} />} />
       <div className="mb-3 grid grid-cols-1 gap-3 sm:grid-cols-[12rem_16rem]">
         <div className="space-y-1">
           <Label htmlFor="f-status">Status</Label>

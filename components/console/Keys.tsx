@@ -67,12 +67,13 @@ export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[]
     }),
   );
   const columns: ColumnDef<Delegation, unknown>[] = [
-    { header: "Name", cell: ({ row }) => <span className="font-medium">{row.original.name ?? <span className="text-muted-foreground">{row.original.kind.replace("_", " ")}</span>}</span> },
-    { header: "Kind", cell: ({ row }) => <Badge>{row.original.kind.replace("_", " ")}</Badge> },
-    { header: "Holder", cell: ({ row }) => <Did value={row.original.delegate_did} /> },
-    { header: "Capabilities", cell: ({ row }) => <span className="block min-w-64 text-xs">{row.original.capabilities.join(", ")}</span> },
+    // What one scans for leads the row: whether it can still act.
     { header: "Status", cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-    { header: "Expires", cell: ({ row }) => <span className="text-xs text-muted-foreground">{ago(row.original.expires_at)}</span> },
+    { header: "Name", cell: ({ row }) => <span className="block max-w-[12rem] truncate font-medium" title={row.original.name ?? undefined}>{row.original.name ?? <span className="text-muted-foreground">{row.original.kind.replace("_", " ")}</span>}</span> },
+    { header: "Kind", cell: ({ row }) => <Badge className="whitespace-nowrap">{row.original.kind.replace("_", " ")}</Badge> },
+    { header: "Holder", cell: ({ row }) => <span className="flex max-w-[13rem]"><Did value={row.original.delegate_did} truncate /></span> },
+    { header: "Capabilities", cell: ({ row }) => <span className="line-clamp-2 min-w-40 max-w-[16rem] break-words text-xs" title={row.original.capabilities.join(", ")}>{row.original.capabilities.join(", ")}</span> },
+    { header: "Expires", cell: ({ row }) => <span className="whitespace-nowrap text-xs text-muted-foreground">{ago(row.original.expires_at)}</span> },
     {
       header: "",
       id: "actions",

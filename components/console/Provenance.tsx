@@ -128,12 +128,13 @@ export function Provenance() {
   };
 
   const columns: ColumnDef<ProvenanceRecord, unknown>[] = [
-    { header: "#", cell: ({ row }) => <span className="tabular-nums text-muted-foreground">{row.original.seq}</span> },
+    // What one scans for leads the row: the decision, as a coloured badge, with the status.
+    { header: "Decision", cell: ({ row }) => <span className="flex items-center gap-2 whitespace-nowrap"><StatusBadge status={row.original.decision} /><span className="text-xs tabular-nums text-muted-foreground">{row.original.status}</span></span> },
     { header: "When", cell: ({ row }) => <span className="whitespace-nowrap text-xs" title={row.original.timestamp}>{ago(row.original.timestamp)}</span> },
-    { header: "Operation", cell: ({ row }) => <Mono className="break-normal whitespace-nowrap">{row.original.operation}</Mono> },
-    { header: "Who acted", cell: ({ row }) => <Did value={row.original.actor_did} name={nameOf(row.original.actor_did)} /> },
-    { header: "Allowed by", cell: ({ row }) => <Did value={row.original.grantor_did} name={nameOf(row.original.grantor_did)} /> },
-    { header: "Decision", cell: ({ row }) => <span className="flex items-center gap-2"><StatusBadge status={row.original.decision} /><span className="text-xs text-muted-foreground">{row.original.status}</span></span> },
+    { header: "Operation", cell: ({ row }) => <Mono className="block max-w-[14rem] truncate whitespace-nowrap" title={row.original.operation}>{row.original.operation}</Mono> },
+    { header: "Who acted", cell: ({ row }) => <span className="flex max-w-[12rem]"><Did value={row.original.actor_did} name={nameOf(row.original.actor_did)} truncate /></span> },
+    { header: "Allowed by", cell: ({ row }) => <span className="flex max-w-[12rem]"><Did value={row.original.grantor_did} name={nameOf(row.original.grantor_did)} truncate /></span> },
+    { header: "#", cell: ({ row }) => <span className="tabular-nums text-xs text-muted-foreground">{row.original.seq}</span> },
   ];
   return (
     <>

@@ -1,7 +1,7 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { ThemeProvider, useTheme } from "next-themes";
 import { useState, useSyncExternalStore, type ReactNode } from "react";
@@ -61,7 +61,12 @@ export function Providers({ children }: { children: ReactNode }) {
         },
       }),
   );
-  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxItems: 10 })] }));
+  // Live views (subscriptions) travel over one server-sent-events stream each; the rest is batched.
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({
+      links: [splitLink({ condition: (op) => op.type === "subscription", true: httpSubscriptionLink({ url: "/api/trpc" }), false: httpBatchLink({ url: "/api/trpc", maxItems: 10 }) })],
+    }),
+  );
   return (
     <ThemeProvider attribute="class" defaultTheme="system" enableSystem disableTransitionOnChange>
       <QueryClientProvider client={queryClient}>

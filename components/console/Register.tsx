@@ -1,6 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
@@ -15,22 +16,27 @@ const Form = z.object({ displayName: z.string().trim().min(1, "Enter your name")
 /** Redeems a set-up or invite link: checks it, then registers this device's passkey. */
 export function Register({ token, kind }: { token: string; kind: "setup" | "invite" }) {
   const router = useRouter();
-  const [link, setLink] = useState<{ role?: string; error?: string } | null>(null);
+  const [link, setLink] = useState<{ role?: string; error?: string; superseded?: boolean } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const form = useForm<z.infer<typeof Form>>({ resolver: zodResolver(Form), defaultValues: { displayName: "" } });
   useEffect(() => {
     void fetch(`/api/passkeys/invite?token=${encodeURIComponent(token)}`)
-      .then(async (r) => ((await r.json()) as { role?: string; detail?: string }))
-      .then((j) => setLink(j.role ? { role: j.role } : { error: j.detail ?? "This link is not valid." }));
+      .then(async (r) => ((await r.json()) as { role?: string; detail?: string; type?: string }))
+      .then((j) => setLink(j.role ? { role: j.role } : { error: j.detail ?? "This link is not valid.", superseded: j.type?.includes("invite_superseded") }));
   }, [token]);
   const title = kind === "setup" ? "Set up svc" : "Join your organization";
   if (!link) return <AuthFrame title={title} subtitle="Checking your link…">{null}</AuthFrame>;
   if (link.error)
     return (
-      <AuthFrame title={title} subtitle="This link cannot be used.">
-        <p role="alert" className="text-sm text-destructive">
+      <AuthFrame title={title} subtitle={link.superseded ? "This link was superseded." : "This link cannot be used."}>
+        <p role="alert" className={link.superseded ? "text-sm" : "text-sm text-destructive"}>
           {link.error}
         </p>
+        {link.superseded ? (
+          <Link href="/sign-in" className="mt-4 inline-flex h-9 w-full items-center justify-center rounded-md bg-primary px-4 text-sm font-medium text-primary-foreground hover:bg-primary/90">
+            Sign in
+          </Link>
+        ) : null}
       </AuthFrame>
     );
   return (

@@ -6,7 +6,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { ArrowLeft, ChevronDown, ChevronRight, RefreshCw, Send, Trash2 } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
@@ -18,25 +18,10 @@ import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { when } from "./executionFormat";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
 import { DeliveryDetail } from "./WebhookDeliveryDetail";
+import { LiveIndicator, useLiveView } from "./useLiveView";
 import { HealthBadge, PatternChips, PatternList, SecretOnce, splitPatterns, testEventType, type WebhookDelivery } from "./webhookFormat";
 
 type Webhook = inferRouterOutputs<AppRouter>["webhooks"]["get"];
-
-/** Polling period while a delivery is due or an action's attempt has not shown up yet. */
-const LIVE_MS = 1_000;
-/** How long the log waits for the attempt a test event or a replay causes before it stops polling. */
-const AWAIT_MS = 30_000;
-
-/** Whether any event's newest attempt is still to be followed by another. */
-function anyPending(rows: WebhookDelivery[]): boolean {
-  const seen = new Set<string>();
-  for (const d of rows) {
-    if (seen.has(d.event_id)) continue;
-    seen.add(d.event_id);
-    if (d.next_attempt_at) return true;
-  }
-  return false;
-}
 
 /** One webhook: its settings and health, its secret's rotation, a test event, and its delivery log with replay. */
 export function WebhookDetail({ id }: { id: string }) {
@@ -48,39 +33,25 @@ export function WebhookDetail({ id }: { id: string }) {
   const canAdminister = useCanAdminister();
   const eventFilter = params.get("event") ?? "";
   const [secret, setSecret] = useState<string | null>(null);
-  // Set when a test event or a replay is sent: the log polls until an attempt newer than it appears.
-  const awaiting = useRef<number | null>(null);
-  const live = (rows: WebhookDelivery[] | undefined) => {
-    const since = awaiting.current;
-    if (since !== null) {
-      const arrived = rows?.some((d) => Date.parse(d.created_at) >= since - 2_000);
-      if (arrived || Date.now() - since > AWAIT_MS) awaiting.current = null;
-    }
-    return awaiting.current !== null || anyPending(rows ?? []);
-  };
-  const deliveries = useQuery(
-    trpc.webhooks.deliveries.queryOptions({ id, limit: 50, ...(eventFilter ? { event_id: eventFilter } : {}) }, { refetchInterval: (q) => (live(q.state.data?.data) ? LIVE_MS : false) }),
-  );
-  const rows = deliveries.data?.data ?? [];
-  const polling = awaiting.current !== null || anyPending(rows);
-  const webhook = useQuery(trpc.webhooks.get.queryOptions({ id }, { refetchInterval: polling ? LIVE_MS * 2 : false }));
+  const logInput = { id, limit: 50, ...(eventFilter ? { event_id: eventFilter } : {}) };
+  const deliveries = useQuery(trpc.webhooks.deliveries.queryOptions(logInput));
+  const rows: WebhookDelivery[] = deliveries.data?.data ?? [];
+  const webhook = useQuery(trpc.webhooks.get.queryOptions({ id }));
   const w = webhook.data;
-  // Health follows the attempts: a new attempt (or a changed outcome) refreshes it.
-  const newest = rows[0] ? `${rows.length}:${rows[0].id}:${rows[0].success}` : "";
-  const refetchWebhook = webhook.refetch;
-  useEffect(() => {
-    if (newest) void refetchWebhook();
-  }, [newest, refetchWebhook]);
-  const expectAttempt = () => {
-    awaiting.current = Date.now();
-    void queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.pathKey() });
-  };
+  // Each attempt (a retry, a test event's, a replay's) and the health it changes arrive on the page's one stream.
+  const stream = useLiveView(
+    trpc.webhooks.live.subscriptionOptions(logInput, {
+      onData: (v) => {
+        queryClient.setQueryData(trpc.webhooks.deliveries.queryKey(logInput), v.deliveries);
+        queryClient.setQueryData(trpc.webhooks.get.queryKey({ id }), v.webhook);
+      },
+    }),
+  );
   const testType = w ? testEventType(w.event_types) : null;
   const emit = useMutation(
     trpc.events.emit.mutationOptions({
       onSuccess: (out) => {
         toast.success(`Test event sent: ${out.matched_subscriptions} subscription${out.matched_subscriptions === 1 ? "" : "s"} matched`);
-        expectAttempt();
       },
       onError: (e) => toast.error(problemOf(e).detail),
     }),
@@ -89,7 +60,6 @@ export function WebhookDetail({ id }: { id: string }) {
     trpc.webhooks.retryDelivery.mutationOptions({
       onSuccess: () => {
         toast.success("Replay queued");
-        expectAttempt();
       },
       onError: (e) => toast.error(problemOf(e).detail),
     }),
@@ -176,11 +146,11 @@ export function WebhookDetail({ id }: { id: string }) {
             </div>
             <dl className="grid grid-cols-1 gap-x-3 gap-y-1 text-sm sm:grid-cols-[10rem_1fr] sm:gap-y-2">
               <dt className="text-muted-foreground">Target</dt>
-              <dd className="font-mono text-xs [overflow-wrap:anywhere]">{w.target_url}</dd>
+              <dd className="min-w-0 font-mono text-xs [overflow-wrap:anywhere]">{w.target_url}</dd>
               <dt className="text-muted-foreground">Event types</dt>
-              <dd><PatternChips patterns={w.event_types} /></dd>
+              <dd className="min-w-0"><PatternChips patterns={w.event_types} /></dd>
               <dt className="text-muted-foreground">Description</dt>
-              <dd>{w.description ?? <span className="text-muted-foreground">—</span>}</dd>
+              <dd className="min-w-0 [overflow-wrap:anywhere]">{w.description ?? <span className="text-muted-foreground">—</span>}</dd>
               <dt className="text-muted-foreground">Last success</dt>
               <dd className="text-xs">{when(w.health?.last_success_at)}</dd>
               <dt className="text-muted-foreground">Last failure</dt>
@@ -198,9 +168,7 @@ export function WebhookDetail({ id }: { id: string }) {
               <h2 id="deliveries-title" className="text-base font-semibold">
                 Delivery log
               </h2>
-              <span className="text-xs text-muted-foreground" aria-live="polite">
-                {polling ? "Updating live while deliveries are pending…" : null}
-              </span>
+              <LiveIndicator status={stream.status} />
             </div>
             {eventFilter ? (
               <p className="mb-2 text-sm">
@@ -224,7 +192,7 @@ export function WebhookDetail({ id }: { id: string }) {
 function DeliveryLog({ rows, webhookId, canReplay, onReplay, replaying, onEvent }: { rows: WebhookDelivery[]; webhookId: string; canReplay: boolean; onReplay(d: WebhookDelivery): void; replaying: boolean; onEvent(eventId: string): void }) {
   if (rows.length === 0) return <p className="rounded-md border border-border p-4 text-sm text-muted-foreground">No delivery attempted yet. Attempts appear here as events matching this webhook are delivered.</p>;
   return (
-    <div className="overflow-x-auto rounded-md border border-border bg-card" role="region" aria-label="Delivery attempts" tabIndex={0}>
+    <div className="relative overflow-x-auto rounded-md border border-border bg-card" role="region" aria-label="Delivery attempts" tabIndex={0}>
       <table className="w-full text-xs" data-testid="delivery-log">
         <caption className="sr-only">Delivery attempts of webhook {webhookId}, newest first</caption>
         <thead className="bg-muted text-left text-muted-foreground">

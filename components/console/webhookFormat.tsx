@@ -36,7 +36,7 @@ export function PatternChips({ patterns }: { patterns: string[] }) {
   return (
     <span className="flex flex-wrap gap-1">
       {patterns.map((p) => (
-        <Badge key={p} tone={isEventPattern(p) ? "neutral" : "danger"} className="font-mono">
+        <Badge key={p} tone={isEventPattern(p) ? "neutral" : "danger"} className="max-w-full font-mono [overflow-wrap:anywhere]">
           {p}
         </Badge>
       ))}

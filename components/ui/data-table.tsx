@@ -33,14 +33,15 @@ export function DataTable<T>({
   return (
     <div className="overflow-hidden rounded-lg border border-border bg-card">
       {/* A wide table scrolls inside its frame, never the page (narrow screens). Focusable so a keyboard can scroll it too. */}
-      <div className="overflow-x-auto" tabIndex={0} role="region" aria-label={caption}>
+      {/* Positioned, so what is absolutely placed inside (a visually hidden label) scrolls with it instead of widening the page. */}
+      <div className="relative overflow-x-auto" tabIndex={0} role="region" aria-label={caption}>
         <table className="w-full text-sm">
           <caption className="sr-only">{caption}</caption>
           <thead className="bg-muted text-left text-xs uppercase tracking-wide text-muted-foreground">
             {table.getHeaderGroups().map((g) => (
               <tr key={g.id}>
                 {g.headers.map((h) => (
-                  <th key={h.id} scope="col" className="whitespace-nowrap px-4 py-2 font-medium">
+                  <th key={h.id} scope="col" className="whitespace-nowrap px-3 py-2 font-medium">
                     {flexRender(h.column.columnDef.header, h.getContext())}
                   </th>
                 ))}
@@ -55,7 +56,7 @@ export function DataTable<T>({
                 onClick={onRowClick ? () => onRowClick(row.original) : undefined}
               >
                 {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id} className="px-4 py-2 align-top">
+                  <td key={cell.id} className="px-3 py-2 align-top">
                     {flexRender(cell.column.columnDef.cell, cell.getContext())}
                   </td>
                 ))}

@@ -6,6 +6,7 @@ import { appendInTransaction } from "../provenance/appendProvenance";
 import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
 import { signingSecrets } from "./callbackSecret";
 import { executionView } from "./views";
+import { executionChanged } from "./executionChanged";
 
 /**
  * One attempt of the `execution.callback` job: POST `{type, timestamp, data: AsyncExecution}` to
@@ -30,6 +31,7 @@ export async function deliverCallbackJob(job: ClaimedJob<{ executionId: string }
   const retry = !success && !final && job.attempts < job.maxAttempts;
   const delayMs = retry ? (schedule[job.attempts] ?? schedule[schedule.length - 1] ?? 0) * 1000 : 0;
   await db.writeTx(async (tx) => {
+    executionChanged(tx, e);
     await tx.callbackAttempt.create({
       data: {
         id: newId("cba"),

@@ -6,6 +6,7 @@ import { appendInTransaction } from "../provenance/appendProvenance";
 import { requestHash } from "../provenance/record";
 import { newId } from "../ids";
 import { stopLocalRun } from "./localRuns";
+import { executionChanged } from "./executionChanged";
 
 export const CALLBACK_JOB = "execution.callback";
 
@@ -70,6 +71,7 @@ export async function cancelExecutions(tx: Db, rows: AsyncExecution[], error: { 
     await endRunDelegation(tx, e);
     await queueCallback(tx, e);
     afterCommit(tx, () => stopLocalRun(e.id, error.code));
+    executionChanged(tx, e);
     cancelled.push((await tx.asyncExecution.findUnique({ where: { id: e.id } }))!);
   }
   return cancelled;

@@ -10,6 +10,7 @@ import { assertOutboundUrl } from "../outbound/assertOutboundUrl";
 import { isTriggerCapability } from "../events/schemas";
 import { RUN_JOB } from "./runExecution";
 import { executionView } from "./views";
+import { executionChanged } from "./executionChanged";
 
 interface InvokeBody {
   input?: unknown;
@@ -58,6 +59,7 @@ export async function invokeAgent(tx: Db, principal: Principal, agentId: string,
       queuedAt: new Date(),
     },
   });
+  executionChanged(tx, row);
   await enqueue(tx, RUN_JOB, { executionId: id }, { id: taskId, orgDid: principal.orgDid, maxAttempts: body.max_attempts });
   return executionView(row);
 }

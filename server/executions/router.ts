@@ -1,5 +1,6 @@
 import { mutationFrom, queryFrom } from "../trpc/procedures";
 import { router } from "../trpc/init";
+import { executionLive, executionsLive } from "./liveViews";
 import * as op from "./operations";
 
 /** The console's execution procedures, built from the /v1 operations. */
@@ -11,4 +12,6 @@ export const executionsRouter = router({
   logs: queryFrom(op.executionLogsOp),
   callbackSecret: queryFrom(op.callbackSecretOp),
   rotateCallbackSecret: mutationFrom(op.rotateCallbackSecretOp),
+  listLive: executionsLive,
+  live: executionLive,
 });

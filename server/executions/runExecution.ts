@@ -10,6 +10,7 @@ import { runBundle, type SandboxOutcome } from "../sandbox/pool";
 import { subscriptionIndex } from "../events/matcher";
 import { putPlatformEvent } from "../events/platformEvents";
 import { endAttempt, openAttempt } from "./attempts";
+import { executionChanged, executionChangedNow } from "./executionChanged";
 import { appendRunRecord, cancelExecutions, queueCallback } from "./endExecution";
 import { localRuns } from "./localRuns";
 import { executionView, resultJson } from "./views";
@@ -126,8 +127,12 @@ async function startRun(db: Database, job: ClaimedJob, run: Run): Promise<boolea
       WHERE "id" = $1 AND "status" IN ('queued', 'processing') AND ${chainLive(run.chain, 4, "$3")}`,
     [run.id, job.attempts, new Date(), ...run.chain],
   );
-  if (moved > 0) return true;
+  if (moved > 0) {
+    executionChangedNow(run);
+    return true;
+  }
   await db.writeTx(async (tx) => {
+    executionChanged(tx, run);
     const now = await tx.asyncExecution.findUnique({ where: { id: run.id } });
     const ended = await chainEnded(tx, run.chain);
     if (now && ended && (now.status === "queued" || now.status === "processing")) await cancelExecutions(tx, [now], chainEndError(ended));
@@ -222,6 +227,7 @@ async function openTelemetry(db: Database, run: Run, helpers: JobHelpers, attemp
             batch.flatMap((l) => [`${run.id}:${l.seq}`, run.id, l.seq, l.level, l.line, l.at, attempt]),
           );
         }
+        if (p || batch.length > 0) executionChangedNow(run);
       })
       .catch((err: unknown) => helpers.log(`execution ${run.id}: telemetry not written: ${err instanceof Error ? err.message : String(err)}`)));
   const flusher = setInterval(() => void flush(), FLUSH_MS);
@@ -264,6 +270,7 @@ const storableText = (s: string) => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-
  * moves nothing, `settleContested` reads why and records that instead.
  */
 async function settleRun(tx: Db, engine: Database["engine"], job: ClaimedJob, run: Run, outcome: SandboxOutcome): Promise<void> {
+  executionChanged(tx, run);
   await endAttempt(tx, run.id, job.attempts, outcome);
   if (!outcome.ok && (outcome.error.code === "delegation_revoked" || outcome.error.code === "delegation_expired")) {
     return settleContested(tx, engine, job, run, outcome.error.code as ChainEnd);
@@ -384,6 +391,7 @@ export async function failExhaustedRun(tx: Db, job: ClaimedJob<{ executionId: st
     data: { status: "failed", errorJson, completedAt: new Date(), provenanceId },
   });
   if (count === 0) return;
+  executionChanged(tx, now);
   await recordRunEnd(tx, config().engine, now, "failed", provenanceId);
 }
 

@@ -50,11 +50,14 @@ export async function redeemableInvite(db: Database, token: string) {
  */
 async function assertRedeemable(db: Db, invite: Invite): Promise<void> {
   if (invite.usedAt) throw refused("This link has already been used. Ask an administrator for a new one.", 410, "invite_used");
-  if (invite.expiresAt.getTime() <= Date.now()) throw refused("This link has expired. Ask an administrator for a new one.", 410, "invite_expired");
+  // Checked before the expiry: completing set-up ends every other set-up link at once, and saying
+  // "expired" would send a person who only needs to sign in to ask for a new link.
   if (invite.kind === "setup") {
     const admins = await db.member.count({ where: { orgDid: invite.orgDid, role: "admin", status: "active" } });
-    if (admins > 0) throw refused("Set-up is already done: ask an administrator for an invitation.", 410, "invite_used");
-  } else if (invite.createdBy) {
+    if (admins > 0) throw refused("This set-up link was superseded: set-up was completed with another link. Sign in with your passkey, or ask an administrator for an invitation.", 410, "invite_superseded");
+  }
+  if (invite.expiresAt.getTime() <= Date.now()) throw refused("This link has expired. Ask an administrator for a new one.", 410, "invite_expired");
+  if (invite.kind !== "setup" && invite.createdBy) {
     const creator = await db.member.findUnique({ where: { passportDid: invite.createdBy } });
     if (!creator || creator.status !== "active" || creator.role !== "admin") throw refused("Whoever made this link no longer has access. Ask an administrator for a new one.", 410, "invite_expired");
   }

@@ -9,6 +9,7 @@ import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
 import { commitGrouped } from "../db/groupCommit";
 import { disableWebhook } from "./disableWebhook";
 import { deliverySecrets } from "./webhookSecrets";
+import { webhookChanged } from "./webhookChanged";
 
 export const DELIVER_JOB = "webhook.deliver";
 export interface DeliverPayload {
@@ -115,6 +116,7 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
     // taken over from a dead worker) the log says which attempt this is.
     const attempt = job.attempts === 1 && !job.payload.manual ? 1 : (await tx.webhookDelivery.count({ where: { subscriptionId: sub.id, eventId: event.id } })) + 1;
     const deliveryId = newId("whd");
+    webhookChanged(tx, sub);
     await tx.webhookDelivery.create({
       data: {
         id: deliveryId,

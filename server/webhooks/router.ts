@@ -1,5 +1,6 @@
 import { mutationFrom, queryFrom } from "../trpc/procedures";
 import { router } from "../trpc/init";
+import { webhookLive } from "./liveViews";
 import * as op from "./operations";
 
 /** The console's webhook procedures, built from the /v1 operations. */
@@ -13,4 +14,5 @@ export const webhooksRouter = router({
   delivery: queryFrom(op.getDeliveryOp),
   retryDelivery: mutationFrom(op.retryDeliveryOp),
   rotateSecret: mutationFrom(op.rotateWebhookSecretOp),
+  live: webhookLive,
 });

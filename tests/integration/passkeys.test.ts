@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
-import { authenticationOptions, completeRegistration, registrationOptions, verifyAssertion } from "@/server/members/passkeys";
+import { authenticationOptions, completeRegistration, registrationOptions, tokenHash, verifyAssertion } from "@/server/members/passkeys";
 import { createInvite } from "@/server/members/sessions";
 import { rootOrgDid } from "@/server/setup/bootstrap";
 import { softAuthenticator } from "./softAuthenticator";
@@ -149,5 +149,24 @@ describe("links and administrators (review findings)", () => {
     await registered("admin");
     const link = await db.writeTx((tx) => createInvite(tx, root, "admin", null, "setup", 24));
     await expect(registrationOptions(db, new URL(link.link).searchParams.get("token")!, "Late admin")).rejects.toMatchObject({ status: 410 });
+  });
+});
+
+describe("a superseded set-up link (issue 'Found from outside, second round', item 11)", () => {
+  it("says it was superseded, not expired, once set-up was completed with another link", async () => {
+    const db = await database();
+    const root = (await rootOrgDid(db))!;
+    const setupLink = async () => new URL((await db.writeTx((tx) => createInvite(tx, root, "admin", null, "setup", 24))).link).searchParams.get("token")!;
+    const [first, second] = [await setupLink(), await setupLink()];
+    // Set-up may already be done by an earlier test of this file: complete it with the first link if not.
+    if ((await db.read.member.count({ where: { orgDid: root, role: "admin", status: "active" } })) === 0) {
+      const { challengeId, options } = await registrationOptions(db, first, "First admin");
+      await completeRegistration(db, challengeId, softAuthenticator().register(options.challenge) as never);
+    }
+    const refusal = await registrationOptions(db, second, "Too late").catch((e: unknown) => e);
+    expect(refusal).toMatchObject({ status: 410, code: "invite_superseded", message: expect.stringContaining("Sign in") });
+    // Completing set-up cuts every other set-up link's expiry short: still superseded, not "expired".
+    await db.writeTx((tx) => tx.invite.updateMany({ where: { tokenHash: tokenHash(second) }, data: { expiresAt: new Date(Date.now() - 1000) } }));
+    await expect(registrationOptions(db, second, "Too late")).rejects.toMatchObject({ status: 410, code: "invite_superseded" });
   });
 });

@@ -120,7 +120,7 @@ describe("an API key created in the console", () => {
  * `svc_api:*`); those built from a /v1 operation check its capability, so a token without it is
  * refused. A new procedure fails this test until it is classified here.
  */
-const CONSOLE_ONLY = ["identity.apiKeys.create", "members.me", "members.list", "members.invite", "members.revoke", "provenance.proof", "provenance.status"];
+const CONSOLE_ONLY = ["identity.apiKeys.create", "members.me", "members.list", "members.invite", "members.revoke", "provenance.proof", "provenance.status", "overview.dashboard"];
 const FROM_OPERATIONS: Record<string, unknown> = {
   "identity.passports.list": { limit: 1 },
   "identity.passports.get": { did: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp" },
@@ -165,6 +165,10 @@ const FROM_OPERATIONS: Record<string, unknown> = {
   "webhooks.delivery": { id: "whk_x", delivery_id: "whd_x" },
   "webhooks.retryDelivery": { id: "whk_x", delivery_id: "whd_x" },
   "webhooks.rotateSecret": { id: "whk_x" },
+  // Live views (server/trpc/live.ts): opening one checks the capability of the reads it follows.
+  "executions.listLive": { limit: 1 },
+  "executions.live": { id: "exe_x" },
+  "webhooks.live": { id: "whk_x" },
 };
 
 describe("every tRPC procedure, with a bearer token", () => {

@@ -1,0 +1,24 @@
+"use client";
+
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { Radio } from "lucide-react";
+
+/**
+ * Follows a live view (server/trpc/live.ts): one server-sent-events stream for the page, opened
+ * once (one governed read) and fed by the server's change notifications; `onData` in the options
+ * puts each state where the page reads it (usually its queries' cache). Pages poll nothing.
+ *
+ *   const live = useLiveView(trpc.executions.live.subscriptionOptions({ id }, { onData: apply }));
+ */
+export const useLiveView = useSubscription;
+
+/** Whether the page's stream is connected, for a small indicator beside its title. */
+export function LiveIndicator({ status }: { status: "idle" | "connecting" | "pending" | "error" }) {
+  const connected = status === "pending";
+  return (
+    <span role="status" data-testid="live-status" className="inline-flex items-center gap-1 text-xs text-muted-foreground">
+      <Radio className={connected ? "h-3.5 w-3.5 text-success" : "h-3.5 w-3.5"} aria-hidden />
+      {connected ? "Live" : status === "error" ? "Reconnecting…" : "Connecting…"}
+    </span>
+  );
+}

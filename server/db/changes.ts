@@ -1,0 +1,167 @@
+import { config } from "../config";
+import { processWide } from "../processWide";
+import { afterCommit, database, type Db } from "./client";
+
+/**
+ * Change notifications: a service that wrote something a live view shows says so with
+ * `notifyChange(tx, …)`; once its transaction commits (never if it rolls back) every process's
+ * subscribers of that channel hear it. On PostgreSQL they travel by `NOTIFY` on one channel,
+ * `svc_changes`, to every process that `LISTEN`s (the web process serves the streams, workers run
+ * the executions); on SQLite the process is the only writer, so they stay in memory.
+ *
+ * A notification carries no data, only what changed (`channel`, organization, id): a subscriber
+ * reads the current state itself, under its own caller's authority. Spurious notifications are
+ * harmless; several for the same row within a tick travel as one.
+ */
+export interface Change {
+  /** What kind of thing changed, e.g. `executions`, `webhooks`. */
+  channel: string;
+  /** The organization that owns it: a subscriber only hears its own. */
+  org: string;
+  /** The changed row's id (an execution, a webhook). */
+  id: string;
+}
+
+type Listener = (change: Change) => void;
+
+const PG_CHANNEL = "svc_changes";
+// NOTIFY payloads are limited to 8,000 bytes: batches are cut below that.
+const PG_PAYLOAD_BYTES = 7_000;
+
+interface ChangeState {
+  listeners: Map<string, Set<Listener>>;
+  pending: Map<string, Change>;
+  flushing: boolean;
+  pg?: { client: import("pg").Client; ready: Promise<void> };
+}
+
+// One hub per process, whichever copy of this module (Next.js bundles its own) notifies or subscribes.
+const state = processWide<ChangeState>("db.changes", () => ({ listeners: new Map(), pending: new Map(), flushing: false }));
+
+const keyOf = (c: Change) => `${c.channel}\u0000${c.org}\u0000${c.id}`;
+
+/** Announces, once `tx` commits, that `change.id` changed; outside a transaction, on the next tick. */
+export function notifyChange(tx: Db, change: Change): void {
+  afterCommit(tx, () => publish(change));
+}
+
+/** Announces a change that is already committed (written outside a transaction). */
+export function publish(change: Change): void {
+  state.pending.set(keyOf(change), change);
+  if (state.flushing) return;
+  state.flushing = true;
+  // Coalesced per tick: a burst of progress updates for one execution travels once.
+  setImmediate(() => void flush());
+}
+
+async function flush(): Promise<void> {
+  const batch = [...state.pending.values()];
+  state.pending.clear();
+  state.flushing = false;
+  if (batch.length === 0) return;
+  if (config().engine !== "postgresql") {
+    deliver(batch);
+    return;
+  }
+  try {
+    const db = await database();
+    for (const payload of payloads(batch)) await db.raw.execute("SELECT pg_notify($1, $2)", [PG_CHANNEL, payload]);
+  } catch (e) {
+    // A live view misses an update (it still shows the state at its next change); the write stands.
+    console.error(`svc: a change notification was not sent: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function payloads(batch: Change[]): string[] {
+  const out: string[] = [];
+  let current: Array<[string, string, string]> = [];
+  let size = 2;
+  for (const c of batch) {
+    const entry: [string, string, string] = [c.channel, c.org, c.id];
+    const bytes = Buffer.byteLength(JSON.stringify(entry)) + 1;
+    if (current.length > 0 && size + bytes > PG_PAYLOAD_BYTES) {
+      out.push(JSON.stringify(current));
+      current = [];
+      size = 2;
+    }
+    current.push(entry);
+    size += bytes;
+  }
+  if (current.length > 0) out.push(JSON.stringify(current));
+  return out;
+}
+
+function deliver(batch: Change[]): void {
+  for (const change of batch) {
+    for (const listener of state.listeners.get(change.channel) ?? []) {
+      try {
+        listener(change);
+      } catch (e) {
+        console.error(`svc: a change listener failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+}
+
+/**
+ * Calls `listener` for every committed change on `channel`, from any process on PostgreSQL;
+ * resolves once listening (a change committed after that is heard). Returns the way to stop.
+ */
+export async function subscribeChanges(channel: string, listener: Listener): Promise<() => void> {
+  let set = state.listeners.get(channel);
+  if (!set) state.listeners.set(channel, (set = new Set()));
+  set.add(listener);
+  if (config().engine === "postgresql") await listening();
+  return () => {
+    set.delete(listener);
+  };
+}
+
+/** This process's one LISTEN connection, opened on first use and reopened after it fails. */
+function listening(): Promise<void> {
+  if (state.pg) return state.pg.ready;
+  const open = async (): Promise<import("pg").Client> => {
+    const pg = await import("pg");
+    const client = new pg.default.Client({ connectionString: config().databaseUrl });
+    client.on("notification", (msg) => {
+      if (msg.channel !== PG_CHANNEL || !msg.payload) return;
+      try {
+        const entries = JSON.parse(msg.payload) as Array<[string, string, string]>;
+        deliver(entries.map(([channel, org, id]) => ({ channel, org, id })));
+      } catch {
+        // Not ours: ignore.
+      }
+    });
+    client.on("error", (e) => {
+      console.error(`svc: the change-notification connection failed (${e.message}); reopening`);
+      if (state.pg?.client === client) state.pg = undefined;
+      client.end().catch(() => undefined);
+      // Live views reconnect to a new listener on their next subscription; reopen now if any listen.
+      if ([...state.listeners.values()].some((s) => s.size > 0)) setTimeout(() => void listening().catch(() => undefined), 1_000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${PG_CHANNEL}`);
+    return client;
+  };
+  const ready = open().then(
+    (client) => {
+      if (state.pg) state.pg.client = client;
+    },
+    (e: unknown) => {
+      state.pg = undefined;
+      throw e;
+    },
+  );
+  state.pg = { client: undefined as unknown as import("pg").Client, ready };
+  return ready;
+}
+
+/** Closes the LISTEN connection (tests, shutdown). */
+export async function closeChanges(): Promise<void> {
+  const pg = state.pg;
+  state.pg = undefined;
+  if (pg) {
+    await pg.ready.catch(() => undefined);
+    await pg.client?.end().catch(() => undefined);
+  }
+}
