@@ -58,7 +58,7 @@ const restrict = (patterns) => ({ "@typescript-eslint/no-restricted-imports": ["
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/**", ".next/**", "server/db/generated/**", "prisma/generated/**", "test-results/**", "playwright-report/**", "e2e/screenshots/**", "bench/results/**", "next-env.d.ts"],
+    ignores: ["node_modules/**", ".next/**", "server/db/generated/**", "prisma/generated/**", "test-results/**", "playwright-report/**", "e2e/screenshots/**", "bench/results/**", "next-env.d.ts", "dist/**"],
   },
   {
     files: ["**/*.{ts,tsx,mts,mjs,js}"],
