@@ -875,6 +875,159 @@ export interface components {
         };
         /**
          * @example {
+         *       "type": "invoice.paid",
+         *       "payload": {
+         *         "invoice_id": "inv_2041",
+         *         "amount": 1250
+         *       },
+         *       "id": "evt-billing-88121",
+         *       "source": "billing",
+         *       "occurred_at": "2026-11-21T09:30:00.000Z"
+         *     }
+         */
+        EventBody: {
+            /** @description Dot notation, e.g. invoice.paid */
+            type: string;
+            /** @description The event's data (a JSON object); {} when absent */
+            payload?: {
+                [key: string]: unknown;
+            };
+            /** @description The sender's id for this event: a repeat with the same id answers the first answer and dispatches nothing */
+            id?: string;
+            /** @description Free-form origin, e.g. billing-service */
+            source?: string;
+            /**
+             * Format: date-time
+             * @description When it happened; defaults to now
+             */
+            occurred_at?: string;
+        };
+        /**
+         * @example {
+         *       "event_id": "evt_01m806mp6q2v9w3x5y7z8a0b1c",
+         *       "matched_subscriptions": 2,
+         *       "queued_executions": 1,
+         *       "replayed": false
+         *     }
+         */
+        EventAccepted: {
+            event_id: string;
+            /** @description How many active subscriptions (webhooks and agent triggers) matched */
+            matched_subscriptions: number;
+            /** @description How many agent executions it queued */
+            queued_executions: number;
+            /** @description true when the sender's `id` was seen before: this is the first answer again and nothing was dispatched (the answer also carries `Idempotent-Replayed: true`) */
+            replayed: boolean;
+        };
+        /**
+         * @example {
+         *       "id": "evt_01m806mp6q2v9w3x5y7z8a0b1c",
+         *       "type": "invoice.paid",
+         *       "payload": {
+         *         "invoice_id": "inv_2041",
+         *         "amount": 1250
+         *       },
+         *       "sender_id": "evt-billing-88121",
+         *       "source": "billing",
+         *       "occurred_at": "2026-11-21T09:30:00.000Z",
+         *       "via": "ingest",
+         *       "actor": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *       "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
+         *       "provenance_record_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
+         *       "leaf_index": 4211,
+         *       "depth": 0,
+         *       "created_at": "2026-11-21T09:30:00.012Z",
+         *       "matches": [
+         *         {
+         *           "subscription_id": "sub_01m806mp6r3b4c5d6e7f8g9h0j",
+         *           "kind": "agent_trigger",
+         *           "agent_id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+         *           "execution_id": "exe_01m806mp6v2d8h5qz0w3c6p9ka",
+         *           "delivery_id": null
+         *         }
+         *       ]
+         *     }
+         */
+        Event: {
+            id: string;
+            type: string;
+            payload: {
+                [key: string]: unknown;
+            };
+            sender_id: string | null;
+            source: string | null;
+            /** @description ISO 8601 date-time */
+            occurred_at: string;
+            /** @enum {string} */
+            via: "ingest" | "emit";
+            /** @description The actor DID of the call that put it on the bus */
+            actor: string;
+            delegation_id: string | null;
+            /** @description That call's provenance record */
+            provenance_record_id: string | null;
+            /** @description The record's leaf index in the ledger */
+            leaf_index: number | null;
+            /** @description 0 from outside; an event emitted by a run its trigger event's depth + 1 */
+            depth: number;
+            /** @description ISO 8601 date-time */
+            created_at: string;
+            matches: {
+                subscription_id: string;
+                /**
+                 * @description null when the subscription has since been deleted
+                 * @enum {string|null}
+                 */
+                kind: "webhook" | "agent_trigger" | null;
+                agent_id: string | null;
+                /** @description The execution a trigger queued */
+                execution_id: string | null;
+                /** @description The webhook delivery it scheduled */
+                delivery_id: string | null;
+            }[];
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "evt_01m806mp6q2v9w3x5y7z8a0b1c",
+         *           "type": "invoice.paid",
+         *           "payload": {
+         *             "invoice_id": "inv_2041",
+         *             "amount": 1250
+         *           },
+         *           "sender_id": "evt-billing-88121",
+         *           "source": "billing",
+         *           "occurred_at": "2026-11-21T09:30:00.000Z",
+         *           "via": "ingest",
+         *           "actor": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *           "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
+         *           "provenance_record_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
+         *           "leaf_index": 4211,
+         *           "depth": 0,
+         *           "created_at": "2026-11-21T09:30:00.012Z",
+         *           "matches": [
+         *             {
+         *               "subscription_id": "sub_01m806mp6r3b4c5d6e7f8g9h0j",
+         *               "kind": "agent_trigger",
+         *               "agent_id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+         *               "execution_id": "exe_01m806mp6v2d8h5qz0w3c6p9ka",
+         *               "delivery_id": null
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        EventList: {
+            data: components["schemas"]["Event"][];
+            pagination: components["schemas"]["PaginationInfo"];
+        };
+        /**
+         * @example {
          *       "did": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
          *       "type": "agent",
          *       "name": "invoice-triage",
@@ -1085,10 +1238,10 @@ export interface components {
             id: string;
             org_did: string;
             /**
-             * @description member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's
+             * @description member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's (revoked with reason run_ended when the run ends); trigger: the authority an agent's event triggers carry, derived from whoever deployed or activated it, narrowed to its manifest
              * @enum {string}
              */
-            kind: "api_key" | "delegation_token" | "session" | "member" | "execution";
+            kind: "api_key" | "delegation_token" | "session" | "member" | "execution" | "trigger";
             name: string | null;
             /** @description Who allowed it */
             grantor_did: string;
@@ -1137,10 +1290,10 @@ export interface components {
             id: string;
             org_did: string;
             /**
-             * @description member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's
+             * @description member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's (revoked with reason run_ended when the run ends); trigger: the authority an agent's event triggers carry, derived from whoever deployed or activated it, narrowed to its manifest
              * @enum {string}
              */
-            kind: "api_key" | "delegation_token" | "session" | "member" | "execution";
+            kind: "api_key" | "delegation_token" | "session" | "member" | "execution" | "trigger";
             name: string | null;
             /** @description Who allowed it */
             grantor_did: string;
@@ -1331,159 +1484,6 @@ export interface components {
         };
         /**
          * @example {
-         *       "type": "invoice.paid",
-         *       "payload": {
-         *         "invoice_id": "inv_2041",
-         *         "amount": 1250
-         *       },
-         *       "id": "evt-billing-88121",
-         *       "source": "billing",
-         *       "occurred_at": "2026-11-21T09:30:00.000Z"
-         *     }
-         */
-        EventBody: {
-            /** @description Dot notation, e.g. invoice.paid */
-            type: string;
-            /** @description The event's data (a JSON object); {} when absent */
-            payload?: {
-                [key: string]: unknown;
-            };
-            /** @description The sender's id for this event: a repeat with the same id answers the first answer and dispatches nothing */
-            id?: string;
-            /** @description Free-form origin, e.g. billing-service */
-            source?: string;
-            /**
-             * Format: date-time
-             * @description When it happened; defaults to now
-             */
-            occurred_at?: string;
-        };
-        /**
-         * @example {
-         *       "event_id": "evt_01m806mp6q2v9w3x5y7z8a0b1c",
-         *       "matched_subscriptions": 2,
-         *       "queued_executions": 1,
-         *       "replayed": false
-         *     }
-         */
-        EventAccepted: {
-            event_id: string;
-            /** @description How many active subscriptions (webhooks and agent triggers) matched */
-            matched_subscriptions: number;
-            /** @description How many agent executions it queued */
-            queued_executions: number;
-            /** @description true when the sender's `id` was seen before: this is the first answer again and nothing was dispatched (the answer also carries `Idempotent-Replayed: true`) */
-            replayed: boolean;
-        };
-        /**
-         * @example {
-         *       "id": "evt_01m806mp6q2v9w3x5y7z8a0b1c",
-         *       "type": "invoice.paid",
-         *       "payload": {
-         *         "invoice_id": "inv_2041",
-         *         "amount": 1250
-         *       },
-         *       "sender_id": "evt-billing-88121",
-         *       "source": "billing",
-         *       "occurred_at": "2026-11-21T09:30:00.000Z",
-         *       "via": "ingest",
-         *       "actor": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
-         *       "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
-         *       "provenance_record_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
-         *       "leaf_index": 4211,
-         *       "depth": 0,
-         *       "created_at": "2026-11-21T09:30:00.012Z",
-         *       "matches": [
-         *         {
-         *           "subscription_id": "sub_01m806mp6r3b4c5d6e7f8g9h0j",
-         *           "kind": "agent_trigger",
-         *           "agent_id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
-         *           "execution_id": "exe_01m806mp6v2d8h5qz0w3c6p9ka",
-         *           "delivery_id": null
-         *         }
-         *       ]
-         *     }
-         */
-        Event: {
-            id: string;
-            type: string;
-            payload: {
-                [key: string]: unknown;
-            };
-            sender_id: string | null;
-            source: string | null;
-            /** @description ISO 8601 date-time */
-            occurred_at: string;
-            /** @enum {string} */
-            via: "ingest" | "emit";
-            /** @description The actor DID of the call that put it on the bus */
-            actor: string;
-            delegation_id: string | null;
-            /** @description That call's provenance record */
-            provenance_record_id: string | null;
-            /** @description The record's leaf index in the ledger */
-            leaf_index: number | null;
-            /** @description 0 from outside; an event emitted by a run its trigger event's depth + 1 */
-            depth: number;
-            /** @description ISO 8601 date-time */
-            created_at: string;
-            matches: {
-                subscription_id: string;
-                /**
-                 * @description null when the subscription has since been deleted
-                 * @enum {string|null}
-                 */
-                kind: "webhook" | "agent_trigger" | null;
-                agent_id: string | null;
-                /** @description The execution a trigger queued */
-                execution_id: string | null;
-                /** @description The webhook delivery it scheduled */
-                delivery_id: string | null;
-            }[];
-        };
-        /**
-         * @example {
-         *       "data": [
-         *         {
-         *           "id": "evt_01m806mp6q2v9w3x5y7z8a0b1c",
-         *           "type": "invoice.paid",
-         *           "payload": {
-         *             "invoice_id": "inv_2041",
-         *             "amount": 1250
-         *           },
-         *           "sender_id": "evt-billing-88121",
-         *           "source": "billing",
-         *           "occurred_at": "2026-11-21T09:30:00.000Z",
-         *           "via": "ingest",
-         *           "actor": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
-         *           "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
-         *           "provenance_record_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
-         *           "leaf_index": 4211,
-         *           "depth": 0,
-         *           "created_at": "2026-11-21T09:30:00.012Z",
-         *           "matches": [
-         *             {
-         *               "subscription_id": "sub_01m806mp6r3b4c5d6e7f8g9h0j",
-         *               "kind": "agent_trigger",
-         *               "agent_id": "agt_01m806mp6t3m7bq1xkz3k9r2hd",
-         *               "execution_id": "exe_01m806mp6v2d8h5qz0w3c6p9ka",
-         *               "delivery_id": null
-         *             }
-         *           ]
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "has_more": false,
-         *         "next_cursor": null
-         *       }
-         *     }
-         */
-        EventList: {
-            data: components["schemas"]["Event"][];
-            pagination: components["schemas"]["PaginationInfo"];
-        };
-        /**
-         * @example {
          *       "name": "invoice-triage",
          *       "version": "1.2.0",
          *       "description": "Reads supplier invoices and routes them for approval",
@@ -1530,6 +1530,8 @@ export interface components {
                 /** @description Wall-clock limit of one run; at most SVC_AGENT_MAX_TIMEOUT_MS (default 300000); default 30000 */
                 timeout_ms?: number;
             };
+            /** @description true: an execution's input is kept for its run (and retries) but never shown, in the API or the console (for inputs carrying personal data or secrets); default false */
+            redact_input?: boolean;
         };
         /**
          * @example {
@@ -1593,7 +1595,9 @@ export interface components {
          *       "owner_org_passport_id": "did:svc:01m806mp6se5epkgsjernk0mc6",
          *       "status": "active",
          *       "description": "Reads supplier invoices and routes them for approval",
-         *       "passport_id": null
+         *       "passport_id": null,
+         *       "version": "1.2.0",
+         *       "updated_at": "2026-11-21T09:31:12.000Z"
          *     }
          */
         Agent: {
@@ -1605,6 +1609,10 @@ export interface components {
             status: "active" | "inactive" | "deploying";
             description?: string | null;
             passport_id?: string | null;
+            /** @description The current version's manifest version (null before a first deploy succeeds) */
+            version?: string | null;
+            /** @description When the agent last changed (deploy, activation, deactivation) */
+            updated_at?: string;
         };
         /**
          * @example {
@@ -1619,7 +1627,9 @@ export interface components {
          *             "owner_org_passport_id": "did:svc:01m806mp6se5epkgsjernk0mc6",
          *             "status": "active",
          *             "description": "Reads supplier invoices and routes them for approval",
-         *             "passport_id": null
+         *             "passport_id": null,
+         *             "version": "1.2.0",
+         *             "updated_at": "2026-11-21T09:31:12.000Z"
          *           }
          *         ],
          *         "next_cursor": null
@@ -1648,6 +1658,7 @@ export interface components {
          *         "description": "Reads supplier invoices and routes them for approval",
          *         "passport_id": null,
          *         "version": "1.2.0",
+         *         "updated_at": "2026-11-21T09:31:12.000Z",
          *         "runtime": {
          *           "engine": "quickjs-wasm",
          *           "limits": {
@@ -1685,8 +1696,7 @@ export interface components {
          *               "created_at": "2026-11-21T09:30:00.000Z"
          *             }
          *           ]
-         *         },
-         *         "updated_at": "2026-11-21T09:31:12.000Z"
+         *         }
          *       }
          *     }
          */
@@ -1789,6 +1799,25 @@ export interface components {
              */
             max_attempts?: number;
         };
+        ExecutionAttempt: {
+            /** @description 1 on the first run */
+            attempt: number;
+            /**
+             * @description lost: its worker stopped (crashed or frozen past its lease) before it ended; error says why
+             * @enum {string}
+             */
+            status: "running" | "completed" | "failed" | "cancelled" | "lost";
+            /** @description The worker that ran it */
+            worker_id: string | null;
+            /** @description ISO 8601 date-time */
+            started_at: string;
+            /** @description ISO 8601 date-time */
+            ended_at: string | null;
+            /** @description {code, message, …} when it did not complete: a handler's error (with name and stack), or worker_lost / timeout with the cause of a lost attempt */
+            error: {
+                [key: string]: unknown;
+            } | null;
+        };
         /**
          * @example {
          *       "id": "exe_01m806mp6v2d8h5qz0w3c6p9ka",
@@ -1847,6 +1876,12 @@ export interface components {
             completed_at?: string | null;
             /** @description The provenance record of the run (written when it ends) */
             provenance_id?: string | null;
+            /** @description Only in GET /v1/executions/{id}: the input the handler was given (null when none, or when the agent's manifest sets redact_input) */
+            input?: unknown;
+            /** @description Only in GET /v1/executions/{id}: true when the agent's manifest sets redact_input, so the input is kept for the run but never shown */
+            input_redacted?: boolean;
+            /** @description Only in GET /v1/executions/{id}: every attempt, oldest first */
+            attempts?: components["schemas"]["ExecutionAttempt"][];
         };
         /**
          * @example {
@@ -1945,6 +1980,8 @@ export interface components {
                 line: string;
                 /** @description ISO 8601 date-time */
                 created_at: string;
+                /** @description The attempt that logged it (1 on the first run) */
+                attempt?: number;
             }[];
         };
         /**
@@ -3989,8 +4026,8 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `pagination.next_cursor`. */
                 cursor?: string;
                 status?: "active" | "expired" | "revoked";
-                /** @description member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's */
-                kind?: "api_key" | "delegation_token" | "session" | "member" | "execution";
+                /** @description member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's (revoked with reason run_ended when the run ends); trigger: the authority an agent's event triggers carry, derived from whoever deployed or activated it, narrowed to its manifest */
+                kind?: "api_key" | "delegation_token" | "session" | "member" | "execution" | "trigger";
                 delegate_did?: string;
                 parent_id?: string;
             };
@@ -10682,6 +10719,31 @@ export interface operations {
                      *       "title": "Internal error",
                      *       "status": 500,
                      *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/webhooks/{id}/deliveries/{delivery_id}",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `database_unavailable` (Database unavailable): The service's database cannot be reached right now (it restarted, refuses connections or dropped the connection). Nothing of the call was committed, and no incident is opened: it is an outage, logged once by the service, not a failure of the call. See /docs/errors#database_unavailable.
+             *
+             *     `storage_full` (Storage full): The service's database has no room left to write (its disk or its size limit is full). Nothing of the call was committed; reads still answer. See /docs/errors#storage_full.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#database_unavailable",
+                     *       "title": "Database unavailable",
+                     *       "status": 503,
+                     *       "detail": "The service's database cannot be reached right now (it restarted, refuses connections or dropped the connection). Nothing of the call was committed, and no incident is opened: it is an outage, logged once by the service, not a failure of the call.",
                      *       "instance": "/v1/webhooks/{id}/deliveries/{delivery_id}",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
