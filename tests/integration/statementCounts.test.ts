@@ -39,7 +39,9 @@ const report: Record<string, number> = {};
 afterAll(() => console.log(`statement counts (${pg() ? "postgresql" : "sqlite"}): ${JSON.stringify(report)}`));
 
 // The subscription index's fingerprint check: at most every 250 ms per process, not per call.
-const PERIODIC = /"service_state"|AS "m" FROM "subscription"/;
+// Not the path's own: periodic checks, and the live views' change notification (db/changes.ts), sent
+// after the commit, outside the write lock, one per tick for every change of that tick.
+const PERIODIC = /"service_state"|AS "m" FROM "subscription"|^SELECT pg_notify\(\$1, \$2\)$/;
 
 async function counted<T>(path: string, fn: () => Promise<T>): Promise<{ value: T; count: number }> {
   const r = await countStatements(fn);
