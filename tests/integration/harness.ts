@@ -104,6 +104,17 @@ export async function secondOrg(base: string, rootToken: string, name = "Tenant 
   return apiKey(["svc_api:*"], passport.body.did);
 }
 
+/** Polls `probe` every 50 ms until it gives a value, for at most `ms` (then throws, naming `what`). */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const got = await probe();
+    if (got !== undefined) return got;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Starts another process serving the same database (same DATA_DIR / DATABASE_URL). */
 export async function startOtherProcess(): Promise<{ url: string; stop(): void }> {
   const { spawn } = await import("node:child_process");
