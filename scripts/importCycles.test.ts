@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "../tests/integration/sourceFiles";
 
 /**
  * The server's modules import one way: pages and routers → the composition root → areas →
@@ -12,17 +13,7 @@ import { describe, expect, it } from "vitest";
 const ROOT = process.cwd();
 
 function serverFiles(): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== "generated") walk(path);
-      } else if (/\.(ts|mts|mjs)$/.test(e.name) && !/\.test\./.test(e.name)) files.push(path);
-    }
-  };
-  walk(join(ROOT, "server"));
-  return files;
+  return sourceFiles(join(ROOT, "server"), (name) => /\.(ts|mts|mjs)$/.test(name) && !/\.test\./.test(name));
 }
 
 function resolveImport(from: string, spec: string): string | undefined {

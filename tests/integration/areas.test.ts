@@ -6,6 +6,7 @@ import { registeredPlatformEventTypes } from "@/server/events/platformEventTypes
 import { capabilityGroups, isKnownCapability } from "@/server/identity/capabilityCatalogue";
 import { roleCapabilities } from "@/server/members/roles";
 import { call, ed25519Jwk, useTestServer } from "./harness";
+import { serverModules } from "./sourceFiles";
 
 /**
  * The composition root (server/areas.ts) names every area once; the navigation, the capability
@@ -81,16 +82,7 @@ describe("the console's navigation comes from the root", () => {
 
 describe("registries are filled by the root, never by importing a module", () => {
   it("no server module registers at its top level or is imported for its side effects", () => {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const path = join(dir, e.name);
-        if (e.isDirectory()) {
-          if (e.name !== "generated") walk(path);
-        } else if (/\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name)) files.push(path);
-      }
-    };
-    walk(join(process.cwd(), "server"));
+    const files = serverModules();
     const offenders: string[] = [];
     for (const file of files) {
       readFileSync(file, "utf8")

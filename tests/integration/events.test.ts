@@ -3,7 +3,7 @@ import { database } from "@/server/db/client";
 import { SubscriptionIndex } from "@/server/events/matcher";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { startWorker, type Worker } from "@/server/worker/worker";
-import { apiKey, call, startOtherProcess, useTestServer } from "./harness";
+import { apiKey, call, startOtherProcess, useTestServer, waitFor } from "./harness";
 import { bundleOf, deployAndWait } from "./agentsHelpers";
 
 process.env.SVC_SANDBOX_THREADS = "2";
@@ -31,16 +31,6 @@ const triggerManifest = (events: string[], extra: { id: string; evidence: string
 });
 
 const ingest = (body: unknown, token = ctx.root.token, path = "/v1/events/ingest", base = ctx.server.url) => call(base, "POST", path, { token, body });
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function finishedExecution(id: string) {
   return waitFor(`execution ${id}`, async () => {

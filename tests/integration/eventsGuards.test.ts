@@ -3,7 +3,7 @@ import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { startWorker, type Worker } from "@/server/worker/worker";
-import { call, useTestServer } from "./harness";
+import { call, useTestServer, waitFor } from "./harness";
 import { deployAndWait } from "./agentsHelpers";
 
 // Issue 14, items 15, 19 (from a run) and 20: what callers and runs may put on the bus.
@@ -33,23 +33,13 @@ const emitter = (events: string[] = []) => ({
   ...(events.length ? { on: events.map((e) => ({ event: e, description: `on ${e}` })) } : {}),
 });
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function invokeAndWait(agentId: string) {
   const res = await api("POST", `/v1/agents/${agentId}/invoke`, { input: {} });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   return waitFor("the run", async () => {
     const got = await api("GET", `/v1/executions/${res.body.id}`);
     return ["completed", "failed", "cancelled"].includes(got.body.status) ? got.body : undefined;
-  });
+  }, 30_000);
 }
 
 describe("platform event types are reserved", () => {
@@ -158,10 +148,10 @@ describe("emit budget and fan-out (item 20)", () => {
     const refused = await waitFor("a fan-out refusal", async () => {
       const rows = await db.read.asyncExecution.findMany({ where: { agentId, status: "completed" } });
       return rows.flatMap((r) => (r.resultJson as { out?: string[] } | null)?.out ?? []).find((s) => s.startsWith("event_fanout_exceeded"));
-    });
+    }, 30_000);
     expect(refused).toMatch(/SVC_EVENT_MAX_FANOUT/);
     // Wait for the queue to drain, then count: the chain never outgrew the limit.
-    await waitFor("the runs to end", async () => ((await db.read.asyncExecution.count({ where: { agentId, status: { in: ["queued", "running"] } } })) === 0 ? true : undefined));
+    await waitFor("the runs to end", async () => ((await db.read.asyncExecution.count({ where: { agentId, status: { in: ["queued", "running"] } } })) === 0 ? true : undefined), 30_000);
     expect(await db.read.asyncExecution.count({ where: { agentId } })).toBe(5);
   });
 });

@@ -1,14 +1,11 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
-import { catchUp } from "@/server/ledger/buildTree";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { call, useTestServer } from "./harness";
 import { deployAndWait } from "./agentsHelpers";
+import { expectLedgerVerifies } from "./ledgerVerify";
+import { killProcessGroups, startServingProcess } from "./processes";
 
 /**
  * kill -9 under load: 300 executions are queued on a process that is then killed with its whole
@@ -18,29 +15,12 @@ import { deployAndWait } from "./agentsHelpers";
 const ctx = useTestServer();
 const children: ChildProcess[] = [];
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) process.kill(-c.pid!, "SIGKILL");
+  killProcessGroups(children);
   await shutdownSandbox();
 });
 
-async function startProcess(): Promise<{ url: string; child: ChildProcess }> {
-  // Its own process group, so that the kill takes the process and everything it started.
-  const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration/workerProcess.ts")], {
-    env: { ...process.env, NODE_ENV: "test", SVC_SANDBOX_THREADS: "2", SVC_JOB_LEASE_MS: "1000" },
-    stdio: ["ignore", "pipe", "ignore"],
-    detached: true,
-  });
-  children.push(child);
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const line = out.split("\n").find((l) => l.startsWith("http://"));
-      if (line) resolve(line.trim());
-    });
-    child.on("exit", (code) => reject(new Error(`the worker process exited with ${code}`)));
-  });
-  return { url, child };
-}
+// Its own process group, so that the kill takes the process and everything it started.
+const startProcess = () => startServingProcess("workerProcess.ts", { env: { SVC_SANDBOX_THREADS: "2", SVC_JOB_LEASE_MS: "1000" }, detached: true, name: "the worker process", children });
 
 const FINAL = ["completed", "failed", "cancelled"];
 const N = 300;
@@ -79,13 +59,6 @@ describe("kill -9 under load", () => {
     expect(new Set(records.map((r) => r.id))).toEqual(new Set(rows.map((r) => r.provenanceId)));
     expect(await db.read.job.count({ where: { kind: "execution.run" } })).toBe(0);
 
-    await catchUp(db);
-    const dir = mkdtempSync(join(tmpdir(), "svc-crash-"));
-    const get = async (path: string) => (await call(ctx.server.url, "GET", path, { token: ctx.root.token })).body as string;
-    writeFileSync(join(dir, "key.txt"), await get("/v1/provenance/verifier-key"));
-    writeFileSync(join(dir, "cp.txt"), await get("/v1/provenance/checkpoint"));
-    writeFileSync(join(dir, "export.ndjson"), await get("/v1/provenance/export"));
-    const verified = await promisify(execFile)(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", "--export", join(dir, "export.ndjson"), "--checkpoint", join(dir, "cp.txt"), "--key", join(dir, "key.txt")]);
-    expect(verified.stdout).toMatch(/ok: \d+ records verified/);
+    await expectLedgerVerifies(ctx.server.url, ctx.root.token, "svc-crash-");
   });
 });

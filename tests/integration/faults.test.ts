@@ -1,19 +1,17 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { config, resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
 import { currentOutage, setOutageLog } from "@/server/db/outage";
-import { catchUp } from "@/server/ledger/buildTree";
 import { readiness } from "@/server/meta/health";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { deployAndWait } from "./agentsHelpers";
 import { call, useTestServer, type ApiResult } from "./harness";
+import { expectLedgerVerifies } from "./ledgerVerify";
 import { adminUrl } from "./postgres";
 
 /**
@@ -153,17 +151,6 @@ async function expectAllCompleted(ids: string[], agentId: string): Promise<void>
   await expect.poll(() => db.read.job.count({ where: { kind: "execution.run" } }), { timeout: 10_000 }).toBe(0);
 }
 
-async function expectLedgerVerifies(): Promise<void> {
-  await catchUp(await database());
-  const dir = mkdtempSync(join(tmpdir(), "svc-faults-"));
-  const get = async (path: string) => (await call(ctx.server.url, "GET", path, { token: ctx.root.token })).body as string;
-  writeFileSync(join(dir, "key.txt"), await get("/v1/provenance/verifier-key"));
-  writeFileSync(join(dir, "cp.txt"), await get("/v1/provenance/checkpoint"));
-  writeFileSync(join(dir, "export.ndjson"), await get("/v1/provenance/export"));
-  const verified = await promisify(execFile)(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", "--export", join(dir, "export.ndjson"), "--checkpoint", join(dir, "cp.txt"), "--key", join(dir, "key.txt")]);
-  expect(verified.stdout).toMatch(/ok: \d+ records verified/);
-}
-
 function expectAlive(procs: Array<{ child: ChildProcess; log: () => string }>): void {
   for (const p of procs) {
     expect(p.child.exitCode, p.log()).toBeNull();
@@ -254,7 +241,7 @@ if (engine === "postgresql") describe("PostgreSQL goes away under load", () => {
     expect(started.length).toBeGreaterThan(0);
     expect(started.length).toBeLessThan(load.outages.length + 1);
     expect(web.log()).toMatch(/database outage ended after/);
-    await expectLedgerVerifies();
+    await expectLedgerVerifies(ctx.server.url, ctx.root.token, "svc-faults-");
   });
 });
 
@@ -310,6 +297,6 @@ if (engine === "sqlite") describe("SQLite fills up under load", () => {
     // Logged once when it started and once when it ended.
     expect(logged.filter((l) => l.includes("database outage started"))).toHaveLength(1);
     expect(logged.filter((l) => l.includes("database outage ended"))).toHaveLength(1);
-    await expectLedgerVerifies();
+    await expectLedgerVerifies(ctx.server.url, ctx.root.token, "svc-faults-");
   });
 });

@@ -1,17 +1,14 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { afterCommit, database } from "@/server/db/client";
 import { commitGrouped } from "@/server/db/groupCommit";
 import { governCall, type CallSpec } from "@/server/governance/governCall";
 import { enqueue } from "@/server/jobs";
-import { catchUp } from "@/server/ledger/buildTree";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { deployAndWait } from "./agentsHelpers";
 import { call, useTestServer } from "./harness";
+import { expectLedgerVerifies } from "./ledgerVerify";
+import { killProcessGroups, startServingProcess } from "./processes";
 
 /**
  * Group commit (issue 15, item 1): write calls arriving together share one transaction, each in
@@ -20,24 +17,12 @@ import { call, useTestServer } from "./harness";
 const ctx = useTestServer();
 const children: ChildProcess[] = [];
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) process.kill(-c.pid!, "SIGKILL");
+  killProcessGroups(children);
   await shutdownSandbox();
 });
 
 const SPEC: CallSpec = { id: "test:group", label: "TEST group", capability: null, resourceType: "job", write: true, successStatus: 201 };
 const FAR = new Date(Date.now() + 86_400_000);
-
-async function verifyLedger(): Promise<void> {
-  const db = await database();
-  await catchUp(db);
-  const dir = mkdtempSync(join(tmpdir(), "svc-group-"));
-  const get = async (path: string) => (await call(ctx.server.url, "GET", path, { token: ctx.root.token })).body as string;
-  writeFileSync(join(dir, "key.txt"), await get("/v1/provenance/verifier-key"));
-  writeFileSync(join(dir, "cp.txt"), await get("/v1/provenance/checkpoint"));
-  writeFileSync(join(dir, "export.ndjson"), await get("/v1/provenance/export"));
-  const verified = await promisify(execFile)(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", "--export", join(dir, "export.ndjson"), "--checkpoint", join(dir, "cp.txt"), "--key", join(dir, "key.txt")]);
-  expect(verified.stdout).toMatch(/ok: \d+ records verified/);
-}
 
 describe("group commit in the gate", () => {
   it("a call that fails among committing ones rolls back alone; each answer leaves after its commit; records follow commit order", async () => {
@@ -79,7 +64,7 @@ describe("group commit in the gate", () => {
     // The ledger is dense: no leaf index was taken by the rolled-back record.
     const all = await db.read.provenanceRecord.findMany({ select: { seq: true }, orderBy: { seq: "asc" } });
     expect(all.map((r) => Number(r.seq))).toEqual(all.map((_, i) => i));
-    await verifyLedger();
+    await expectLedgerVerifies(ctx.server.url, ctx.root.token, "svc-group-");
   });
 
   it("several calls share one transaction", async () => {
@@ -114,21 +99,7 @@ describe("group commit in the gate", () => {
   it("a kill -9 in the middle of a group loses no acknowledged call, and the ledger verifies", async () => {
     const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "group-crash", `export default async (input) => ({ n: input.n })`);
     const db = await database();
-    const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration/workerProcess.ts")], {
-      env: { ...process.env, NODE_ENV: "test", SVC_SANDBOX_THREADS: "1", SVC_JOB_LEASE_MS: "1000" },
-      stdio: ["ignore", "pipe", "ignore"],
-      detached: true,
-    });
-    children.push(child);
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout!.on("data", (d: Buffer) => {
-        out += d.toString();
-        const line = out.split("\n").find((l) => l.startsWith("http://"));
-        if (line) resolve(line.trim());
-      });
-      child.on("exit", (code) => reject(new Error(`the process exited with ${code}`)));
-    });
+    const { url, child } = await startServingProcess("workerProcess.ts", { env: { SVC_SANDBOX_THREADS: "1", SVC_JOB_LEASE_MS: "1000" }, detached: true, children });
     const acknowledged: string[] = [];
     let sent = 0;
     let stop = false;
@@ -151,6 +122,6 @@ describe("group commit in the gate", () => {
     // Each acknowledged invoke's record committed with it.
     const records = await db.read.provenanceRecord.count({ where: { operation: { startsWith: "POST /v1/agents/" }, resourceId: { in: acknowledged }, status: 202 } });
     expect(records).toBe(acknowledged.length);
-    await verifyLedger();
+    await expectLedgerVerifies(ctx.server.url, ctx.root.token, "svc-group-");
   });
 });

@@ -1,12 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
 import { database } from "@/server/db/client";
 import { handleV1, servesPath } from "@/server/http/router";
 import { createApiKeyAsOperator } from "@/server/identity/createApiKey";
 import { rootOrgDid } from "@/server/setup/bootstrap";
+import { startServingProcess } from "./processes";
 
 /**
  * The test server: svc's own node:http transport for the public API (server/http/router.ts's
@@ -104,18 +104,19 @@ export async function secondOrg(base: string, rootToken: string, name = "Tenant 
   return apiKey(["svc_api:*"], passport.body.did);
 }
 
+/** Polls `probe` every 50 ms until it gives a value, for at most `ms` (then throws, naming `what`). */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const got = await probe();
+    if (got !== undefined) return got;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Starts another process serving the same database (same DATA_DIR / DATABASE_URL). */
 export async function startOtherProcess(): Promise<{ url: string; stop(): void }> {
-  const { spawn } = await import("node:child_process");
-  const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration/otherProcess.ts")], { env: { ...process.env, NODE_ENV: "test" }, stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const line = out.split("\n").find((l) => l.startsWith("http://"));
-      if (line) resolve(line.trim());
-    });
-    child.on("exit", (code) => reject(new Error(`other process exited with ${code}`)));
-  });
+  const { url, child } = await startServingProcess("otherProcess.ts", { stderr: "inherit", name: "other process" });
   return { url, stop: () => child.kill("SIGTERM") };
 }

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resetConfig } from "@/server/config";
+import { describe, expect, it } from "vitest";
 import { closeChanges, notifyChange, subscribeChanges, type Change } from "@/server/db/changes";
 import { database } from "@/server/db/client";
-import { shutdownSandbox } from "@/server/sandbox/pool";
 import { handlerWithSession } from "@/server/trpc/handler";
-import { startWorker, type Worker } from "@/server/worker/worker";
 import { bundleOf, manifestOf } from "./agentsHelpers";
 import { apiKey, call, useTestServer } from "./harness";
-import { putEvent, startReceiver } from "./webhooksHelpers";
+import { useReceiverAndWorker } from "./receiverAndWorker";
+import { putEvent } from "./webhooksHelpers";
 
 /**
  * Live views (issue "Governed writes at the machine's speed", item 4): the console's execution and
@@ -19,21 +17,7 @@ process.env.SVC_SANDBOX_THREADS = "1";
 
 const ctx = useTestServer();
 const trpc = handlerWithSession(async () => null);
-let worker: Worker;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-beforeAll(async () => {
-  receiver = await startReceiver(() => 200);
-  process.env.SVC_OUTBOUND_ALLOW = receiver.hostPort;
-  resetConfig();
-  worker = startWorker({ log: () => undefined, tasks: [] });
-});
-afterAll(async () => {
-  await worker.stop();
-  await shutdownSandbox();
-  await receiver.close();
-  await closeChanges();
-});
+const outbound = useReceiverAndWorker({ after: closeChanges });
 
 interface Stream {
   /** The values received so far (tRPC's `data` events, parsed). */
@@ -154,7 +138,7 @@ describe("live views over server-sent events", () => {
   }, 60_000);
 
   it("a webhook's stream shows each delivery as it is logged, and its health", async () => {
-    const created = await call(ctx.server.url, "POST", "/v1/webhooks", { token: ctx.root.token, body: { target_url: `${receiver.url}/live`, event_types: ["invoice.*"] } });
+    const created = await call(ctx.server.url, "POST", "/v1/webhooks", { token: ctx.root.token, body: { target_url: `${outbound.receiver.url}/live`, event_types: ["invoice.*"] } });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     const viewer = await apiKey(["svc_api:events:read"]);

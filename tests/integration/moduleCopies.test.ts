@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { database } from "@/server/db/client";
 import { takeToken } from "@/server/http/rateLimit";
@@ -14,6 +14,7 @@ import { registeredTasks } from "@/server/worker/registry";
 import { isKnownCapability } from "@/server/identity/capabilityCatalogue";
 import { dispatcherFor } from "@/server/events/dispatch";
 import { newId } from "@/server/ids";
+import { serverModules } from "./sourceFiles";
 
 /**
  * Next.js bundles its own copy of the server modules beside the ones the server loads itself
@@ -80,17 +81,7 @@ describe("one copy of the server's state per process", () => {
   });
 
   it("no module keeps state of its own: module-level state goes through processWide()", () => {
-    const root = join(process.cwd(), "server");
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        const path = join(dir, e.name);
-        if (e.isDirectory()) {
-          if (e.name !== "generated") walk(path);
-        } else if (/\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name)) files.push(path);
-      }
-    };
-    walk(root);
+    const files = serverModules();
     // A top-level `let`, an empty collection, or an instance of a class: state one copy of the
     // module would keep for itself. `// not state: …` on the line above marks a deliberate exception.
     const STATE = [/^(export )?let /, /^(export )?const \w+(: [^=]+)? = new (Map|Set|WeakMap|WeakSet)\b[^(]*\(\s*\)/, /^(export )?const \w+(: [^=]+)? = (\[\]|\{\});/, /^(export )?const \w+ = new (?!(Map|Set|WeakMap|WeakSet|TextEncoder|TextDecoder|RegExp|URL|Error)\b)[A-Z]\w*\(/];

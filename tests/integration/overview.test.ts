@@ -1,17 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
-import { authenticateSession } from "@/server/identity/authenticate";
 import { newId } from "@/server/ids";
-import { completeRegistration, registrationOptions } from "@/server/members/passkeys";
-import { createInvite, startConsoleSession } from "@/server/members/sessions";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { rootOrgDid } from "@/server/setup/bootstrap";
 import { createCaller } from "@/server/trpc/root";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { deployAndWait } from "./agentsHelpers";
+import { consoleMember } from "./consoleMembers";
 import { apiKey, call, lastProvenance, useTestServer } from "./harness";
-import { softAuthenticator } from "./softAuthenticator";
 
 /**
  * The overview's dashboard (issue "Found from outside, second round", item 9): one governed read
@@ -29,16 +26,7 @@ afterAll(async () => {
   await shutdownSandbox();
 });
 
-async function person(role: "admin" | "viewer") {
-  const db = await database();
-  const link = await db.writeTx(async (tx) => createInvite(tx, (await rootOrgDid(db))!, role, null, "invite", 1));
-  const token = new URL(link.link).searchParams.get("token")!;
-  const { challengeId, options } = await registrationOptions(db, token, `A ${role}`);
-  const registered = await completeRegistration(db, challengeId, softAuthenticator().register(options.challenge) as never);
-  const member = (await db.read.member.findUnique({ where: { passportDid: registered.did } }))!;
-  const { delegationId } = await startConsoleSession(db, member);
-  return createCaller({ authorization: null, clientAddress: "127.0.0.1", requestId: newId("req"), authenticate: () => authenticateSession(db, delegationId) });
-}
+const person = async (role: "admin" | "viewer") => (await consoleMember(role)).caller;
 
 const api = (method: string, path: string, body?: unknown, token = ctx.root.token) => call(ctx.server.url, method, path, { token, body });
 

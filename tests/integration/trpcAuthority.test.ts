@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
-import { authenticateSession } from "@/server/identity/authenticate";
 import { newId } from "@/server/ids";
-import { completeRegistration, registrationOptions } from "@/server/members/passkeys";
-import { createInvite, endConsoleSession, startConsoleSession } from "@/server/members/sessions";
+import { endConsoleSession } from "@/server/members/sessions";
 import { rootOrgDid } from "@/server/setup/bootstrap";
 import { handlerWithSession } from "@/server/trpc/handler";
 import { appRouter, createCaller } from "@/server/trpc/root";
 import { apiKey, ed25519Jwk, lastProvenance } from "./harness";
-import { softAuthenticator } from "./softAuthenticator";
+import { consoleMember } from "./consoleMembers";
 
 /**
  * What a bearer token can do through tRPC is exactly what it can do through /v1: no console-only
@@ -19,16 +17,7 @@ import { softAuthenticator } from "./softAuthenticator";
 const trpcHandler = handlerWithSession(async () => null);
 const bearer = (token: string) => createCaller({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1", requestId: newId("req") });
 
-async function person(role: "admin" | "approver" | "viewer") {
-  const db = await database();
-  const link = await db.writeTx(async (tx) => createInvite(tx, (await rootOrgDid(db))!, role, null, "invite", 1));
-  const token = new URL(link.link).searchParams.get("token")!;
-  const { challengeId, options } = await registrationOptions(db, token, `A ${role}`);
-  const registered = await completeRegistration(db, challengeId, softAuthenticator().register(options.challenge) as never);
-  const member = (await db.read.member.findUnique({ where: { passportDid: registered.did } }))!;
-  const { delegationId } = await startConsoleSession(db, member);
-  return { did: registered.did, delegationId, caller: createCaller({ authorization: null, clientAddress: "127.0.0.1", requestId: newId("req"), authenticate: () => authenticateSession(db, delegationId) }) };
-}
+const person = (role: "admin" | "approver" | "viewer") => consoleMember(role);
 
 /** A 60-second token holding `capabilities`, derived from a root key (as the report's attacker held). */
 async function shortLived(capabilities: string[]) {

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
 import { call, useTestServer } from "./harness";
+import { killProcessGroups, startServingProcess } from "./processes";
 import { startReceiver } from "./webhooksHelpers";
 
 /**
@@ -23,28 +23,11 @@ beforeAll(async () => {
   resetConfig();
 });
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) process.kill(-c.pid!, "SIGKILL");
+  killProcessGroups(children);
   await receiver.close();
 });
 
-async function startProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration/workerProcess.ts")], {
-    env: { ...process.env, NODE_ENV: "test", SVC_JOB_LEASE_MS: "1000", SVC_WEBHOOK_RETRY_SCHEDULE: "0,0.2,0.5,1" },
-    stdio: ["ignore", "pipe", "ignore"],
-    detached: true,
-  });
-  children.push(child);
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const line = out.split("\n").find((l) => l.startsWith("http://"));
-      if (line) resolve(line.trim());
-    });
-    child.on("exit", (code) => reject(new Error(`the worker process exited with ${code}`)));
-  });
-  return { url, child };
-}
+const startProcess = () => startServingProcess("workerProcess.ts", { env: { SVC_JOB_LEASE_MS: "1000", SVC_WEBHOOK_RETRY_SCHEDULE: "0,0.2,0.5,1" }, detached: true, name: "the worker process", children });
 
 const N = 500;
 

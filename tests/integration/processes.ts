@@ -1,0 +1,34 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+
+/**
+ * Starts `tests/integration/<script>` in a new process (under tsx, NODE_ENV=test plus `env`) and
+ * resolves with the URL it prints; rejects, naming it `name`, if it exits first. `detached` gives
+ * it its own process group (for killProcessGroups); `children` collects it as soon as it starts.
+ */
+export async function startServingProcess(
+  script: string,
+  opts: { env?: Record<string, string>; detached?: boolean; stderr?: "ignore" | "inherit"; name?: string; children?: ChildProcess[] } = {},
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration", script)], {
+    env: { ...process.env, NODE_ENV: "test", ...opts.env },
+    stdio: ["ignore", "pipe", opts.stderr ?? "ignore"],
+    ...(opts.detached ? { detached: true } : {}),
+  });
+  opts.children?.push(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const line = out.split("\n").find((l) => l.startsWith("http://"));
+      if (line) resolve(line.trim());
+    });
+    child.on("exit", (code) => reject(new Error(`${opts.name ?? "the process"} exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+/** Kills the process group of each child still running (SIGKILL): the process and everything it started. */
+export function killProcessGroups(children: ChildProcess[]): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) process.kill(-c.pid!, "SIGKILL");
+}
