@@ -235,11 +235,11 @@ function DeliveryRow({ d, columns, canReplay, onReplay, replaying, onEvent }: { 
         <td className="px-3 py-1.5 tabular-nums">{d.status_code ?? "no answer"}</td>
         <td className="px-3 py-1.5">{d.success ? <Badge tone="success">delivered</Badge> : <Badge tone="danger">failed</Badge>}</td>
         <td className="whitespace-nowrap px-3 py-1.5 tabular-nums">{d.duration_ms} ms</td>
-        <td className="whitespace-nowrap px-3 py-1.5">{when(d.created_at)}</td>
-        <td className="whitespace-nowrap px-3 py-1.5">{when(d.next_attempt_at)}</td>
+        <td className="min-w-24 px-3 py-1.5">{when(d.created_at)}</td>
+        <td className="min-w-24 px-3 py-1.5">{when(d.next_attempt_at)}</td>
         <td className="px-3 py-1.5">
           <Button variant="ghost" size="sm" aria-expanded={open} aria-controls={detailId} aria-label={`${open ? "Hide" : "Show"} request and response of attempt ${d.attempt} of event ${d.event_id}`} onClick={() => setOpen((o) => !o)}>
-            {open ? <ChevronDown className="h-4 w-4" aria-hidden /> : <ChevronRight className="h-4 w-4" aria-hidden />} {d.error ? "Error" : "Request & response"}
+            {open ? <ChevronDown className="h-4 w-4" aria-hidden /> : <ChevronRight className="h-4 w-4" aria-hidden />} {d.error ? "Error" : "Details"}
           </Button>
         </td>
         {canReplay ? (
