@@ -10,10 +10,10 @@ import type { Series } from "./series";
 export function StackedBarChart<K extends string>({ data, x, series, formatX }: { data: Array<Record<K | string, string | number>>; x: string; series: Array<Series<K>>; formatX?: (value: string) => string }) {
   return (
     <ResponsiveContainer width="100%" height="100%">
-      <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -16 }} accessibilityLayer={false}>
+      <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -4 }} accessibilityLayer={false}>
         <CartesianGrid vertical={false} stroke="var(--border)" />
         <XAxis dataKey={x} tickLine={false} axisLine={false} tick={{ fill: "var(--muted-foreground)", fontSize: 11 }} tickFormatter={formatX} interval="preserveStartEnd" minTickGap={24} />
-        <YAxis allowDecimals={false} tickLine={false} axisLine={false} tick={{ fill: "var(--muted-foreground)", fontSize: 11 }} width={40} />
+        <YAxis allowDecimals={false} tickLine={false} axisLine={false} tick={{ fill: "var(--muted-foreground)", fontSize: 11 }} width={44} />
         <Tooltip
           cursor={{ fill: "var(--muted)" }}
           labelFormatter={(v) => (formatX ? formatX(String(v)) : String(v))}
