@@ -20,7 +20,8 @@ import { forEngine, type RawQueryable } from "./raw";
  * fails, each of its items is tried alone in its own savepoint.
  *
  * If the group's transaction itself fails (a lost connection, a failed COMMIT), nothing of it was
- * committed and nobody was answered: each member is tried once more in a transaction of its own.
+ * committed and nobody was answered: each member is tried once more in a transaction of its own,
+ * except in a database outage, where all of them fail at once (503) rather than queue one by one.
  */
 
 export interface Batcher<I, R> {
