@@ -19,8 +19,8 @@
 // 4. The shared mechanisms (server/http/, jobs/, worker/, governance/, sandbox/) import no area:
 //    they read the root's lists (http/operations.ts and trpc/root.ts import `server/areas.ts`) or
 //    registries the root fills. They stand on the kernel only: db, keys, signing, outbound, setup,
-//    meta, and the two areas the gate itself is made of, identity (who calls) and provenance (the
-//    record).
+//    meta, telemetry (metrics they count into), and the two areas the gate itself is made of,
+//    identity (who calls) and provenance (the record).
 //
 // Patterns are regular expressions on the import path as written (`@/…` or relative).
 import tseslint from "typescript-eslint";
@@ -36,29 +36,76 @@ const registryOnly = (file, who) => ({
   regex: `${otherArea}${file}$`,
   message: `Another area's ${file}.ts is imported by ${who} only; use the area's services (eslint.config.mjs, rule 3).`,
 });
-const internal = { regex: `${otherArea}internal(/|$)`, message: "Another area's internal/ modules are its own (eslint.config.mjs, rule 3)." };
+const internal = {
+  regex: `${otherArea}internal(/|$)`,
+  message: "Another area's internal/ modules are its own (eslint.config.mjs, rule 3).",
+};
 
 /** The patterns refused to server files, less the registries the composition root builds. */
 function serverPatterns({ root = false } = {}) {
   return [
     noAppOrComponents,
     internal,
-    ...(root ? [] : [registryOnly("router", "the composition root (server/areas.ts)"), registryOnly("operations", "the composition root (server/areas.ts)"), registryOnly("tasks", "the composition root (server/areas.ts)")]),
+    ...(root
+      ? []
+      : [
+          registryOnly("router", "the composition root (server/areas.ts)"),
+          registryOnly("operations", "the composition root (server/areas.ts)"),
+          registryOnly("tasks", "the composition root (server/areas.ts)"),
+        ]),
   ];
 }
 
 // The folders a shared mechanism may import besides its own: the root, the kernel and the other mechanisms (rule 4).
-const KERNEL = ["areas", "processWide", "config", "errors", "errorCatalogue", "ids", "db", "keys", "signing", "outbound", "setup", "meta", "identity", "provenance", "http", "jobs", "worker", "governance", "sandbox", "trpc", "openapi"];
+const KERNEL = [
+  "areas",
+  "processWide",
+  "config",
+  "errors",
+  "errorCatalogue",
+  "ids",
+  "db",
+  "keys",
+  "signing",
+  "outbound",
+  "setup",
+  "meta",
+  "identity",
+  "provenance",
+  "http",
+  "jobs",
+  "worker",
+  "governance",
+  "sandbox",
+  "trpc",
+  "openapi",
+  // server/telemetry: traces, metrics, logs (issue 20): a mechanism every layer calls into.
+  "telemetry",
+];
 const noArea = {
   regex: String.raw`^(@/server/|(\.\./)+(server/)?)(?!(${KERNEL.join("|")})(/|$))[A-Za-z0-9_-]+(/|$)`,
-  message: "server/http, jobs, worker, governance and sandbox import no area: take what you need from the composition root (server/areas.ts) or a registry it fills (eslint.config.mjs, rule 4).",
+  message:
+    "server/http, jobs, worker, governance and sandbox import no area: take what you need from the composition root (server/areas.ts) or a registry it fills (eslint.config.mjs, rule 4).",
 };
 
 const restrict = (patterns) => ({ "@typescript-eslint/no-restricted-imports": ["error", { patterns }] });
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/**", ".next/**", "server/db/generated/**", "prisma/generated/**", "test-results/**", "playwright-report/**", "e2e/screenshots/**", "bench/results/**", "next-env.d.ts", "dist/**"],
+    ignores: [
+      "node_modules/**",
+      ".next/**",
+      "server/db/generated/**",
+      "prisma/generated/**",
+      "test-results/**",
+      "playwright-report/**",
+      "e2e/screenshots/**",
+      "bench/results/**",
+      "next-env.d.ts",
+      "dist/**",
+      "sdk/dist/**",
+      "sdk/src/generated/**",
+    ],
   },
   {
     files: ["**/*.{ts,tsx,mts,mjs,js}"],
@@ -68,7 +115,11 @@ export default tseslint.config(
   },
   { files: ["server/**/*.{ts,tsx}"], rules: restrict(serverPatterns()) },
   { files: ["server/areas.ts"], rules: restrict(serverPatterns({ root: true })) },
-  { files: ["server/{http,jobs,worker,governance,sandbox}/**/*.{ts,tsx}"], ignores: ["**/*.test.ts"], rules: restrict([...serverPatterns(), noArea]) },
+  {
+    files: ["server/{http,jobs,worker,governance,sandbox}/**/*.{ts,tsx}"],
+    ignores: ["**/*.test.ts"],
+    rules: restrict([...serverPatterns(), noArea]),
+  },
   // Unit tests beside the code may reach into what they test.
   { files: ["server/**/*.test.ts"], rules: restrict([noAppOrComponents]) },
   {
@@ -77,7 +128,8 @@ export default tseslint.config(
       {
         regex: String.raw`^(@/|(\.\./)+)server/(?!([A-Za-z0-9_-]+/schemas|identity/capabilityCatalogue|http/listSchemas|events/platformEventTypes)$)`,
         allowTypeImports: true,
-        message: "components/ import server code as types only (`import type`), or a pure module: an area's schemas.ts, the capability catalogue (eslint.config.mjs, rule 2).",
+        message:
+          "components/ import server code as types only (`import type`), or a pure module: an area's schemas.ts, the capability catalogue (eslint.config.mjs, rule 2).",
       },
     ]),
   },

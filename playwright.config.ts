@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
+import { peerConnectorDefinition, type OAuthProviderPeer } from "./tests/integration/peers/oauthProvider";
 
 /**
  * End-to-end journeys against the production server (`npm start`) in a real browser. Where
@@ -11,6 +12,35 @@ import { defineConfig } from "@playwright/test";
 const port = Number(process.env.E2E_PORT || 3199);
 const dataDir = process.env.E2E_DATA_DIR || mkdtempSync(join(tmpdir(), "svc-e2e-"));
 process.env.E2E_DATA_DIR = dataDir;
+// The marketplace journey's OAuth provider (oidc-provider on loopback, started by its spec) on a
+// fixed port, and its connector definition, which the server loads from SVC_CONNECTORS_DIR.
+const oauthPeerPort = Number(process.env.E2E_OAUTH_PEER_PORT || port + 1000);
+process.env.E2E_OAUTH_PEER_PORT = String(oauthPeerPort);
+const peerIssuer = `http://127.0.0.1:${oauthPeerPort}`;
+// The reasoning journey's fake OpenAI-compatible model server (tests/integration/peers/fakeOpenAI.ts,
+// started by its spec) on a fixed port: the catalogue's provider below points at it.
+const modelPeerPort = Number(process.env.E2E_MODEL_PEER_PORT || port + 2000);
+process.env.E2E_MODEL_PEER_PORT = String(modelPeerPort);
+const connectorsDir = join(dataDir, "connectors");
+mkdirSync(connectorsDir, { recursive: true });
+writeFileSync(
+  join(connectorsDir, "loopback-oauth.json"),
+  JSON.stringify(
+    peerConnectorDefinition({
+      issuer: peerIssuer,
+      hostPort: `127.0.0.1:${oauthPeerPort}`,
+      clientId: "svc-test-client",
+      clientSecret: "svc-test-secret-0123456789abcdef",
+      authorizationUrl: `${peerIssuer}/auth`,
+      tokenUrl: `${peerIssuer}/token`,
+      revocationUrl: `${peerIssuer}/token/revocation`,
+      apiUrl: `${peerIssuer}/api`,
+    } as OAuthProviderPeer),
+  ),
+);
+// The company sign-in journey's identity provider (another oidc-provider, started by its spec).
+const oidcPeerPort = Number(process.env.E2E_OIDC_PEER_PORT || port + 1001);
+process.env.E2E_OIDC_PEER_PORT = String(oidcPeerPort);
 const systemChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find(existsSync);
 const usePlaywrightBrowser = process.env.E2E_PLAYWRIGHT_BROWSER === "1" || !systemChromium;
 
@@ -26,7 +56,18 @@ export default defineConfig({
     trace: "retain-on-failure",
     launchOptions: usePlaywrightBrowser
       ? {}
-      : { executablePath: systemChromium, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"] },
+      : {
+          executablePath: systemChromium,
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-quic",
+          ],
+        },
   },
   webServer: {
     command: "node scripts/start.mjs",
@@ -34,6 +75,30 @@ export default defineConfig({
     timeout: 400_000,
     reuseExistingServer: false,
     stdout: "pipe",
-    env: { PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: "", SVC_PUBLIC_URL: `http://localhost:${port}`, SVC_OUTBOUND_ALLOW: "127.0.0.1/32" },
+    env: {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: "",
+      SVC_PUBLIC_URL: `http://localhost:${port}`,
+      SVC_OUTBOUND_ALLOW: "127.0.0.1/32",
+      SVC_CONNECTORS_DIR: connectorsDir,
+      // Company sign-in (e2e/consoleCompanySignIn.spec.ts): the provider is discovered at sign-in time.
+      SVC_OIDC_ISSUER: `http://127.0.0.1:${oidcPeerPort}`,
+      SVC_OIDC_CLIENT_ID: "svc-console",
+      SVC_OIDC_CLIENT_SECRET: "svc-console-secret-0123456789abcdef",
+      SVC_OIDC_NAME: "Example Corp",
+      SVC_OIDC_SCOPE: "openid profile email groups",
+      SVC_OIDC_ROLE_MAP: "svc-admins:admin,svc-approvers:approver",
+      // The model catalogue the benchmark journey submits results for and the playground calls
+      // (e2e/consoleReasoning.spec.ts starts the fake model server).
+      SVC_MODEL_PROVIDERS: JSON.stringify([
+        {
+          name: "e2e-loopback",
+          kind: "openai-compatible",
+          base_url: `http://127.0.0.1:${modelPeerPort}/v1`,
+          models: [{ model_id: "gpt-4o-mini" }, { model_id: "claude-haiku-4-5" }, { model_id: "llama-3.1-8b" }],
+        },
+      ]),
+    },
   },
 });

@@ -12,7 +12,10 @@ export default defineConfig({
   resolve: { alias },
   test: {
     projects: [
-      { resolve: { alias }, test: { name: "unit", include: ["server/**/*.test.ts", "scripts/**/*.test.ts"], environment: "node" } },
+      {
+        resolve: { alias },
+        test: { name: "unit", include: ["server/**/*.test.ts", "scripts/**/*.test.ts"], environment: "node" },
+      },
       ...(["sqlite", "postgres"] as const).map((engine) => ({
         resolve: { alias },
         test: {

@@ -7,6 +7,8 @@ import type { Role } from "@/server/members/roles";
 export interface ConsoleNavItem {
   href: string;
   label: string;
+  /** The sidebar section it is listed under (server/areas.ts NAV_SECTIONS); none for the overview. */
+  section?: string;
   icon: ReactNode;
 }
 
@@ -18,6 +20,11 @@ export function consoleNavigation(role: string): ConsoleNavItem[] {
   return navigationFor(role as Role).map((entry) => {
     // Any lucide-react export name, aliases included (`TriangleAlert`); a dot when the name is unknown.
     const Icon = (lucide as unknown as Record<string, LucideIcon | undefined>)[entry.icon] ?? lucide.Circle;
-    return { href: entry.href, label: entry.label, icon: <Icon className="h-4 w-4" aria-hidden /> };
+    return {
+      href: entry.href,
+      label: entry.label,
+      section: entry.section,
+      icon: <Icon className="h-4 w-4" aria-hidden />,
+    };
   });
 }

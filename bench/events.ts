@@ -30,7 +30,9 @@ const SUBSCRIPTIONS = 10_000;
 const MATCHES = 200_000;
 
 export async function events(): Promise<void> {
-  console.log(`\nevents (sqlite): matching against ${SUBSCRIPTIONS.toLocaleString("en-US")} subscriptions, then ${N} ingests end to end, in a child process…`);
+  console.log(
+    `\nevents (sqlite): matching against ${SUBSCRIPTIONS.toLocaleString("en-US")} subscriptions, then ${N} ingests end to end, in a child process…`,
+  );
   const code = await exited(spawnChild(SELF, ["--child"]));
   if (code !== 0) throw new Error(`the events bench failed (exit ${code})`);
 }
@@ -51,13 +53,21 @@ async function child(): Promise<void> {
     const org = "did:svc:bench";
     for (let i = 0; i < SUBSCRIPTIONS / 2; i++) index.add(org, `sub_e${i}`, [`area${i % 500}.thing${i}.happened`]);
     for (let i = 0; i < SUBSCRIPTIONS / 2; i++) index.add(org, `sub_p${i}`, [`area${i % 500}.group${i % 2000}.*`]);
-    const types = Array.from({ length: 1000 }, (_, i) => (i % 3 === 0 ? `area${i % 500}.thing${i}.happened` : i % 3 === 1 ? `area${i % 500}.group${i % 2000}.line.added` : `nobody.listens${i}`));
+    const types = Array.from({ length: 1000 }, (_, i) =>
+      i % 3 === 0
+        ? `area${i % 500}.thing${i}.happened`
+        : i % 3 === 1
+          ? `area${i % 500}.group${i % 2000}.line.added`
+          : `nobody.listens${i}`,
+    );
     let hits = 0;
     for (let i = 0; i < 20_000; i++) hits += index.match(org, types[i % types.length]!).length; // warm-up
     const t0 = performance.now();
     for (let i = 0; i < MATCHES; i++) hits += index.match(org, types[i % types.length]!).length;
     const perMatch = ((performance.now() - t0) * 1000) / MATCHES;
-    log(`match one event against ${index.subscriptionCount.toLocaleString("en-US")} subscriptions: ${perMatch.toFixed(2)} µs (target ≤ 20 µs; ${hits} matches found)`);
+    log(
+      `match one event against ${index.subscriptionCount.toLocaleString("en-US")} subscriptions: ${perMatch.toFixed(2)} µs (target ≤ 20 µs; ${hits} matches found)`,
+    );
 
     // 2. Ingest end to end.
     const { bootstrap, rootOrgDid } = await import("../server/setup/bootstrap");
@@ -67,7 +77,11 @@ async function child(): Promise<void> {
     await bootstrap();
     (await import("../server/areas")).composeServer();
     const db = await database();
-    const key = await createApiKeyAsOperator(db, { orgDid: (await rootOrgDid(db))!, capabilities: ["svc_api:*"], durationSeconds: 3600 });
+    const key = await createApiKeyAsOperator(db, {
+      orgDid: (await rootOrgDid(db))!,
+      capabilities: ["svc_api:*"],
+      durationSeconds: 3600,
+    });
     const server = createServer((req, res) => {
       if (servesPath((req.url ?? "/").split("?")[0]!)) void handleV1(req, res);
       else res.writeHead(404).end();
@@ -76,8 +90,25 @@ async function child(): Promise<void> {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const headers = { Authorization: `Bearer ${key.token}`, "Content-Type": "application/json" };
     const code = Buffer.from("export default async (input) => ({ ok: true })", "utf8");
-    const manifest = { name: "bench-trigger", version: "1.0.0", capabilities: [{ id: "event_trigger", evidence: ["bench"] }, { id: "event_trigger:bench.*", evidence: ["bench"] }], on: [{ event: "bench.*", description: "every bench event" }] };
-    const deployed = await fetch(`${base}/v1/agents/deploy`, { method: "POST", headers, body: JSON.stringify({ manifest, bundleBase64: code.toString("base64"), bundleHash: `sha256:${createHash("sha256").update(code).digest("hex")}`, wait: true }) });
+    const manifest = {
+      name: "bench-trigger",
+      version: "1.0.0",
+      capabilities: [
+        { id: "event_trigger", evidence: ["bench"] },
+        { id: "event_trigger:bench.*", evidence: ["bench"] },
+      ],
+      on: [{ event: "bench.*", description: "every bench event" }],
+    };
+    const deployed = await fetch(`${base}/v1/agents/deploy`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        manifest,
+        bundleBase64: code.toString("base64"),
+        bundleHash: `sha256:${createHash("sha256").update(code).digest("hex")}`,
+        wait: true,
+      }),
+    });
     if (deployed.status !== 201) throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
 
     let next = 0;
@@ -88,7 +119,11 @@ async function child(): Promise<void> {
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < N) {
           const i = next++;
-          const res = await fetch(`${base}/v1/events/ingest`, { method: "POST", headers, body: JSON.stringify({ type: "bench.invoice.paid", payload: { i }, id: `bench-${i}` }) });
+          const res = await fetch(`${base}/v1/events/ingest`, {
+            method: "POST",
+            headers,
+            body: JSON.stringify({ type: "bench.invoice.paid", payload: { i }, id: `bench-${i}` }),
+          });
           if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
           queued += ((await res.json()) as { queued_executions: number }).queued_executions;
         }
@@ -97,8 +132,18 @@ async function child(): Promise<void> {
     const ms = performance.now() - t1;
     const cpuPerEvent = ownCpuMs(cpu0) / N;
     const rate = (N / ms) * 1000;
-    recordFigure({ row: "ingest with one matching trigger, end to end", value: rate, unit: "events/s", target: "≥ 1,000 events/s", met: rate >= 1000, cpuMsPerOp: cpuPerEvent, cpuOf: "server + its client, one process" });
-    log(`ingest end to end (c=${CONCURRENCY}, each queuing one execution): ${Math.round((N / ms) * 1000).toLocaleString("en-US")} events/s (target ≥ 1,000; ${queued} executions queued)`);
+    recordFigure({
+      row: "ingest with one matching trigger, end to end",
+      value: rate,
+      unit: "events/s",
+      target: "≥ 1,000 events/s",
+      met: rate >= 1000,
+      cpuMsPerOp: cpuPerEvent,
+      cpuOf: "server + its client, one process",
+    });
+    log(
+      `ingest end to end (c=${CONCURRENCY}, each queuing one execution): ${Math.round((N / ms) * 1000).toLocaleString("en-US")} events/s (target ≥ 1,000; ${queued} executions queued)`,
+    );
     log(`  CPU per event: ${cpuPerEvent.toFixed(2)} ms (the server and its HTTP client share this process)`);
     log(`RSS ${mib(process.memoryUsage().rss)}; ${machineLoad()}`);
     await new Promise((r) => server.close(r));

@@ -73,7 +73,13 @@ export async function executions(): Promise<void> {
     await onServer({}, async (server, token) => {
       const agentId = await deploy(server, token, "bench-latency");
       await latency(server, token, agentId);
-      const { rate, cpuPerExecution } = await sustained(server, token, await deploy(server, token, "bench-throughput"), [], TARGETS.sqlitePerSecond);
+      const { rate, cpuPerExecution } = await sustained(
+        server,
+        token,
+        await deploy(server, token, "bench-throughput"),
+        [],
+        TARGETS.sqlitePerSecond,
+      );
       recordFigure({
         row: "executions completed/s, SQLite, one process",
         value: rate,
@@ -94,14 +100,21 @@ export async function executions(): Promise<void> {
   // With 1 worker, then 2 on a fresh database: more processes must give more (the ratio is printed).
   const rates: number[] = [];
   for (const count of [1, 2]) {
-    console.log(`\nPostgreSQL: the web process (SVC_IN_PROCESS_WORKER=0) and ${count} \`npm run worker\` process${count > 1 ? "es" : ""}…`);
+    console.log(
+      `\nPostgreSQL: the web process (SVC_IN_PROCESS_WORKER=0) and ${count} \`npm run worker\` process${count > 1 ? "es" : ""}…`,
+    );
     const serverDb = await createDatabase();
     try {
       await onServer({ databaseUrl: serverDb.url, env: { SVC_IN_PROCESS_WORKER: "0" } }, async (server, token) => {
         const workers: WorkerProcess[] = [];
         try {
           for (let i = 1; i <= count; i++) workers.push(await startWorkerProcess(server, i));
-          const { rate, cpuPerExecution } = await sustained(server, token, await deploy(server, token, "bench-throughput"), workers);
+          const { rate, cpuPerExecution } = await sustained(
+            server,
+            token,
+            await deploy(server, token, "bench-throughput"),
+            workers,
+          );
           rates.push(rate);
           const ratio = count > 1 && rates[0] ? rate / rates[0] : undefined;
           recordFigure({
@@ -124,13 +137,17 @@ export async function executions(): Promise<void> {
     }
   }
 
-  console.log(`\npeer: ${JOBS} no-op jobs, 2 worker processes of concurrency ${QUEUE_CONCURRENCY} each, on one fresh PostgreSQL database…`);
+  console.log(
+    `\npeer: ${JOBS} no-op jobs, 2 worker processes of concurrency ${QUEUE_CONCURRENCY} each, on one fresh PostgreSQL database…`,
+  );
   const peerDb = await createDatabase();
   try {
     const svc = await drainInChildren(peerDb, "svc");
     const peer = await drainInChildren(peerDb, "graphile");
     const ratio = svc / peer;
-    log(`svc / graphile-worker: ${ratio.toFixed(2)} (target ≥ ${TARGETS.peerRatio}: ${verdict(ratio >= TARGETS.peerRatio)})`);
+    log(
+      `svc / graphile-worker: ${ratio.toFixed(2)} (target ≥ ${TARGETS.peerRatio}: ${verdict(ratio >= TARGETS.peerRatio)})`,
+    );
   } finally {
     await peerDb.drop();
   }
@@ -138,7 +155,10 @@ export async function executions(): Promise<void> {
 }
 
 /** Starts a server with a key, runs `body`, and stops it; the data dir is kept when `body` fails (its log is the first thing to read). */
-async function onServer(options: Parameters<typeof startServer>[0], body: (server: Server, token: string) => Promise<void>): Promise<void> {
+async function onServer(
+  options: Parameters<typeof startServer>[0],
+  body: (server: Server, token: string) => Promise<void>,
+): Promise<void> {
   const server = await startServer(options);
   log(`${server.baseUrl}, ${server.engine}, data in ${server.dataDir}`);
   // The server runs in its own process group, so Ctrl-C would not reach it: stop it here.
@@ -164,7 +184,10 @@ interface Answer {
 async function api(server: Server, token: string, method: string, path: string, body?: unknown): Promise<Answer> {
   const res = await fetch(`${server.baseUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -175,33 +198,50 @@ async function api(server: Server, token: string, method: string, path: string, 
 async function deploy(server: Server, token: string, name: string): Promise<string> {
   const bytes = Buffer.from(TRIVIAL, "utf8");
   const res = await api(server, token, "POST", "/v1/agents/deploy", {
-    manifest: { name, version: "1.0.0", description: "returns its input", capabilities: [{ id: "svc_api:agents:read", evidence: ["none: a bench agent"] }] },
+    manifest: {
+      name,
+      version: "1.0.0",
+      description: "returns its input",
+      capabilities: [{ id: "svc_api:agents:read", evidence: ["none: a bench agent"] }],
+    },
     bundleBase64: bytes.toString("base64"),
     bundleHash: `sha256:${createHash("sha256").update(bytes).digest("hex")}`,
     wait: true,
   });
   const agentId = res.body?.data?.agentId;
-  if (res.status !== 201 || typeof agentId !== "string") throw new Error(`deploy of ${name} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  if (res.status !== 201 || typeof agentId !== "string")
+    throw new Error(`deploy of ${name} answered ${res.status}: ${JSON.stringify(res.body)}`);
   return agentId;
 }
 
 async function invoke(server: Server, token: string, agentId: string, n: number): Promise<string> {
   const res = await api(server, token, "POST", `/v1/agents/${agentId}/invoke`, { input: { n } });
   const id = res.body?.id;
-  if (res.status !== 202 || typeof id !== "string") throw new Error(`invoke answered ${res.status}: ${JSON.stringify(res.body)}`);
+  if (res.status !== 202 || typeof id !== "string")
+    throw new Error(`invoke answered ${res.status}: ${JSON.stringify(res.body)}`);
   return id;
 }
 
 /** A DATETIME as epoch ms: SQLite may hold it as a number or as text, PostgreSQL's is read through extract(). */
 function epochMs(v: unknown): number {
   if (typeof v === "number" || typeof v === "bigint") return Number(v);
-  if (typeof v === "string") return /^\d+(\.\d+)?$/.test(v) ? Number(v) : Date.parse(/Z|[+-]\d\d:?\d\d$/.test(v) ? v : `${v.replace(" ", "T")}Z`);
+  if (typeof v === "string")
+    return /^\d+(\.\d+)?$/.test(v)
+      ? Number(v)
+      : Date.parse(/Z|[+-]\d\d:?\d\d$/.test(v) ? v : `${v.replace(" ", "T")}Z`);
   return Number.NaN;
 }
 
-async function completedAt(db: DbReader, engine: Server["engine"], id: string): Promise<{ status: string; completedMs: number } | undefined> {
+async function completedAt(
+  db: DbReader,
+  engine: Server["engine"],
+  id: string,
+): Promise<{ status: string; completedMs: number } | undefined> {
   const column = engine === "postgresql" ? `extract(epoch from "completed_at") * 1000` : `"completed_at"`;
-  const [row] = await db.query<{ status: string; completed: unknown }>(`SELECT "status", ${column} AS completed FROM "async_execution" WHERE "id" = $1`, [id]);
+  const [row] = await db.query<{ status: string; completed: unknown }>(
+    `SELECT "status", ${column} AS completed FROM "async_execution" WHERE "id" = $1`,
+    [id],
+  );
   return row && row.completed !== null ? { status: row.status, completedMs: epochMs(row.completed) } : undefined;
 }
 
@@ -234,9 +274,15 @@ async function latency(server: Server, token: string, agentId: string): Promise<
     samples.sort((a, b) => a - b);
     observed.sort((a, b) => a - b);
     const [p50, p99] = [percentile(samples, 50), percentile(samples, 99)];
-    log(`invoke → completed, c=1, ${LATENCY_RUNS} runs after ${WARM_UP} warm-up (${[...statuses].map(([s, n]) => `${n} ${s}`).join(", ")}):`);
-    log(`  POST sent → completed_at: p50 ${ms(p50)} (target ≤ ${TARGETS.latencyP50Ms}: ${verdict(p50 <= TARGETS.latencyP50Ms)}), p99 ${ms(p99)} (target ≤ ${TARGETS.latencyP99Ms}: ${verdict(p99 <= TARGETS.latencyP99Ms)}), max ${ms(samples.at(-1)!)}`);
-    log(`  as the client sees it (POST → the poll that finds it ended): p50 ${ms(percentile(observed, 50))}, p99 ${ms(percentile(observed, 99))}`);
+    log(
+      `invoke → completed, c=1, ${LATENCY_RUNS} runs after ${WARM_UP} warm-up (${[...statuses].map(([s, n]) => `${n} ${s}`).join(", ")}):`,
+    );
+    log(
+      `  POST sent → completed_at: p50 ${ms(p50)} (target ≤ ${TARGETS.latencyP50Ms}: ${verdict(p50 <= TARGETS.latencyP50Ms)}), p99 ${ms(p99)} (target ≤ ${TARGETS.latencyP99Ms}: ${verdict(p99 <= TARGETS.latencyP99Ms)}), max ${ms(samples.at(-1)!)}`,
+    );
+    log(
+      `  as the client sees it (POST → the poll that finds it ended): p50 ${ms(percentile(observed, 50))}, p99 ${ms(percentile(observed, 99))}`,
+    );
   } finally {
     await db.close();
   }
@@ -246,7 +292,13 @@ async function latency(server: Server, token: string, agentId: string): Promise<
  * N invokes sent as fast as INVOKE_CONCURRENCY connections allow, while the workers run them;
  * the rate is N over the time from the first POST until the last execution has ended.
  */
-async function sustained(server: Server, token: string, agentId: string, workers: WorkerProcess[], target?: number): Promise<{ rate: number; cpuPerExecution: number }> {
+async function sustained(
+  server: Server,
+  token: string,
+  agentId: string,
+  workers: WorkerProcess[],
+  target?: number,
+): Promise<{ rate: number; cpuPerExecution: number }> {
   const serverPid = serverProcessPid(server);
   if (serverPid === undefined) throw new Error("could not find the server/main.ts process under scripts/start.mjs");
   const db = await openReader(server.databaseUrl);
@@ -264,12 +316,21 @@ async function sustained(server: Server, token: string, agentId: string, workers
       }),
     );
     const invoked = performance.now() - t0;
-    const count = async (where: string) => Number((await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM "async_execution" WHERE "agent_id" = $1 AND ${where}`, [agentId]))[0]?.n);
+    const count = async (where: string) =>
+      Number(
+        (
+          await db.query<{ n: unknown }>(
+            `SELECT count(*) AS n FROM "async_execution" WHERE "agent_id" = $1 AND ${where}`,
+            [agentId],
+          )
+        )[0]?.n,
+      );
     // What the workers still had to do once the front stopped feeding them: tells a slow worker from a slow invoke.
     const backlog = N - (await count(`"status" IN ${FINAL}`));
     const cpuInvoked = cpu();
     while ((await count(`"status" IN ${FINAL}`)) < N) {
-      if (performance.now() - t0 > DRAIN_TIMEOUT_MS) throw new Error(`not every execution ended within ${DRAIN_TIMEOUT_MS / 1000} s`);
+      if (performance.now() - t0 > DRAIN_TIMEOUT_MS)
+        throw new Error(`not every execution ended within ${DRAIN_TIMEOUT_MS / 1000} s`);
       await sleep(20);
     }
     const elapsed = performance.now() - t0;
@@ -278,12 +339,24 @@ async function sustained(server: Server, token: string, agentId: string, workers
     const [serverMax, ...workerMax] = rss.map((r) => r.stop());
     const rate = perSecond(N, elapsed);
     const label = workers.length > 0 ? `web + ${workers.length} workers` : "one process";
-    log(`sustained, ${N} invokes at c=${INVOKE_CONCURRENCY} (${label}): ${Math.round(rate)} executions ended/s over ${(elapsed / 1000).toFixed(1)} s` + (target === undefined ? " (no target)" : ` (target ≥ ${target}: ${verdict(rate >= target)})`));
-    log(`  invokes accepted at ${Math.round(perSecond(N, invoked))}/s; the ${backlog} left after the last one ended at ${Math.round(perSecond(backlog, elapsed - invoked))}/s; ${completed} of ${N} completed, ${N - completed} failed or cancelled`);
-    log(`  CPU per execution (invoke and run, ${workers.length > 0 ? "web and workers" : "the server process"}): ${ms(cpuPerExecution)}, so at most ~${Math.round(1000 / cpuPerExecution)}/s per fully used core;`);
+    log(
+      `sustained, ${N} invokes at c=${INVOKE_CONCURRENCY} (${label}): ${Math.round(rate)} executions ended/s over ${(elapsed / 1000).toFixed(1)} s` +
+        (target === undefined ? " (no target)" : ` (target ≥ ${target}: ${verdict(rate >= target)})`),
+    );
+    log(
+      `  invokes accepted at ${Math.round(perSecond(N, invoked))}/s; the ${backlog} left after the last one ended at ${Math.round(perSecond(backlog, elapsed - invoked))}/s; ${completed} of ${N} completed, ${N - completed} failed or cancelled`,
+    );
+    log(
+      `  CPU per execution (invoke and run, ${workers.length > 0 ? "web and workers" : "the server process"}): ${ms(cpuPerExecution)}, so at most ~${Math.round(1000 / cpuPerExecution)}/s per fully used core;`,
+    );
     // Approximate split: the first phase also ran the N - backlog executions that got through.
-    log(`    of which ~${ms((cpuInvoked - cpuBefore) / N)} per invoke while invoking, ~${ms((cpu() - cpuInvoked) / Math.max(1, backlog))} per run of the backlog`);
-    log(`  RSS: server ${mib(idle)} idle, ${mib(serverMax ?? 0)} max` + workerMax.map((b, i) => `; worker ${i + 1} ${mib(b)} max`).join(""));
+    log(
+      `    of which ~${ms((cpuInvoked - cpuBefore) / N)} per invoke while invoking, ~${ms((cpu() - cpuInvoked) / Math.max(1, backlog))} per run of the backlog`,
+    );
+    log(
+      `  RSS: server ${mib(idle)} idle, ${mib(serverMax ?? 0)} max` +
+        workerMax.map((b, i) => `; worker ${i + 1} ${mib(b)} max`).join(""),
+    );
     return { rate, cpuPerExecution };
   } finally {
     rss.forEach((r) => r.stop());
@@ -293,7 +366,10 @@ async function sustained(server: Server, token: string, agentId: string, workers
 
 type QueueName = "svc" | "graphile";
 const QUEUE_LABEL: Record<QueueName, string> = { svc: "svc (server/jobs)", graphile: "graphile-worker 0.17" };
-const PENDING: Record<QueueName, string> = { svc: `SELECT count(*) AS n FROM "job" WHERE "kind" = 'bench.noop'`, graphile: `SELECT count(*) AS n FROM graphile_worker._private_jobs` };
+const PENDING: Record<QueueName, string> = {
+  svc: `SELECT count(*) AS n FROM "job" WHERE "kind" = 'bench.noop'`,
+  graphile: `SELECT count(*) AS n FROM graphile_worker._private_jobs`,
+};
 
 /**
  * Fills the queue with JOBS no-op jobs (in a child), starts two worker processes that load their
@@ -314,12 +390,15 @@ async function drainInChildren(database: BenchDatabase, queue: QueueName): Promi
     const t0 = performance.now();
     workers.forEach((w) => w.send({ type: "go" }));
     while ((await pending()) > 0) {
-      if (performance.now() - t0 > DRAIN_TIMEOUT_MS) throw new Error(`the ${queue} queue did not drain within ${DRAIN_TIMEOUT_MS / 1000} s`);
+      if (performance.now() - t0 > DRAIN_TIMEOUT_MS)
+        throw new Error(`the ${queue} queue did not drain within ${DRAIN_TIMEOUT_MS / 1000} s`);
       await sleep(20);
     }
     const elapsed = performance.now() - t0;
     const rate = perSecond(JOBS, elapsed);
-    log(`${QUEUE_LABEL[queue].padEnd(22)} ${Math.round(rate)} jobs/s (${(elapsed / 1000).toFixed(2)} s); worker RSS ${rss.map((r) => mib(r.stop())).join(", ")}`);
+    log(
+      `${QUEUE_LABEL[queue].padEnd(22)} ${Math.round(rate)} jobs/s (${(elapsed / 1000).toFixed(2)} s); worker RSS ${rss.map((r) => mib(r.stop())).join(", ")}`,
+    );
     return rate;
   } finally {
     workers.forEach((w) => w.connected && w.send({ type: "stop" }));
@@ -357,7 +436,9 @@ async function sandboxPart(): Promise<void> {
       samples.sort((a, b) => a - b);
       const [p50, p99] = [percentile(samples, 50), percentile(samples, 99)];
       const ok = p50 <= TARGETS.coldStartMs && p99 <= TARGETS.coldStartMs;
-      log(`${label}: p50 ${ms(p50)}, p99 ${ms(p99)}, max ${ms(samples.at(-1)!)} over ${COLD_RUNS} runs (target ≤ ${TARGETS.coldStartMs} ms: ${verdict(ok)})`);
+      log(
+        `${label}: p50 ${ms(p50)}, p99 ${ms(p99)}, max ${ms(samples.at(-1)!)} over ${COLD_RUNS} runs (target ≤ ${TARGETS.coldStartMs} ms: ${verdict(ok)})`,
+      );
     }
     log(`RSS of this process (with its thread) ${mib(process.memoryUsage().rss)}`);
   } finally {
@@ -371,7 +452,13 @@ async function svcFillPart(): Promise<void> {
   const { enqueue } = await import("../server/jobs");
   await migrate();
   const db = await database();
-  for (let i = 0; i < JOBS; i += 100) await db.writeTx(async (tx) => void (await Promise.all(Array.from({ length: Math.min(100, JOBS - i) }, (_, k) => enqueue(tx, "bench.noop", { i: i + k })))));
+  for (let i = 0; i < JOBS; i += 100)
+    await db.writeTx(
+      async (tx) =>
+        void (await Promise.all(
+          Array.from({ length: Math.min(100, JOBS - i) }, (_, k) => enqueue(tx, "bench.noop", { i: i + k })),
+        )),
+    );
   await closeDatabase();
 }
 
@@ -380,7 +467,10 @@ async function graphileFillPart(): Promise<void> {
   const utils = await makeWorkerUtils({ connectionString: process.env.DATABASE_URL });
   try {
     await utils.migrate();
-    for (let i = 0; i < JOBS; i += 500) await utils.addJobs(Array.from({ length: Math.min(500, JOBS - i) }, (_, k) => ({ identifier: "noop", payload: { i: i + k } })));
+    for (let i = 0; i < JOBS; i += 500)
+      await utils.addJobs(
+        Array.from({ length: Math.min(500, JOBS - i) }, (_, k) => ({ identifier: "noop", payload: { i: i + k } })),
+      );
   } finally {
     await utils.release();
   }
@@ -388,7 +478,8 @@ async function graphileFillPart(): Promise<void> {
 
 /** Waits for "go", runs the queue's worker until "stop", then stops it cleanly. */
 async function workerPart(queue: QueueName): Promise<void> {
-  const when = (type: string) => new Promise<void>((res) => process.on("message", (m: { type?: string }) => m.type === type && res()));
+  const when = (type: string) =>
+    new Promise<void>((res) => process.on("message", (m: { type?: string }) => m.type === type && res()));
   const go = when("go");
   const stop = when("stop");
   let halt: () => Promise<void>;
@@ -408,7 +499,13 @@ async function workerPart(queue: QueueName): Promise<void> {
     const { run, Logger } = await import("graphile-worker");
     process.send!({ type: "ready" });
     await go;
-    const runner = await run({ connectionString: process.env.DATABASE_URL, concurrency: QUEUE_CONCURRENCY, noHandleSignals: true, logger: new Logger(() => noop), taskList: { noop } });
+    const runner = await run({
+      connectionString: process.env.DATABASE_URL,
+      concurrency: QUEUE_CONCURRENCY,
+      noHandleSignals: true,
+      logger: new Logger(() => noop),
+      taskList: { noop },
+    });
     halt = () => runner.stop();
   }
   await stop;
@@ -426,7 +523,9 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === SELF) {
   };
   const body = part === undefined ? undefined : parts[part];
   if (!body) {
-    console.error(`usage: npx tsx bench/executions.ts --part ${Object.keys(parts).join("|")} (npm run bench -- executions runs them all)`);
+    console.error(
+      `usage: npx tsx bench/executions.ts --part ${Object.keys(parts).join("|")} (npm run bench -- executions runs them all)`,
+    );
     process.exit(2);
   }
   try {

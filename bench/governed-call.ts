@@ -5,7 +5,17 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { countProvenance } from "./lib/ledger";
 import { percentile, runCounted, runLoad, type LoadResult } from "./lib/load";
-import { cpuMs, mintApiKey, ROOT, rssBytes, sampleRss, serverProcessPid, startServer, stopServer, type Server } from "./lib/server";
+import {
+  cpuMs,
+  mintApiKey,
+  ROOT,
+  rssBytes,
+  sampleRss,
+  serverProcessPid,
+  startServer,
+  stopServer,
+  type Server,
+} from "./lib/server";
 import { recordFigure } from "./lib/figures";
 
 /**
@@ -77,7 +87,8 @@ async function registerPassport(server: Server, token: string): Promise<string> 
     body: JSON.stringify({ type: "agent", name: "bench agent", public_key: publicKey.export({ format: "jwk" }) }),
   });
   const body = (await res.json()) as { did?: unknown };
-  if (res.status !== 201 || typeof body.did !== "string") throw new Error(`POST /v1/passports answered ${res.status}: ${JSON.stringify(body)}`);
+  if (res.status !== 201 || typeof body.did !== "string")
+    throw new Error(`POST /v1/passports answered ${res.status}: ${JSON.stringify(body)}`);
   return body.did;
 }
 
@@ -92,12 +103,22 @@ async function measure(server: Server, token: string, did: string): Promise<Meas
   const runs: Run[] = [];
   const rate = new Map<number, number>(); // the last governed req/s per concurrency sizes the next run
   const bare = async (name: string, connections: number, seconds: number) => {
-    runs.push(await load("bare", name, connections, seconds, (label) => runLoad({ label, url: `${server.baseUrl}/livez`, connections, seconds })));
+    runs.push(
+      await load("bare", name, connections, seconds, (label) =>
+        runLoad({ label, url: `${server.baseUrl}/livez`, connections, seconds }),
+      ),
+    );
   };
   const governed = async (name: string, connections: number, seconds: number) => {
-    const spec = { url: `${server.baseUrl}/v1/passports/${encodeURIComponent(did)}`, connections, headers: { Authorization: `Bearer ${token}` } };
+    const spec = {
+      url: `${server.baseUrl}/v1/passports/${encodeURIComponent(did)}`,
+      connections,
+      headers: { Authorization: `Bearer ${token}` },
+    };
     const cpuBefore = cpuMs(serverPid) ?? Number.NaN;
-    const run = await load("governed", name, connections, seconds, (label) => runCounted({ label, ...spec }, seconds, rate.get(connections)));
+    const run = await load("governed", name, connections, seconds, (label) =>
+      runCounted({ label, ...spec }, seconds, rate.get(connections)),
+    );
     if (name !== "warm-up") {
       const c = (governedCpu[connections] ??= { ms: 0, requests: 0 });
       c.ms += (cpuMs(serverPid) ?? Number.NaN) - cpuBefore;
@@ -126,7 +147,13 @@ async function measure(server: Server, token: string, did: string): Promise<Meas
 }
 
 /** `name` is "warm-up" or the round ("#1"); only rounds count towards the summary. */
-async function load(kind: Kind, name: string, connections: number, seconds: number, run: (label: string) => Promise<LoadResult>): Promise<Run> {
+async function load(
+  kind: Kind,
+  name: string,
+  connections: number,
+  seconds: number,
+  run: (label: string) => Promise<LoadResult>,
+): Promise<Run> {
   const label = `${kind} c=${connections} ${name}`;
   process.stdout.write(`  ${label.padEnd(24)} ~${seconds} s…`);
   const result = await run(label);
@@ -146,12 +173,15 @@ interface Summary {
 }
 
 function summarise(measured: Measurements, records: number): Summary {
-  const pick = (kind: Kind, connections: number) => measured.runs.filter((r) => r.kind === kind && r.phase === "measured" && r.connections === connections);
+  const pick = (kind: Kind, connections: number) =>
+    measured.runs.filter((r) => r.kind === kind && r.phase === "measured" && r.connections === connections);
   const meanRps = (runs: Run[]) => runs.reduce((sum, r) => sum + r.rps, 0) / runs.length;
   const bareRpsC32 = meanRps(pick("bare", HIGH));
   const governedRpsC32 = meanRps(pick("governed", HIGH));
   // p99 over every c=1 governed response of both rounds, not the worse of two per-round figures.
-  const c1 = pick("governed", 1).flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const c1 = pick("governed", 1)
+    .flatMap((r) => r.latencies)
+    .sort((a, b) => a - b);
   const governedRuns = measured.runs.filter((r) => r.kind === "governed");
   // Every governed response, plus `svc keys create` and the passport POST: one record each.
   const expected = governedRuns.reduce((sum, r) => sum + r.responses, 0) + 2;
@@ -174,7 +204,8 @@ const governedCpu: Record<number, { ms: number; requests: number }> = {};
 
 function report(server: Server, measured: Measurements, records: number): void {
   const summary = summarise(measured, records);
-  const perRequest = (c: number) => (governedCpu[c] ? governedCpu[c].ms / Math.max(1, governedCpu[c].requests) : undefined);
+  const perRequest = (c: number) =>
+    governedCpu[c] ? governedCpu[c].ms / Math.max(1, governedCpu[c].requests) : undefined;
   recordFigure({
     row: "governed read vs a bare Next route, c=32",
     value: summary.throughputRatio * 100,
@@ -185,7 +216,15 @@ function report(server: Server, measured: Measurements, records: number): void {
     cpuOf: "server, per governed read",
     note: `${summary.governedRpsC32.toFixed(0)} governed / ${summary.bareRpsC32.toFixed(0)} bare req/s`,
   });
-  recordFigure({ row: "governed read p99 at c=1", value: summary.governedP99MsC1, unit: "ms", target: "≤ 3 ms", met: summary.governedP99MsC1 <= 3, cpuMsPerOp: perRequest(1), cpuOf: "server, per governed read" });
+  recordFigure({
+    row: "governed read p99 at c=1",
+    value: summary.governedP99MsC1,
+    unit: "ms",
+    target: "≤ 3 ms",
+    met: summary.governedP99MsC1 <= 3,
+    cpuMsPerOp: perRequest(1),
+    cpuOf: "server, per governed read",
+  });
   console.log();
   printTable(measured.runs);
   console.log();
@@ -196,9 +235,19 @@ function report(server: Server, measured: Measurements, records: number): void {
 
 function printTable(runs: Run[]): void {
   const header = ["run", "requests", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "seconds"];
-  const rows = runs.map((r) => [r.label, String(r.responses), r.rps.toFixed(0), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), String(r.non2xx), String(r.errors), r.seconds.toFixed(1)]);
+  const rows = runs.map((r) => [
+    r.label,
+    String(r.responses),
+    r.rps.toFixed(0),
+    r.p50Ms.toFixed(2),
+    r.p99Ms.toFixed(2),
+    String(r.non2xx),
+    String(r.errors),
+    r.seconds.toFixed(1),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => "  " + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const line = (cells: string[]) =>
+    "  " + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   console.log(line(header));
   console.log(line(widths.map((w) => "-".repeat(w))));
   rows.forEach((row) => console.log(line(row)));
@@ -207,11 +256,20 @@ function printTable(runs: Run[]): void {
 function printSummary(s: Summary): void {
   const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
   const { provenance: p } = s;
-  console.log(`  governed/bare throughput at c=${HIGH}: ${(s.throughputRatio * 100).toFixed(1)} % (${s.governedRpsC32.toFixed(0)} / ${s.bareRpsC32.toFixed(0)} req/s)   target ≥ ${TARGETS.throughputRatio * 100} %   ${verdict(s.throughputRatio >= TARGETS.throughputRatio)}`);
-  console.log(`  governed p99 at c=1:              ${s.governedP99MsC1.toFixed(2)} ms   target ≤ ${TARGETS.p99MsAtC1} ms   ${verdict(s.governedP99MsC1 <= TARGETS.p99MsAtC1)}`);
-  console.log(`  server max RSS at c=${HIGH}:          ${s.maxRssMiB.toFixed(0)} MiB (before load ${s.idleRssMiB.toFixed(0)}, after all runs ${s.finalRssMiB.toFixed(0)})   target ≤ ${TARGETS.maxRssMiB} MiB   ${verdict(s.maxRssMiB <= TARGETS.maxRssMiB)}`);
-  console.log(`  provenance records: ${p.records}, /v1 requests + CLI: ${p.expected}, lost: ${p.lost}   target ${TARGETS.lostRecords}   ${verdict(p.lost === TARGETS.lostRecords)}`);
-  if (!p.exact) console.log("  note: some governed requests failed or went unanswered, so the expected count is only approximate");
+  console.log(
+    `  governed/bare throughput at c=${HIGH}: ${(s.throughputRatio * 100).toFixed(1)} % (${s.governedRpsC32.toFixed(0)} / ${s.bareRpsC32.toFixed(0)} req/s)   target ≥ ${TARGETS.throughputRatio * 100} %   ${verdict(s.throughputRatio >= TARGETS.throughputRatio)}`,
+  );
+  console.log(
+    `  governed p99 at c=1:              ${s.governedP99MsC1.toFixed(2)} ms   target ≤ ${TARGETS.p99MsAtC1} ms   ${verdict(s.governedP99MsC1 <= TARGETS.p99MsAtC1)}`,
+  );
+  console.log(
+    `  server max RSS at c=${HIGH}:          ${s.maxRssMiB.toFixed(0)} MiB (before load ${s.idleRssMiB.toFixed(0)}, after all runs ${s.finalRssMiB.toFixed(0)})   target ≤ ${TARGETS.maxRssMiB} MiB   ${verdict(s.maxRssMiB <= TARGETS.maxRssMiB)}`,
+  );
+  console.log(
+    `  provenance records: ${p.records}, /v1 requests + CLI: ${p.expected}, lost: ${p.lost}   target ${TARGETS.lostRecords}   ${verdict(p.lost === TARGETS.lostRecords)}`,
+  );
+  if (!p.exact)
+    console.log("  note: some governed requests failed or went unanswered, so the expected count is only approximate");
 }
 
 function writeResults(server: Server, measured: Measurements, summary: Summary): string {
@@ -219,8 +277,20 @@ function writeResults(server: Server, measured: Measurements, summary: Summary):
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `governed-call-${server.engine}.json`);
   const runs = measured.runs.map(({ latencies: _latencies, ...run }) => run);
-  const environment = { node: process.version, cpus: availableParallelism(), commit: gitCommit(), date: new Date().toISOString() };
-  writeFileSync(file, JSON.stringify({ bench: "governed-call", engine: server.engine, environment, targets: TARGETS, summary, runs }, null, 2) + "\n");
+  const environment = {
+    node: process.version,
+    cpus: availableParallelism(),
+    commit: gitCommit(),
+    date: new Date().toISOString(),
+  };
+  writeFileSync(
+    file,
+    JSON.stringify(
+      { bench: "governed-call", engine: server.engine, environment, targets: TARGETS, summary, runs },
+      null,
+      2,
+    ) + "\n",
+  );
   return file;
 }
 

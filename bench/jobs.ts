@@ -64,10 +64,17 @@ async function child(engine: Engine): Promise<void> {
     const db = await database();
 
     q.registerJobKind("bench.noop", { concurrency: CONCURRENCY, handler: async () => undefined });
-    q.registerJobKind("bench.tx", { concurrency: CONCURRENCY, handler: async (job) => db.writeTx((tx) => q.finishJob(tx, job)) });
+    q.registerJobKind("bench.tx", {
+      concurrency: CONCURRENCY,
+      handler: async (job) => db.writeTx((tx) => q.finishJob(tx, job)),
+    });
 
     const fill = async (kind: string, n: number) => {
-      for (let i = 0; i < n; i += 100) await db.writeTx(async (tx) => void (await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => q.enqueue(tx, kind, { i })))));
+      for (let i = 0; i < n; i += 100)
+        await db.writeTx(
+          async (tx) =>
+            void (await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => q.enqueue(tx, kind, { i })))),
+        );
     };
     const drain = async (kind: string, workers: number) => {
       const t0 = performance.now();

@@ -72,7 +72,10 @@ function runChild(engine: Engine): Promise<number> {
   console.log(`\nledger (${engine}): in-process, in a child process of its own…`);
   // Same process group: a Ctrl-C reaches the child, which drops its database and temp dir itself.
   // --expose-gc: the proof timing starts on a collected heap, not on the growth phase's garbage.
-  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", SELF, "--engine", engine], { cwd: ROOT, stdio: "inherit" });
+  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", SELF, "--engine", engine], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
   return exited(child);
 }
 
@@ -163,7 +166,9 @@ async function child(engine: Engine, records: number): Promise<void> {
     }
     s = await loadServer();
     s.resetConfig();
-    log(`${engine}: ${engine === "postgresql" ? `database ${pgDatabase}` : process.env.DATABASE_URL}, data dir ${dataDir}`);
+    log(
+      `${engine}: ${engine === "postgresql" ? `database ${pgDatabase}` : process.env.DATABASE_URL}, data dir ${dataDir}`,
+    );
     log(`load average at start: ${loadAtStart.join(" ")} (${availableParallelism()} cpus)`);
     await s.bootstrap();
     const db = await s.database();
@@ -179,7 +184,14 @@ async function child(engine: Engine, records: number): Promise<void> {
     const results = {
       bench: "ledger",
       engine,
-      environment: { node: process.version, cpus: availableParallelism(), commit: gitCommit(), date: new Date().toISOString(), loadAverageAtStart: loadAtStart, loadAverageAtEnd: load() },
+      environment: {
+        node: process.version,
+        cpus: availableParallelism(),
+        commit: gitCommit(),
+        date: new Date().toISOString(),
+        loadAverageAtStart: loadAtStart,
+        loadAverageAtEnd: load(),
+      },
       targets: TARGETS,
       sustained,
       log: grown,
@@ -237,7 +249,9 @@ function entryMaker(orgDid: string): (writer: number, i: number) => ProvenanceEn
 }
 
 async function countAndMax(db: Database): Promise<{ count: number; maxSeq: number | null }> {
-  const [row] = await db.raw.query<{ n: number | string; m: number | string | null }>(`SELECT count(*) AS "n", MAX("seq") AS "m" FROM "provenance_record"`);
+  const [row] = await db.raw.query<{ n: number | string; m: number | string | null }>(
+    `SELECT count(*) AS "n", MAX("seq") AS "m" FROM "provenance_record"`,
+  );
   return { count: Number(row?.n ?? 0), maxSeq: row?.m === null || row?.m === undefined ? null : Number(row.m) };
 }
 
@@ -249,14 +263,18 @@ async function checkpointCount(db: Database): Promise<number> {
 async function denseCheck(db: Database, label: string) {
   const { count, maxSeq } = await countAndMax(db);
   const dense = maxSeq !== null && count === maxSeq + 1;
-  log(`${label}: count(*) = ${fmt(count)}, max(seq) = ${maxSeq === null ? "null" : fmt(maxSeq)}: ${dense ? "dense (count = max+1)" : "NOT DENSE"}`);
+  log(
+    `${label}: count(*) = ${fmt(count)}, max(seq) = ${maxSeq === null ? "null" : fmt(maxSeq)}: ${dense ? "dense (count = max+1)" : "NOT DENSE"}`,
+  );
   return { count, maxSeq, dense };
 }
 
 // 1. ------------------------------------------------------------------------------------------
 
 async function measureSustained({ s, db, entry, engine }: Ctx) {
-  log(`[1/3] sustained append: ${WRITERS} writers awaiting appendProvenance for ${SUSTAIN_SECONDS} s, catchUp every ${CHECKPOINT_EVERY_MS} ms…`);
+  log(
+    `[1/3] sustained append: ${WRITERS} writers awaiting appendProvenance for ${SUSTAIN_SECONDS} s, catchUp every ${CHECKPOINT_EVERY_MS} ms…`,
+  );
   const base = (await countAndMax(db)).count;
   const checkpointsBefore = await checkpointCount(db);
   let appended = 0;
@@ -296,7 +314,9 @@ async function measureSustained({ s, db, entry, engine }: Ctx) {
   const outcomes = await Promise.allSettled(writers);
   const seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
-  for (const o of outcomes) if (o.status === "rejected") errors.push(`append: ${o.reason instanceof Error ? o.reason.message : String(o.reason)}`);
+  for (const o of outcomes)
+    if (o.status === "rejected")
+      errors.push(`append: ${o.reason instanceof Error ? o.reason.message : String(o.reason)}`);
 
   // The state the moment the writers stop, before the round in flight (if any) finishes.
   const atStop = await countAndMax(db);
@@ -311,7 +331,9 @@ async function measureSustained({ s, db, entry, engine }: Ctx) {
   const maxStep = Math.max(0, ...rounds.map((r, i) => r.treeSize - (i === 0 ? base : rounds[i - 1]!.treeSize)));
   log(
     `${fmt(appended)} records in ${seconds.toFixed(1)} s: ${fmt(rate)} records/s  (1-s samples ${samples.map(fmt).join(", ")})` +
-      (engine === "sqlite" ? `   target ≥ ${fmt(TARGETS.appendsPerSecondSqlite)}/s   ${verdict(rate >= TARGETS.appendsPerSecondSqlite)}` : "   (reported beside SQLite's)"),
+      (engine === "sqlite"
+        ? `   target ≥ ${fmt(TARGETS.appendsPerSecondSqlite)}/s   ${verdict(rate >= TARGETS.appendsPerSecondSqlite)}`
+        : "   (reported beside SQLite's)"),
   );
   log(
     `checkpoints issued: ${checkpoints} in ${rounds.length} catchUp rounds (round p50 ${percentile(roundMs, 50)?.toFixed(0)} ms, max ${roundMs.at(-1)?.toFixed(0)} ms); ` +
@@ -342,7 +364,10 @@ async function measureSustained({ s, db, entry, engine }: Ctx) {
 async function growLog({ s, db, entry }: Ctx, records: number) {
   const start = (await countAndMax(db)).count;
   if (start >= records) log(`[2/3] the log already holds ${fmt(start)} records (≥ ${fmt(records)}): nothing to grow`);
-  else log(`[2/3] growing the log from ${fmt(start)} to ${fmt(records)} records through appendProvenance (bursts of ${fmt(BURST)})…`);
+  else
+    log(
+      `[2/3] growing the log from ${fmt(start)} to ${fmt(records)} records through appendProvenance (bursts of ${fmt(BURST)})…`,
+    );
   const t0 = performance.now();
   let have = start;
   let printed = start;
@@ -354,7 +379,9 @@ async function growLog({ s, db, entry }: Ctx, records: number) {
     have += n;
     if (have - printed >= 100_000 || have === records) {
       const elapsed = (performance.now() - t0) / 1000;
-      log(`  ${fmt(have).padStart(9)} records, ${elapsed.toFixed(1)} s, ${fmt((have - start) / elapsed)} records/s (load ${load()[0]})`);
+      log(
+        `  ${fmt(have).padStart(9)} records, ${elapsed.toFixed(1)} s, ${fmt((have - start) / elapsed)} records/s (load ${load()[0]})`,
+      );
       printed = have;
     }
   }
@@ -380,7 +407,9 @@ async function growLog({ s, db, entry }: Ctx, records: number) {
   const catchUpSeconds = (performance.now() - t1) / 1000;
   const treeLeaves = (checkpoint?.treeSize ?? 0) - treeBefore;
   const perSecond = (n: number, sec: number) => (sec > 0 ? n / sec : 0);
-  log(`appended ${fmt(appended)} in ${appendSeconds.toFixed(1)} s (${fmt(perSecond(appended, appendSeconds))} records/s); tree over ${fmt(treeLeaves)} new leaves and its checkpoint in ${catchUpSeconds.toFixed(1)} s (${fmt(perSecond(treeLeaves, catchUpSeconds))} leaves/s)`);
+  log(
+    `appended ${fmt(appended)} in ${appendSeconds.toFixed(1)} s (${fmt(perSecond(appended, appendSeconds))} records/s); tree over ${fmt(treeLeaves)} new leaves and its checkpoint in ${catchUpSeconds.toFixed(1)} s (${fmt(perSecond(treeLeaves, catchUpSeconds))} leaves/s)`,
+  );
   const dense = await denseCheck(db, "sequence after growing");
   log(`load average: ${load().join(" ")}`);
   return {
@@ -401,7 +430,9 @@ async function growLog({ s, db, entry }: Ctx, records: number) {
 async function measureProofs({ s, db, principal }: Ctx) {
   const checkpoint = await s.latestCheckpoint(db);
   if (!checkpoint) throw new Error("no checkpoint to prove against");
-  log(`inclusion proofs: ${PROOFS} random records against the checkpoint of ${fmt(checkpoint.treeSize)} (after ${WARM_UP_PROOFS} untimed${typeof gc === "function" ? ", on a freshly collected heap" : ""})…`);
+  log(
+    `inclusion proofs: ${PROOFS} random records against the checkpoint of ${fmt(checkpoint.treeSize)} (after ${WARM_UP_PROOFS} untimed${typeof gc === "function" ? ", on a freshly collected heap" : ""})…`,
+  );
   const identity = await s.ledgerIdentity(db);
   const key = s.parseVerifierKey(identity.verifierKey);
   const root = s.verifyCheckpoint(checkpoint.note, key).rootHash;
@@ -411,7 +442,10 @@ async function measureProofs({ s, db, principal }: Ctx) {
   const distinct = [...new Set(seqs)];
   for (let i = 0; i < distinct.length; i += 500) {
     const chunk = distinct.slice(i, i + 500);
-    const rows = await db.raw.query<{ id: string; seq: number | string }>(`SELECT "id","seq" FROM "provenance_record" WHERE "seq" IN (${chunk.map((_, j) => `$${j + 1}`).join(",")})`, chunk);
+    const rows = await db.raw.query<{ id: string; seq: number | string }>(
+      `SELECT "id","seq" FROM "provenance_record" WHERE "seq" IN (${chunk.map((_, j) => `$${j + 1}`).join(",")})`,
+      chunk,
+    );
     for (const r of rows) ids.set(Number(r.seq), r.id);
   }
 
@@ -440,13 +474,20 @@ async function measureProofs({ s, db, principal }: Ctx) {
     if (n === 0) coldMs = ms;
     if (n >= WARM_UP_PROOFS) {
       times.push(ms);
-      if (ms > TARGETS.proofMaxMs) slow.push({ start: t0, end: t0 + ms, ms, cpuMs: (cpu.user + cpu.system) / 1000, id });
+      if (ms > TARGETS.proofMaxMs)
+        slow.push({ start: t0, end: t0 + ms, ms, cpuMs: (cpu.user + cpu.system) / 1000, id });
     }
     // Checked as an outside verifier would, outside the timing: the path must lead to the signed root.
     const ok =
       proof.leaf_index === seq &&
       proof.tree_size === checkpoint.treeSize &&
-      s.verifyInclusion(proof.leaf_index, proof.tree_size, Buffer.from(proof.leaf_hash, "base64"), proof.inclusion_path.map((p) => Buffer.from(p, "base64")), root);
+      s.verifyInclusion(
+        proof.leaf_index,
+        proof.tree_size,
+        Buffer.from(proof.leaf_hash, "base64"),
+        proof.inclusion_path.map((p) => Buffer.from(p, "base64")),
+        root,
+      );
     if (ok) verified++;
     else failures.push(`${id} (seq ${seq})`);
   }
@@ -454,7 +495,10 @@ async function measureProofs({ s, db, principal }: Ctx) {
   // synchronous underneath) never lets turn: give them time to arrive.
   await sleep(200);
   gcObserver.disconnect();
-  const gcDuring = (t: { start: number; end: number }) => gcPauses.filter((g) => g.startTime < t.end && g.startTime + g.duration > t.start).reduce((sum, g) => sum + g.duration, 0);
+  const gcDuring = (t: { start: number; end: number }) =>
+    gcPauses
+      .filter((g) => g.startTime < t.end && g.startTime + g.duration > t.start)
+      .reduce((sum, g) => sum + g.duration, 0);
   const slowWithGc = slow.filter((t) => gcDuring(t) > 0).length;
   // A slow proof asked again: fast the second time means the record is not the cause.
   const retimed: number[] = [];
@@ -472,15 +516,23 @@ async function measureProofs({ s, db, principal }: Ctx) {
   const p99 = percentile(sorted, 99);
   const max = sorted.at(-1) ?? Number.NaN;
   const mean = times.reduce((a, b) => a + b, 0) / times.length;
-  log(`inclusionProof: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(2)} ms, mean ${mean.toFixed(2)} ms (first, cold: ${coldMs.toFixed(2)} ms)   target ≤ ${TARGETS.proofMaxMs} ms each: p99 ${verdict(p99 <= TARGETS.proofMaxMs)}, max ${verdict(max <= TARGETS.proofMaxMs)}`);
+  log(
+    `inclusionProof: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(2)} ms, mean ${mean.toFixed(2)} ms (first, cold: ${coldMs.toFixed(2)} ms)   target ≤ ${TARGETS.proofMaxMs} ms each: p99 ${verdict(p99 <= TARGETS.proofMaxMs)}, max ${verdict(max <= TARGETS.proofMaxMs)}`,
+  );
   const over = sorted.filter((t) => t > TARGETS.proofMaxMs).length;
   const gcMs = gcPauses.reduce((sum, g) => sum + g.duration, 0);
   const longestGc = Math.max(0, ...gcPauses.map((g) => g.duration));
   if (over > 0) {
-    log(`  ${over} of ${PROOFS} proofs took longer than ${TARGETS.proofMaxMs} ms; ${slowWithGc} of them overlapped a GC pause (${gcPauses.length} pauses in the loop, ${gcMs.toFixed(1)} ms in all, longest ${longestGc.toFixed(1)} ms)`);
-    log(`  the slow ones, wall / process CPU / GC pause ms, then the best of 3 retries: ${slow.map((t, i) => `${t.ms.toFixed(1)}/${t.cpuMs.toFixed(1)}/${gcDuring(t).toFixed(1)}→${retimed[i]!.toFixed(2)}`).join(", ")}`);
+    log(
+      `  ${over} of ${PROOFS} proofs took longer than ${TARGETS.proofMaxMs} ms; ${slowWithGc} of them overlapped a GC pause (${gcPauses.length} pauses in the loop, ${gcMs.toFixed(1)} ms in all, longest ${longestGc.toFixed(1)} ms)`,
+    );
+    log(
+      `  the slow ones, wall / process CPU / GC pause ms, then the best of 3 retries: ${slow.map((t, i) => `${t.ms.toFixed(1)}/${t.cpuMs.toFixed(1)}/${gcDuring(t).toFixed(1)}→${retimed[i]!.toFixed(2)}`).join(", ")}`,
+    );
   }
-  log(`verified with verifyInclusion against the signed root: ${verified} of ${seqs.length} ${verified === seqs.length ? "OK" : `FAILED: ${failures.slice(0, 5).join(", ")}`}`);
+  log(
+    `verified with verifyInclusion against the signed root: ${verified} of ${seqs.length} ${verified === seqs.length ? "OK" : `FAILED: ${failures.slice(0, 5).join(", ")}`}`,
+  );
   return {
     treeSize: checkpoint.treeSize,
     proofs: PROOFS,
@@ -493,7 +545,12 @@ async function measureProofs({ s, db, principal }: Ctx) {
     coldFirstMs: round(coldMs, 3),
     overTarget: over,
     overTargetDuringGc: slowWithGc,
-    slowProofs: slow.map((t, i) => ({ wallMs: round(t.ms, 2), processCpuMs: round(t.cpuMs, 2), gcPauseMs: round(gcDuring(t), 2), retriedBestMs: round(retimed[i]!, 3) })),
+    slowProofs: slow.map((t, i) => ({
+      wallMs: round(t.ms, 2),
+      processCpuMs: round(t.cpuMs, 2),
+      gcPauseMs: round(gcDuring(t), 2),
+      retriedBestMs: round(retimed[i]!, 3),
+    })),
     gc: { pauses: gcPauses.length, totalMs: round(gcMs, 1), longestMs: round(longestGc, 1) },
     verified,
     verifyFailures: failures.length,
@@ -517,10 +574,15 @@ async function exportAndVerify({ s, db, principal, dataDir }: Ctx) {
   const t0 = performance.now();
   const res = await s.exportRecords(db, principal, 0, undefined);
   if (!res.ok || !res.body) throw new Error(`exportRecords answered ${res.status}`);
-  await pipeline(Readable.fromWeb(res.body as unknown as NodeReadableStream<Uint8Array>), createWriteStream(exportFile));
+  await pipeline(
+    Readable.fromWeb(res.body as unknown as NodeReadableStream<Uint8Array>),
+    createWriteStream(exportFile),
+  );
   const exportSeconds = (performance.now() - t0) / 1000;
   const bytes = statSync(exportFile).size;
-  log(`exported in ${exportSeconds.toFixed(1)} s: ${(bytes / 2 ** 20).toFixed(0)} MiB (${fmt(checkpoint.treeSize / exportSeconds)} records/s)`);
+  log(
+    `exported in ${exportSeconds.toFixed(1)} s: ${(bytes / 2 ** 20).toFixed(0)} MiB (${fmt(checkpoint.treeSize / exportSeconds)} records/s)`,
+  );
 
   log("svc verify --export … --checkpoint … --key … (the offline verifier CLI, its own process)…");
   const args = ["bin/svc.mjs", "verify", "--export", exportFile, "--checkpoint", noteFile, "--key", keyFile];
@@ -530,7 +592,9 @@ async function exportAndVerify({ s, db, principal, dataDir }: Ctx) {
   const output = (run.stdout + run.stderr).trim();
   for (const line of output.split("\n").slice(-4)) log(`  | ${line}`);
   const ok = run.code === 0;
-  log(`svc verify: exit ${run.code}, ${verifySeconds.toFixed(1)} s wall (with process start-up)   target ≤ ${TARGETS.verifySeconds} s   ${verdict(ok && verifySeconds <= TARGETS.verifySeconds)}${ok ? "" : "  (verification FAILED)"}`);
+  log(
+    `svc verify: exit ${run.code}, ${verifySeconds.toFixed(1)} s wall (with process start-up)   target ≤ ${TARGETS.verifySeconds} s   ${verdict(ok && verifySeconds <= TARGETS.verifySeconds)}${ok ? "" : "  (verification FAILED)"}`,
+  );
   log(`load average: ${load().join(" ")}`);
   return {
     records: checkpoint.treeSize,
@@ -572,20 +636,34 @@ function summarise(r: Results): void {
   log(`summary (${r.engine}, ${r.totalSeconds} s in all, load average now ${load().join(" ")}):`);
   log(
     `  sustained append:   ${fmt(r.sustained.recordsPerSecond)} records/s with checkpoints every ${CHECKPOINT_EVERY_MS} ms` +
-      (sqlite ? `   target ≥ ${fmt(TARGETS.appendsPerSecondSqlite)}/s   ${verdict(r.sustained.recordsPerSecond >= TARGETS.appendsPerSecondSqlite)}` : "   (no target; beside SQLite's)"),
+      (sqlite
+        ? `   target ≥ ${fmt(TARGETS.appendsPerSecondSqlite)}/s   ${verdict(r.sustained.recordsPerSecond >= TARGETS.appendsPerSecondSqlite)}`
+        : "   (no target; beside SQLite's)"),
   );
-  log(`  tree behind at end: ${fmt(r.sustained.treeLagAtEnd)} records, ${r.sustained.checkpointsIssued} checkpoints; sequence ${r.sustained.sequence.dense ? "dense" : "NOT DENSE"}`);
-  log(`  ${`log of ${fmt(r.log.records)}:`.padEnd(20)}appended in ${r.log.appendSeconds} s, tree + checkpoint in ${r.log.catchUpSeconds} s; sequence ${r.log.sequence.dense ? "dense" : "NOT DENSE"}`);
-  log(`  inclusion proof:    p99 ${r.proofs.p99Ms.toFixed(2)} ms, max ${r.proofs.maxMs.toFixed(2)} ms   target ≤ ${TARGETS.proofMaxMs} ms   ${verdict(r.proofs.maxMs <= TARGETS.proofMaxMs)} (p99 ${verdict(r.proofs.p99Ms <= TARGETS.proofMaxMs)}); ${r.proofs.verified} verified`);
+  log(
+    `  tree behind at end: ${fmt(r.sustained.treeLagAtEnd)} records, ${r.sustained.checkpointsIssued} checkpoints; sequence ${r.sustained.sequence.dense ? "dense" : "NOT DENSE"}`,
+  );
+  log(
+    `  ${`log of ${fmt(r.log.records)}:`.padEnd(20)}appended in ${r.log.appendSeconds} s, tree + checkpoint in ${r.log.catchUpSeconds} s; sequence ${r.log.sequence.dense ? "dense" : "NOT DENSE"}`,
+  );
+  log(
+    `  inclusion proof:    p99 ${r.proofs.p99Ms.toFixed(2)} ms, max ${r.proofs.maxMs.toFixed(2)} ms   target ≤ ${TARGETS.proofMaxMs} ms   ${verdict(r.proofs.maxMs <= TARGETS.proofMaxMs)} (p99 ${verdict(r.proofs.p99Ms <= TARGETS.proofMaxMs)}); ${r.proofs.verified} verified`,
+  );
   log(`  export:             ${r.export.exportSeconds} s, ${(r.export.exportBytes / 2 ** 20).toFixed(0)} MiB`);
-  log(`  svc verify:         ${r.export.verifySeconds} s, exit ${r.export.verifyExitCode}   target ≤ ${TARGETS.verifySeconds} s   ${verdict(r.export.verifyExitCode === 0 && r.export.verifySeconds <= TARGETS.verifySeconds)}`);
+  log(
+    `  svc verify:         ${r.export.verifySeconds} s, exit ${r.export.verifyExitCode}   target ≤ ${TARGETS.verifySeconds} s   ${verdict(r.export.verifyExitCode === 0 && r.export.verifySeconds <= TARGETS.verifySeconds)}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
 
 function gitCommit(): string | null {
   try {
-    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     return null;
   }
@@ -593,7 +671,10 @@ function gitCommit(): string | null {
 
 // Run directly (`node --import tsx bench/ledger.ts --engine sqlite`): the child's side.
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === SELF) {
-  const { values } = (await import("node:util")).parseArgs({ options: { engine: { type: "string" }, records: { type: "string" } }, strict: true });
+  const { values } = (await import("node:util")).parseArgs({
+    options: { engine: { type: "string" }, records: { type: "string" } },
+    strict: true,
+  });
   const engine = values.engine;
   if (engine !== "sqlite" && engine !== "postgresql") {
     console.error("usage: npx tsx bench/ledger.ts --engine sqlite|postgresql [--records N]");

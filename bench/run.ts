@@ -1,13 +1,20 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { approvals } from "./approvals";
 import { events } from "./events";
 import { executions } from "./executions";
 import { governedCall } from "./governed-call";
 import { jobs } from "./jobs";
 import { printFigures } from "./lib/figures";
 import { ledger } from "./ledger";
+import { marketplace } from "./marketplace";
+import { marketplaceInvoke } from "./marketplaceInvoke";
+import { prompts } from "./prompts";
+import { reasoning } from "./reasoning";
+import { scaleOut } from "./scale-out";
 import { webhooks } from "./webhooks";
+import { workflows } from "./workflows";
 
 /**
  * `npm run bench`: every benchmark, one after the other (they would distort each other if run
@@ -23,6 +30,13 @@ const benches: Array<[name: string, run: () => Promise<void>]> = [
   ["executions", executions],
   ["events", events],
   ["webhooks", webhooks],
+  ["marketplace", marketplace],
+  ["marketplace-invoke", marketplaceInvoke],
+  ["workflows", workflows],
+  ["approvals", approvals],
+  ["prompts", prompts],
+  ["reasoning", reasoning],
+  ["scale-out", scaleOut],
 ];
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));

@@ -58,7 +58,11 @@ async function child(): Promise<void> {
     await bootstrap();
     (await import("../server/areas")).composeServer();
     const db = await database();
-    const key = await createApiKeyAsOperator(db, { orgDid: (await rootOrgDid(db))!, capabilities: ["svc_api:*"], durationSeconds: 3600 });
+    const key = await createApiKeyAsOperator(db, {
+      orgDid: (await rootOrgDid(db))!,
+      capabilities: ["svc_api:*"],
+      durationSeconds: 3600,
+    });
     const server = createServer((req, res) => {
       if (servesPath((req.url ?? "/").split("?")[0]!)) void handleV1(req, res);
       else res.writeHead(404).end();
@@ -66,7 +70,11 @@ async function child(): Promise<void> {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const headers = { Authorization: `Bearer ${key.token}`, "Content-Type": "application/json" };
-    const hook = await fetch(`${base}/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ target_url: `http://127.0.0.1:${receiverPort}/hook`, event_types: ["bench.*"] }) });
+    const hook = await fetch(`${base}/v1/webhooks`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ target_url: `http://127.0.0.1:${receiverPort}/hook`, event_types: ["bench.*"] }),
+    });
     if (hook.status !== 201) throw new Error(`create webhook answered ${hook.status}: ${await hook.text()}`);
     const { id } = (await hook.json()) as { id: string };
 
@@ -76,7 +84,11 @@ async function child(): Promise<void> {
         Array.from({ length: 16 }, async () => {
           while (next < from + N) {
             const i = next++;
-            const res = await fetch(`${base}/v1/events/ingest`, { method: "POST", headers, body: JSON.stringify({ type: "bench.invoice.paid", payload: { i } }) });
+            const res = await fetch(`${base}/v1/events/ingest`, {
+              method: "POST",
+              headers,
+              body: JSON.stringify({ type: "bench.invoice.paid", payload: { i } }),
+            });
             if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
           }
         }),
@@ -95,21 +107,42 @@ async function child(): Promise<void> {
     const ok = await db.read.webhookDelivery.count({ where: { subscriptionId: id, success: true } });
     if (ok !== N) throw new Error(`${ok} of ${N} deliveries succeeded (${received} received)`);
     const alone = (N / ms) * 1000;
-    log(`deliveries, 1 worker (${N}, signed POST + log row + provenance record each): ${Math.round(alone).toLocaleString("en-US")} deliveries/s (target ≥ 500); CPU per delivery ${cpuAlone.toFixed(2)} ms (receiver in this process)`);
-    recordFigure({ row: "webhook deliveries to a loopback receiver, alone", value: alone, unit: "/s", target: "≥ 500/s", met: alone >= 500, cpuMsPerOp: cpuAlone, cpuOf: "server + receiver, one process" });
+    log(
+      `deliveries, 1 worker (${N}, signed POST + log row + provenance record each): ${Math.round(alone).toLocaleString("en-US")} deliveries/s (target ≥ 500); CPU per delivery ${cpuAlone.toFixed(2)} ms (receiver in this process)`,
+    );
+    recordFigure({
+      row: "webhook deliveries to a loopback receiver, alone",
+      value: alone,
+      unit: "/s",
+      target: "≥ 500/s",
+      met: alone >= 500,
+      cpuMsPerOp: cpuAlone,
+      cpuOf: "server + receiver, one process",
+    });
 
     // 2. With the ingest that causes them: events arrive while the worker delivers.
     cpu0 = process.cpuUsage();
     const t1 = performance.now();
     worker = startJobWorker({ kinds: [DELIVER_JOB], log: () => undefined });
     await ingest(N);
-    while ((await db.read.webhookDelivery.count({ where: { subscriptionId: id, success: true } })) < 2 * N) await new Promise((r) => setTimeout(r, 20));
+    while ((await db.read.webhookDelivery.count({ where: { subscriptionId: id, success: true } })) < 2 * N)
+      await new Promise((r) => setTimeout(r, 20));
     const ms2 = performance.now() - t1;
     await worker.stop();
     const cpuWith = ownCpuMs(cpu0) / N;
     const withIngest = (N / ms2) * 1000;
-    log(`deliveries while their ${N} events are ingested (c=16): ${Math.round(withIngest).toLocaleString("en-US")} deliveries/s (target ≥ 500); CPU per event and its delivery ${cpuWith.toFixed(2)} ms`);
-    recordFigure({ row: "webhook deliveries, with the ingest that causes them", value: withIngest, unit: "/s", target: "≥ 500/s", met: withIngest >= 500, cpuMsPerOp: cpuWith, cpuOf: "ingest + delivery + receiver" });
+    log(
+      `deliveries while their ${N} events are ingested (c=16): ${Math.round(withIngest).toLocaleString("en-US")} deliveries/s (target ≥ 500); CPU per event and its delivery ${cpuWith.toFixed(2)} ms`,
+    );
+    recordFigure({
+      row: "webhook deliveries, with the ingest that causes them",
+      value: withIngest,
+      unit: "/s",
+      target: "≥ 500/s",
+      met: withIngest >= 500,
+      cpuMsPerOp: cpuWith,
+      cpuOf: "ingest + delivery + receiver",
+    });
     await new Promise((r) => server.close(r));
     log(`RSS ${mib(process.memoryUsage().rss)}; ${machineLoad()}`);
     await new Promise((r) => receiver.close(r));

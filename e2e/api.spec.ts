@@ -6,6 +6,15 @@ test.describe("the production server", () => {
     await page.goto("/docs/api");
     await expect(page.getByText("Register an agent or organization passport").first()).toBeVisible({ timeout: 30_000 });
     await expect(page.getByText("svc API").first()).toBeVisible();
+    // A response's schema is rendered when it is opened, and passes axe like the rest.
+    const response = page
+      .locator("section", { has: page.getByRole("heading", { name: "Register an agent or organization passport" }) })
+      .locator("details")
+      .first();
+    await response.locator("summary").click();
+    await expect(response.getByRole("table").first()).toBeVisible();
+    const results = await new AxeBuilder({ page }).include("details[open]").analyze();
+    expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
     await shot(page, "api-reference");
   });
 
@@ -15,7 +24,14 @@ test.describe("the production server", () => {
 
     const key = mintApiKey();
     const auth = { Authorization: `Bearer ${key.token}` };
-    const created = await request.post("/v1/passports", { headers: auth, data: { type: "agent", name: "e2e agent", public_key: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp" } });
+    const created = await request.post("/v1/passports", {
+      headers: auth,
+      data: {
+        type: "agent",
+        name: "e2e agent",
+        public_key: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+      },
+    });
     expect(created.status()).toBe(201);
     expect(created.headers()["x-ratelimit-limit"]).toBeTruthy();
     const did = (await created.json()).did;
@@ -26,7 +42,9 @@ test.describe("the production server", () => {
     expect(unauth.headers()["content-type"]).toContain("application/problem+json");
 
     const other = mintApiKey();
-    const revoked = await request.post(`/v1/delegations/${key.delegation_id}/revoke`, { headers: { Authorization: `Bearer ${other.token}` } });
+    const revoked = await request.post(`/v1/delegations/${key.delegation_id}/revoke`, {
+      headers: { Authorization: `Bearer ${other.token}` },
+    });
     expect(revoked.status()).toBe(201);
     expect((await request.get(`/v1/passports/${did}`, { headers: auth })).status()).toBe(401);
   });
@@ -37,10 +55,13 @@ test.describe("the production server", () => {
     const records = await request.get("/v1/provenance?limit=1", { headers: auth });
     const newest = (await records.json()).data[0];
     await expect
-      .poll(async () => {
-        const proof = await request.get(`/v1/provenance/${newest.id}/proof`, { headers: auth });
-        return proof.status();
-      }, { timeout: 5_000, intervals: [200] })
+      .poll(
+        async () => {
+          const proof = await request.get(`/v1/provenance/${newest.id}/proof`, { headers: auth });
+          return proof.status();
+        },
+        { timeout: 5_000, intervals: [200] },
+      )
       .toBe(200);
     const note = await (await request.get("/v1/provenance/checkpoint", { headers: auth })).text();
     expect(note).toMatch(/^svc\.ledger\/\S+\n\d+\n\S{44}\n\n— /);
@@ -51,6 +72,8 @@ test.describe("the production server", () => {
     await expect(page.getByRole("heading", { name: /401 · Authentication required/ })).toBeVisible();
     await shot(page, "error-types");
     const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+    expect(
+      results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id),
+    ).toEqual([]);
   });
 });

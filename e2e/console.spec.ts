@@ -1,15 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { adminContext, expect, saveAdminState, shot, test } from "./fixtures";
+import { adminContext, axe, expect, saveAdminState, shot, test } from "./fixtures";
 
 /**
  * The console as a person uses it: first-run set-up with a passkey (Chromium's virtual WebAuthn
  * authenticator), an API key created and revoked, both visible in the provenance explorer.
  */
 function setupLink(): string {
-  const out = execFileSync(process.execPath, ["bin/svc.mjs", "setup-link"], { env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR!, DATABASE_URL: "" } }).toString();
+  const out = execFileSync(process.execPath, ["bin/svc.mjs", "setup-link"], {
+    env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR!, DATABASE_URL: "" },
+  }).toString();
   const link = /\/setup\?token=\S+/.exec(out)?.[0];
   if (!link) throw new Error(`no set-up link: ${out}`);
   return link;
@@ -19,22 +20,25 @@ async function virtualAuthenticator(page: Page, userVerified = true) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("WebAuthn.enable");
   const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: userVerified, automaticPresenceSimulation: true },
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: userVerified,
+      automaticPresenceSimulation: true,
+    },
   });
   return { cdp, authenticatorId };
 }
 
-async function axe(page: Page) {
-  // Toasts are transient and fade in: mid-animation their blended colours say nothing about contrast.
-  const results = await new AxeBuilder({ page }).exclude("[data-sonner-toaster]").analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.help}: ${v.nodes.map((n) => `${n.target.join(" ")} ${n.failureSummary?.split("\n")[1] ?? ""}`).join("; ")}`)).toEqual([]);
-}
-
 test.describe.configure({ mode: "serial" });
 
-
-test("first-run set-up → passkey → API key → call → revoke → refused → both in the provenance explorer; invite an approver; sign out; user verification", async ({ page, request, browser }) => {
+test("first-run set-up → passkey → API key → call → revoke → refused → both in the provenance explorer; invite an approver; sign out; user verification", async ({
+  page,
+  request,
+  browser,
+}) => {
   // A long journey: generous on a loaded machine.
   test.setTimeout(180_000);
   const { cdp, authenticatorId } = await virtualAuthenticator(page);
@@ -117,7 +121,9 @@ test("first-run set-up → passkey → API key → call → revoke → refused �
   await page.keyboard.press("Enter");
   await page.getByLabel("Type").selectOption("organization");
   await page.getByLabel("Name").fill("Acme Corp");
-  await page.getByLabel("Public key").fill(JSON.stringify(generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" })));
+  await page
+    .getByLabel("Public key")
+    .fill(JSON.stringify(generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" })));
   await page.keyboard.press("Enter");
   await expect(page.getByRole("cell", { name: "Acme Corp" })).toBeVisible();
   await page.goto("/organizations");
@@ -211,7 +217,9 @@ test("a viewer is not offered what a viewer cannot do", async ({ browser }) => {
   await context.close();
 });
 
-test("the provenance explorer: filters in the URL, prefix match, console reads hidden, names beside DIDs, export, the overview's link", async ({ browser }) => {
+test("the provenance explorer: filters in the URL, prefix match, console reads hidden, names beside DIDs, export, the overview's link", async ({
+  browser,
+}) => {
   const { context, page } = await adminContext(browser, { acceptDownloads: true });
   // The overview's refused calls link to the explorer, filtered.
   await page.goto("/overview");
@@ -232,9 +240,15 @@ test("the provenance explorer: filters in the URL, prefix match, console reads h
   expect(ops.every((o) => o.startsWith("GET /v1/pass"))).toBe(true);
 
   // Export downloads what the filters select, one JSON record per line.
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export NDJSON" }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "Export NDJSON" }).click(),
+  ]);
   const { readFileSync } = await import("node:fs");
-  const lines = readFileSync((await download.path())!, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { operation: string; decision: string });
+  const lines = readFileSync((await download.path())!, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { operation: string; decision: string });
   expect(lines.length).toBeGreaterThan(0);
   expect(lines.every((r) => r.decision === "denied" && r.operation.startsWith("GET /v1/pass"))).toBe(true);
 
@@ -250,7 +264,11 @@ test("the provenance explorer: filters in the URL, prefix match, console reads h
   await page.getByRole("cell", { name: "TRPC identity.apiKeys.create" }).first().click();
   const dialog = page.getByRole("dialog");
   await expect(dialog.getByText("leaf_hash")).toBeVisible();
-  expect(await dialog.locator("dl").evaluate((el) => ({ overflow: getComputedStyle(el).overflowY, clipped: el.scrollHeight > el.clientHeight + 1 }))).toEqual({ overflow: "visible", clipped: false });
+  expect(
+    await dialog
+      .locator("dl")
+      .evaluate((el) => ({ overflow: getComputedStyle(el).overflowY, clipped: el.scrollHeight > el.clientHeight + 1 })),
+  ).toEqual({ overflow: "visible", clipped: false });
   await shot(page, "15-provenance-record");
   await page.keyboard.press("Escape");
 

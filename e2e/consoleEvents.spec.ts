@@ -1,9 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { Webhook as StandardWebhook } from "standardwebhooks";
-import { adminContext, expect, shot, test } from "./fixtures";
+import { adminContext, axe, expect, shot, test } from "./fixtures";
 
 /**
  * Events and webhooks in the console: an agent trigger and a webhook to a loopback receiver (the
@@ -15,14 +14,13 @@ import { adminContext, expect, shot, test } from "./fixtures";
  */
 test.describe.configure({ mode: "serial" });
 
-async function axe(page: Page) {
-  const results = await new AxeBuilder({ page }).exclude("[data-sonner-toaster]").analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join("; ")}`), page.url()).toEqual([]);
-}
-
 /** A receiver on an ephemeral loopback port: answers `status`, keeps what it was sent. */
-const receiver = { status: 200, received: [] as { headers: IncomingHttpHeaders; body: string }[], server: undefined as Server | undefined, url: "" };
+const receiver = {
+  status: 200,
+  received: [] as { headers: IncomingHttpHeaders; body: string }[],
+  server: undefined as Server | undefined,
+  url: "",
+};
 
 test.beforeAll(async () => {
   receiver.server = createServer((req, res) => {
@@ -54,7 +52,9 @@ const TRIGGER_MANIFEST = JSON.stringify({
   on: [{ event: "console.*", description: "Every console event" }],
 });
 
-test("an agent trigger and a webhook → secret once → test event delivered live → receiver fails → replay → the event log links to what it caused", async ({ browser }) => {
+test("an agent trigger and a webhook → secret once → test event delivered live → receiver fails → replay → the event log links to what it caused", async ({
+  browser,
+}) => {
   test.setTimeout(150_000);
   const { context, page } = await adminContext(browser, { colorScheme: "light" });
   const errors: string[] = [];
@@ -68,7 +68,10 @@ test("an agent trigger and a webhook → secret once → test event delivered li
   await expect(deploy.getByTestId("bundle-hash")).toHaveText(/^sha256:/);
   await deploy.getByLabel("Manifest (JSON)").fill(TRIGGER_MANIFEST);
   await deploy.getByRole("button", { name: "Deploy", exact: true }).click();
-  await expect(page.getByRole("dialog", { name: "console-listener" }).getByTestId("agent-status")).toHaveText("active", { timeout: 20_000 });
+  await expect(page.getByRole("dialog", { name: "console-listener" }).getByTestId("agent-status")).toHaveText(
+    "active",
+    { timeout: 20_000 },
+  );
   await page.keyboard.press("Escape");
 
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Webhooks" }).click();
@@ -116,14 +119,19 @@ test("an agent trigger and a webhook → secret once → test event delivered li
   // What the receiver got verifies with the secret shown once (Standard Webhooks).
   expect(receiver.received).toHaveLength(1);
   const got = receiver.received[0]!;
-  const verified = new StandardWebhook(secret).verify(got.body, got.headers as Record<string, string>) as { type: string };
+  const verified = new StandardWebhook(secret).verify(got.body, got.headers as Record<string, string>) as {
+    type: string;
+  };
   expect(verified.type).toBe("console.test");
   await axe(page);
   await shot(page, "63-webhook-delivered");
 
   // The receiver fails: a replay is logged as a failed attempt, its answer in the details.
   receiver.status = 500;
-  await rows.first().getByRole("button", { name: /^Replay/ }).click();
+  await rows
+    .first()
+    .getByRole("button", { name: /^Replay/ })
+    .click();
   await expect(rows.filter({ hasText: "failed" }).first()).toBeVisible({ timeout: 20_000 });
   const failed = rows.filter({ hasText: "failed" }).first();
   await expect(failed).toContainText("500");
@@ -170,7 +178,10 @@ test("an agent trigger and a webhook → secret once → test event delivered li
   await expect(page.getByRole("heading", { name: "console.test" })).toBeVisible();
   const eventId = page.url().split("/").pop()!;
   await expect(page.getByRole("link", { name: /^Execution exe_/ })).toBeVisible();
-  await expect(page.getByRole("link", { name: "Record of this event" })).toHaveAttribute("href", `/provenance?resource=${eventId}`);
+  await expect(page.getByRole("link", { name: "Record of this event" })).toHaveAttribute(
+    "href",
+    `/provenance?resource=${eventId}`,
+  );
   await axe(page);
   await shot(page, "66-event-detail");
   await page.getByRole("link", { name: `Delivery log of ${webhookId}` }).click();
@@ -218,7 +229,16 @@ test("a viewer sees webhooks and events and can change nothing", async ({ browse
   const viewer = await viewerContext.newPage();
   const cdp = await viewerContext.newCDPSession(viewer);
   await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", { options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
   await viewer.goto(link.pathname + link.search);
   await viewer.getByLabel("Your name").fill("Wendy Viewer");
   await viewer.getByRole("button", { name: "Create passkey" }).click();
@@ -229,7 +249,9 @@ test("a viewer sees webhooks and events and can change nothing", async ({ browse
   await expect(viewer.getByRole("button", { name: "Create webhook" })).toHaveCount(0);
   await viewer.getByText(receiver.url).click();
   await expect(viewer.getByTestId("delivery-row").first()).toBeVisible();
-  await expect(viewer.getByRole("button", { name: /Send test event|Rotate secret|Delete|Replay|Save settings/ })).toHaveCount(0);
+  await expect(
+    viewer.getByRole("button", { name: /Send test event|Rotate secret|Delete|Replay|Save settings/ }),
+  ).toHaveCount(0);
   await shot(viewer, "67-viewer-webhook");
   await viewer.goto("/events");
   await expect(viewer.getByRole("link", { name: /^evt_/ }).first()).toBeVisible();

@@ -1,13 +1,25 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { test as base, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import {
+  expect,
+  test as base,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+} from "@playwright/test";
 
 /** Mints an API key with the operator CLI against the e2e server's data directory. */
 export function mintApiKey(capabilities = "svc_api:*"): { token: string; delegation_id: string; org_did: string } {
-  const out = execFileSync(process.execPath, ["bin/svc.mjs", "keys", "create", "--json", "--capabilities", capabilities], {
-    env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR!, DATABASE_URL: "" },
-  });
+  const out = execFileSync(
+    process.execPath,
+    ["bin/svc.mjs", "keys", "create", "--json", "--capabilities", capabilities],
+    {
+      env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR!, DATABASE_URL: "" },
+    },
+  );
   return JSON.parse(out.toString());
 }
 
@@ -23,6 +35,63 @@ export const test = base;
 export { expect } from "@playwright/test";
 
 /**
+ * axe on the page as it is now: no serious or critical violation (WCAG 2 A/AA and best practice).
+ * Toasts are excluded: they are transient and fade in, and mid-animation their blended colours say
+ * nothing about contrast.
+ */
+export async function axe(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).exclude("[data-sonner-toaster]").analyze();
+  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(
+    serious.map(
+      (v) =>
+        `${v.id}: ${v.help}: ${v.nodes.map((n) => `${n.target.join(" ")} ${n.failureSummary?.split("\n")[1] ?? ""}`).join("; ")}`,
+    ),
+    page.url(),
+  ).toEqual([]);
+}
+
+/** The page does not scroll sideways at its viewport's width. */
+export async function expectNoSidewaysScroll(page: Page, what = page.url()): Promise<void> {
+  const { scroll, inner } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    inner: window.innerWidth,
+  }));
+  expect(scroll, `${what} scrolls sideways`).toBeLessThanOrEqual(inner);
+}
+
+/** axe, no sideways scroll, and a screenshot: what every page gets in each theme and width. */
+export async function checkPage(page: Page, screenshot: string, what?: string): Promise<void> {
+  await axe(page);
+  await expectNoSidewaysScroll(page, what);
+  await shot(page, screenshot);
+}
+
+/**
+ * The themes and widths a page is checked in besides the journey's own (light at 1280 px): dark at
+ * a laptop's width, and a phone's width in both themes.
+ */
+export const THEMES_AND_WIDTHS = [
+  ["dark", { width: 1280, height: 900 }],
+  ["light", { width: 390, height: 844 }],
+  ["dark", { width: 390, height: 844 }],
+] as const;
+
+/**
+ * An administrator's browser in `colorScheme` at `viewport`, the console's theme following the
+ * browser's (the theme toggle's stored choice set back to "system").
+ */
+export async function themedAdminContext(
+  browser: Browser,
+  colorScheme: "light" | "dark",
+  viewport: { width: number; height: number },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const { context, page } = await adminContext(browser, { colorScheme, viewport });
+  await context.addInitScript(() => localStorage.setItem("theme", "system"));
+  return { context, page };
+}
+
+/**
  * The administrator's signed-in browser state: console.spec.ts's first journey (which sets svc up
  * with a passkey) saves it, and later journeys and files sign in with it.
  */
@@ -32,8 +101,14 @@ export async function saveAdminState(context: BrowserContext): Promise<void> {
   await context.storageState({ path: adminStateFile() });
 }
 
-export async function adminContext(browser: Browser, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
-  if (!existsSync(adminStateFile())) throw new Error("console.spec.ts's first journey must run first: it sets svc up and saves the administrator's session");
+export async function adminContext(
+  browser: Browser,
+  options: BrowserContextOptions = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  if (!existsSync(adminStateFile()))
+    throw new Error(
+      "console.spec.ts's first journey must run first: it sets svc up and saves the administrator's session",
+    );
   const context = await browser.newContext({ ...options, storageState: adminStateFile() });
   return { context, page: await context.newPage() };
 }

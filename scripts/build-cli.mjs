@@ -25,9 +25,13 @@ export async function buildCli() {
     platform: "node",
     format: "esm",
     target: "node20",
-    external: ["better-sqlite3", "pg-native", "*.wasm-base64.mjs", "tsx", "esbuild"],
+    // The AI SDK is imported dynamically on a model call (server/reasoning/callModel.ts), which the
+    // CLI never makes: left to node_modules, it is neither parsed nor evaluated at start.
+    external: ["better-sqlite3", "pg-native", "*.wasm-base64.mjs", "tsx", "esbuild", "ai", "@ai-sdk/*"],
     // Bundled CommonJS packages call require(); give the ES module one.
-    banner: { js: 'import { createRequire as __svcCreateRequire } from "node:module"; const require = __svcCreateRequire(import.meta.url);' },
+    banner: {
+      js: 'import { createRequire as __svcCreateRequire } from "node:module"; const require = __svcCreateRequire(import.meta.url);',
+    },
     write: false,
     metafile: true,
     outfile: CLI_BUNDLE,
@@ -36,7 +40,14 @@ export async function buildCli() {
   mkdirSync(join(root, "dist/cli"), { recursive: true });
   const suffix = `.${process.pid}.${Date.now()}.tmp`;
   // The inputs first: a bundle newer than its input list is never taken for fresh with a stale list.
-  writeFileSync(CLI_INPUTS + suffix, JSON.stringify(Object.keys(out.metafile.inputs).filter((f) => !f.includes("node_modules/")).map((f) => relative(root, join(root, f)))));
+  writeFileSync(
+    CLI_INPUTS + suffix,
+    JSON.stringify(
+      Object.keys(out.metafile.inputs)
+        .filter((f) => !f.includes("node_modules/"))
+        .map((f) => relative(root, join(root, f))),
+    ),
+  );
   renameSync(CLI_INPUTS + suffix, CLI_INPUTS);
   writeFileSync(CLI_BUNDLE + suffix, out.outputFiles[0].contents);
   renameSync(CLI_BUNDLE + suffix, CLI_BUNDLE);

@@ -14,7 +14,10 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "svc-lockfile-"));
 try {
   for (const f of ["package.json", "package-lock.json"]) copyFileSync(join(root, f), join(scratch, f));
-  const r = spawnSync("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: scratch, encoding: "utf8" });
+  const r = spawnSync("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    cwd: scratch,
+    encoding: "utf8",
+  });
   if (r.status !== 0) {
     console.error(`check-lockfile: npm could not resolve the lockfile:\n${r.stderr}`);
     process.exit(2);
@@ -26,7 +29,9 @@ try {
     console.log("check-lockfile: package-lock.json is what `npm install` writes");
   } else {
     const at = first === -1 ? Math.min(before.length, after.length) : first;
-    console.error(`check-lockfile: \`npm install\` (npm ${spawnSync("npm", ["--version"], { encoding: "utf8" }).stdout.trim()}) would rewrite package-lock.json from line ${at + 1}:`);
+    console.error(
+      `check-lockfile: \`npm install\` (npm ${spawnSync("npm", ["--version"], { encoding: "utf8" }).stdout.trim()}) would rewrite package-lock.json from line ${at + 1}:`,
+    );
     console.error(`  committed: ${before.slice(Math.max(0, at - 2), at + 3).join("\n             ")}`);
     console.error(`  npm writes: ${after.slice(Math.max(0, at - 2), at + 3).join("\n             ")}`);
     console.error("Run `npm install` and commit package-lock.json.");

@@ -13,13 +13,22 @@ const root = join(import.meta.dirname, "..");
 const bin = join(root, "bin/svc.mjs");
 const bundle = join(root, "dist/cli/svc.mjs");
 const dataDir = mkdtempSync(join(tmpdir(), "svc-cli-"));
-const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, NODE_ENV: "production" };
+const env: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  DATA_DIR: dataDir,
+  NODE_ENV: "production",
+};
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Runs bin/svc.mjs and returns its own CPU time in seconds (user + system, as the process measured it at exit). */
 function cpuSeconds(args: string[], extraEnv: Record<string, string> = {}): number {
   const wrapper = `process.on("exit", () => { const u = process.cpuUsage(); require("node:fs").writeSync(2, "\\ncpu:" + (u.user + u.system) / 1e6 + "\\n"); }); process.argv.splice(1, 0, ${JSON.stringify(bin)}); import(${JSON.stringify(bin)});`;
-  const r = spawnSync(process.execPath, ["-e", wrapper, "--", ...args], { env: { ...env, ...extraEnv }, encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync(process.execPath, ["-e", wrapper, "--", ...args], {
+    env: { ...env, ...extraEnv },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   expect(r.status, r.stderr).toBe(0);
   return Number(/cpu:([\d.]+)/.exec(r.stderr)![1]);
 }
@@ -28,7 +37,9 @@ describe("the svc command line", () => {
   it("runs the compiled bundle, at well under the CPU time of running the sources through tsx", () => {
     execFileSync(process.execPath, [bin, "keys", "create", "--init", "--token-only"], { env, stdio: "pipe" });
     const compiled = Math.min(...[1, 2].map(() => cpuSeconds(["keys", "create", "--token-only"])));
-    const fromSource = Math.min(...[1, 2].map(() => cpuSeconds(["keys", "create", "--token-only"], { SVC_CLI_FROM_SOURCE: "1" })));
+    const fromSource = Math.min(
+      ...[1, 2].map(() => cpuSeconds(["keys", "create", "--token-only"], { SVC_CLI_FROM_SOURCE: "1" })),
+    );
     console.log(`svc keys create: ${compiled.toFixed(2)} s CPU compiled, ${fromSource.toFixed(2)} s through tsx`);
     expect(compiled).toBeLessThan(fromSource * 0.85);
     expect(compiled).toBeLessThan(1.5);

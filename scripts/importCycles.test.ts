@@ -17,9 +17,15 @@ function serverFiles(): string[] {
 }
 
 function resolveImport(from: string, spec: string): string | undefined {
-  const base = spec.startsWith("@/") ? join(ROOT, spec.slice(2)) : spec.startsWith(".") ? resolve(dirname(from), spec) : undefined;
+  const base = spec.startsWith("@/")
+    ? join(ROOT, spec.slice(2))
+    : spec.startsWith(".")
+      ? resolve(dirname(from), spec)
+      : undefined;
   if (!base) return undefined;
-  return [base, `${base}.ts`, `${base}.mts`, `${base}.mjs`, join(base, "index.ts")].find((p) => existsSync(p) && !p.endsWith("/"));
+  return [base, `${base}.ts`, `${base}.mts`, `${base}.mjs`, join(base, "index.ts")].find(
+    (p) => existsSync(p) && !p.endsWith("/"),
+  );
 }
 
 function importGraph(): Map<string, string[]> {
@@ -31,7 +37,10 @@ function importGraph(): Map<string, string[]> {
       ...[...source.matchAll(/^import\s+["']([^"']+)["']/gm)].map((m) => m[1]!),
       ...[...source.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]!),
     ];
-    graph.set(file, specs.map((s) => resolveImport(file, s)).filter((p): p is string => p !== undefined && !readdirSafe(p)));
+    graph.set(
+      file,
+      specs.map((s) => resolveImport(file, s)).filter((p): p is string => p !== undefined && !readdirSafe(p)),
+    );
   }
   return graph;
 }
@@ -85,7 +94,12 @@ describe("the server's imports", () => {
   });
 
   it("the check finds a cycle when there is one", () => {
-    const graph = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]);
+    const graph = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a"]],
+      ["d", ["a"]],
+    ]);
     expect(cycles(graph)).toEqual([["a", "b", "c"].map((f) => relative(ROOT, f))]);
   });
 });

@@ -13,7 +13,12 @@ const RULE = "@typescript-eslint/no-restricted-imports";
 
 describe("module boundaries", () => {
   it("server/ imports neither app/ nor components/", async () => {
-    expect(await refusals("server/identity/probe.ts", `import { a } from "@/app/layout";\nimport { b } from "../../components/ui/button";\nexport { a, b };\n`)).toEqual([`1: ${RULE}`, `2: ${RULE}`]);
+    expect(
+      await refusals(
+        "server/identity/probe.ts",
+        `import { a } from "@/app/layout";\nimport { b } from "../../components/ui/button";\nexport { a, b };\n`,
+      ),
+    ).toEqual([`1: ${RULE}`, `2: ${RULE}`]);
   });
 
   it("an area uses another area's services, not its router, operations, tasks or internal modules", async () => {
@@ -32,9 +37,18 @@ describe("module boundaries", () => {
   it("the composition root imports every area's router, operations and tasks; nothing else does", async () => {
     const code = `import { a } from "./identity/router";\nimport { b } from "./identity/operations";\nimport { c } from "./identity/tasks";\nexport { a, b, c };\n`;
     expect(await refusals("server/areas.ts", code)).toEqual([]);
-    expect(await refusals("server/trpc/probe.ts", `import { a } from "../identity/router";\nimport { b } from "../identity/operations";\nexport { a, b };\n`)).toEqual([`1: ${RULE}`, `2: ${RULE}`]);
-    expect(await refusals("server/worker/probe.ts", `import { a } from "../identity/tasks";\nexport { a };\n`)).toEqual([`1: ${RULE}`]);
-    expect(await refusals("server/trpc/probe.ts", `import { areaRouters } from "../areas";\nexport { areaRouters };\n`)).toEqual([]);
+    expect(
+      await refusals(
+        "server/trpc/probe.ts",
+        `import { a } from "../identity/router";\nimport { b } from "../identity/operations";\nexport { a, b };\n`,
+      ),
+    ).toEqual([`1: ${RULE}`, `2: ${RULE}`]);
+    expect(await refusals("server/worker/probe.ts", `import { a } from "../identity/tasks";\nexport { a };\n`)).toEqual(
+      [`1: ${RULE}`],
+    );
+    expect(
+      await refusals("server/trpc/probe.ts", `import { areaRouters } from "../areas";\nexport { areaRouters };\n`),
+    ).toEqual([]);
   });
 
   it("the shared mechanisms import no area, only the root, the kernel and each other", async () => {
@@ -53,7 +67,9 @@ describe("module boundaries", () => {
       expect(await refusals(`server/${folder}/probe.ts`, code), folder).toEqual([1, 2, 3].map((l) => `${l}: ${RULE}`));
     }
     // An area may use another area's services.
-    expect(await refusals("server/webhooks/probe.ts", `import { a } from "../events/events";\nexport { a };\n`)).toEqual([]);
+    expect(
+      await refusals("server/webhooks/probe.ts", `import { a } from "../events/events";\nexport { a };\n`),
+    ).toEqual([]);
   });
 
   it("components import server types and schemas only", async () => {

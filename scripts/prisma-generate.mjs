@@ -26,12 +26,22 @@ for (const provider of providers) {
   mkdirSync(outDir, { recursive: true });
   const rendered = source
     .replace('provider = "sqlite"', `provider = "${provider}"`)
-    .replace('output       = "../server/db/generated/sqlite"', `output       = "../../../server/db/generated/${provider}"`);
+    .replace(
+      'output       = "../server/db/generated/sqlite"',
+      `output       = "../../../server/db/generated/${provider}"`,
+    );
   const schemaPath = join(outDir, "schema.prisma");
-  writeFileSync(schemaPath, `// Generated from prisma/schema.prisma by scripts/prisma-generate.mjs. Do not edit.\n${rendered}`);
-  execFileSync(process.execPath, [join(root, "node_modules/prisma/build/index.js"), "generate", "--schema", schemaPath, "--no-hints"], {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, ...engineEnv(), PRISMA_HIDE_UPDATE_MESSAGE: "1" },
-  });
+  writeFileSync(
+    schemaPath,
+    `// Generated from prisma/schema.prisma by scripts/prisma-generate.mjs. Do not edit.\n${rendered}`,
+  );
+  execFileSync(
+    process.execPath,
+    [join(root, "node_modules/prisma/build/index.js"), "generate", "--schema", schemaPath, "--no-hints"],
+    {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, ...engineEnv(), PRISMA_HIDE_UPDATE_MESSAGE: "1" },
+    },
+  );
 }

@@ -20,16 +20,26 @@ function newest(path) {
   return max;
 }
 
-const sources = ["app", "components", "server", "public", "next.config.js", "package.json", "tsconfig.json"].map((p) => join(root, p)).filter(existsSync);
+const sources = ["app", "components", "server", "public", "next.config.js", "package.json", "tsconfig.json"]
+  .map((p) => join(root, p))
+  .filter(existsSync);
 const stale = !existsSync(buildId) || Math.max(...sources.map(newest)) > statSync(buildId).mtimeMs;
 if (stale || process.env.SVC_FORCE_BUILD === "1") {
   console.log("svc: building the console and API (next build)…");
-  const r = spawnSync(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const r = spawnSync(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 // V8 grows its heap lazily under load (RSS climbed past 500 MB in the benchmark with the
 // defaults); a small young generation and a capped old space keep the server near 260 MB at the
 // same throughput. SVC_MAX_HEAP_MB raises the cap for unusual workloads.
 const heap = [`--max-old-space-size=${Number(process.env.SVC_MAX_HEAP_MB || 256)}`, "--max-semi-space-size=4"];
-const r = spawnSync(process.execPath, [...heap, "--import", "tsx", join(root, "server/main.ts")], { cwd: root, stdio: "inherit", env: { NODE_ENV: "production", ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+const r = spawnSync(process.execPath, [...heap, "--import", "tsx", join(root, "server/main.ts")], {
+  cwd: root,
+  stdio: "inherit",
+  env: { NODE_ENV: "production", ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+});
 process.exit(r.status ?? 1);

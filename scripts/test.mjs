@@ -23,6 +23,8 @@ const strict = process.env.CI === "true" || process.env.CI === "1" || process.en
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const flaky = [];
 let failedSuites = [];
+/** The failed vitest tests, repeated at the end: CI keeps only the tail of the output. */
+const failedTests = [];
 
 function run(name, cmd, args, env = {}) {
   console.log(`\n▶ ${name}`);
@@ -46,13 +48,16 @@ async function postgresReachable() {
 
 if (!run("type check", bin("tsc"), ["--noEmit", "-p", "."])) totals.failed++;
 if (!run("lint (module boundaries)", bin("eslint"), ["."])) totals.failed++;
+if (!run("format (prettier --check; `npx prettier --write .` fixes it)", bin("prettier"), ["--check", "."]))
+  totals.failed++;
 
 const projects = ["unit", "sqlite"];
 if (await postgresReachable()) projects.push("postgres");
 else if (strict) {
   failedSuites.push("postgres (unreachable: skipped suites fail under CI)");
   totals.failed++;
-} else console.warn("⚠ the PostgreSQL integration suite is SKIPPED (set TEST_POSTGRES_URL). Under CI this is a failure.");
+} else
+  console.warn("⚠ the PostgreSQL integration suite is SKIPPED (set TEST_POSTGRES_URL). Under CI this is a failure.");
 
 const vitestJson = join(results, "vitest.json");
 const vitestFlaky = join(results, "vitest-flaky.json");
@@ -61,7 +66,14 @@ rmSync(vitestFlaky, { force: true });
 run(
   "unit and integration (" + projects.join(", ") + ")",
   bin("vitest"),
-  ["run", ...projects.flatMap((p) => ["--project", p]), "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`, `--reporter=${join(root, "scripts/vitestFlakyReporter.mjs")}`],
+  [
+    "run",
+    ...projects.flatMap((p) => ["--project", p]),
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${vitestJson}`,
+    `--reporter=${join(root, "scripts/vitestFlakyReporter.mjs")}`,
+  ],
   { SVC_FLAKY_OUT: vitestFlaky },
 );
 if (existsSync(vitestFlaky)) flaky.push(...JSON.parse(readFileSync(vitestFlaky, "utf8")));
@@ -70,6 +82,7 @@ if (existsSync(vitestJson)) {
   totals.passed += v.numPassedTests;
   totals.failed += v.numFailedTests;
   totals.skipped += v.numPendingTests + v.numTodoTests;
+  failedTests.push(...vitestFailures(v));
 } else {
   failedSuites.push("vitest wrote no results");
   totals.failed++;
@@ -85,7 +98,10 @@ if (existsSync(e2eJson)) {
   totals.failed += s.unexpected;
   totals.skipped += s.skipped;
   const named = flakySpecs(report.suites ?? []);
-  flaky.push(...named, ...Array.from({ length: Math.max(0, s.flaky - named.length) }, () => "e2e (a test Playwright counted as flaky)"));
+  flaky.push(
+    ...named,
+    ...Array.from({ length: Math.max(0, s.flaky - named.length) }, () => "e2e (a test Playwright counted as flaky)"),
+  );
 } else {
   failedSuites.push("playwright wrote no results (did its server start?)");
   totals.failed++;
@@ -96,17 +112,51 @@ if (strict && flaky.length > 0) failedSuites.push(`${flaky.length} flaky test(s)
 if (totals.passed === 0) failedSuites.push("no test ran");
 console.log("");
 if (flaky.length) {
-  console.log(`flaky: ${flaky.length} (passed only on a retry${strict ? "; a failure under CI" : "; under CI this is a failure"})`);
+  console.log(
+    `flaky: ${flaky.length} (passed only on a retry${strict ? "; a failure under CI" : "; under CI this is a failure"})`,
+  );
   for (const name of flaky) console.log(`  ${name}`);
+}
+if (failedTests.length) {
+  console.log(`failed tests: ${failedTests.length}`);
+  for (const t of failedTests) console.log(t);
 }
 if (failedSuites.length) console.log(`failed: ${failedSuites.join("; ")}`);
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failedSuites.length ? 1 : 0);
 
+/** vitest's JSON report: each failed test's file, name and the first lines of its message. */
+function vitestFailures(report) {
+  return (report.testResults ?? []).flatMap((file) =>
+    file.status === "failed" && !(file.assertionResults ?? []).some((a) => a.status === "failed")
+      ? [
+          `  ✗ ${file.name.replace(root, "")}: ${String(file.message ?? "failed")
+            .split("\n")
+            .slice(0, 12)
+            .join("\n      ")}`,
+        ]
+      : (file.assertionResults ?? [])
+          .filter((a) => a.status === "failed")
+          .map((a) => {
+            const message = (a.failureMessages ?? []).join("\n").split("\n").slice(0, 12);
+            return [`  ✗ ${file.name.replace(root, "")} > ${a.fullName}`, ...message.map((l) => `      ${l}`)].join(
+              "\n",
+            );
+          }),
+  );
+}
+
 /** Playwright's report: the specs whose test passed only on a retry. */
 function flakySpecs(suites, path = []) {
   return suites.flatMap((suite) => [
-    ...(suite.specs ?? []).flatMap((spec) => (spec.tests ?? []).filter((t) => t.status === "flaky").map((t) => `e2e ${[...path, suite.title, spec.title].filter(Boolean).join(" > ")}${t.projectName ? ` [${t.projectName}]` : ""}`)),
+    ...(suite.specs ?? []).flatMap((spec) =>
+      (spec.tests ?? [])
+        .filter((t) => t.status === "flaky")
+        .map(
+          (t) =>
+            `e2e ${[...path, suite.title, spec.title].filter(Boolean).join(" > ")}${t.projectName ? ` [${t.projectName}]` : ""}`,
+        ),
+    ),
     ...flakySpecs(suite.suites ?? [], [...path, suite.title]),
   ]);
 }

@@ -9,7 +9,9 @@ export default class FlakyReporter {
 
   onTestCaseResult(testCase) {
     if (testCase.result().state === "passed" && testCase.diagnostic()?.flaky) {
-      this.flaky.push(`${testCase.project.name} ${relative(process.cwd(), testCase.module.moduleId)} > ${testCase.fullName}`);
+      this.flaky.push(
+        `${testCase.project.name} ${relative(process.cwd(), testCase.module.moduleId)} > ${testCase.fullName}`,
+      );
     }
   }
 

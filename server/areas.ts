@@ -1,5 +1,11 @@
 import type { AnyRouter } from "@trpc/server";
 import { agentOperations } from "./agents/operations";
+import { approvalBridgeEntries, executionWaiter } from "./approvals/executionWaiter";
+import { cancelApprovalsOfRevokedDelegations } from "./approvals/cancelApproval";
+import { approvalOperations } from "./approvals/operations";
+import { approvalsRouter } from "./approvals/router";
+import { approvalTasks } from "./approvals/tasks";
+import { registerApprovalWaiter, type ApprovalWaiter } from "./approvals/waiters";
 import { agentsRouter } from "./agents/router";
 import { agentJobKinds } from "./agents/tasks";
 import { complianceOperations } from "./compliance/operations";
@@ -23,25 +29,62 @@ import { identityOperations } from "./identity/operations";
 import { onDelegationsRevoked, type RevocationHook } from "./identity/revocationHooks";
 import { identityRouter } from "./identity/router";
 import { registerJobKind, type JobKind } from "./jobs";
+import { registerLearningApplier, type LearningApplier } from "./learning/appliers";
+import { LEARNING_PROPOSAL_WAITER } from "./learning/createProposal";
+import { learningOperations } from "./learning/operations";
+import { proposalWaiter } from "./learning/proposalWaiter";
+import { learningRouter } from "./learning/router";
+import { learningTasks } from "./learning/tasks";
 import { ledgerTasks } from "./ledger/tasks";
 import type { Role } from "./members/roles";
+import { marketplaceOperations } from "./marketplace/operations";
+import { marketplaceRouter } from "./marketplace/router";
+import { marketplaceBridgeEntries, marketplaceTasks } from "./marketplace/tasks";
 import { membersRouter } from "./members/router";
 import { overviewRouter } from "./overview/router";
 import { memberTasks } from "./members/tasks";
 import { processWide } from "./processWide";
+import { promptLearningAppliers } from "./prompts/learningAppliers";
+import { promptOperations } from "./prompts/operations";
+import { promptsRouter } from "./prompts/router";
 import { provenanceOperations } from "./provenance/operations";
 import { provenanceRouter } from "./provenance/router";
+import { reasoningOperations } from "./reasoning/operations";
+import { reasoningRouter } from "./reasoning/router";
+import { routingRuleApplier } from "./reasoning/routingRuleApplier";
+import { reasoningBridgeEntries, reasoningTasks } from "./reasoning/tasks";
 import { registerBridgeEntry, type BridgeHandler } from "./sandbox/bridge";
+import { invocationOperations } from "./marketplace/invocationOperations";
 import { webhookJobKinds } from "./webhooks/tasks";
 import { disableWebhooksOfRevokedDelegations, dispatchToWebhook } from "./webhooks/hooks";
 import { webhookOperations } from "./webhooks/operations";
 import { webhooksRouter } from "./webhooks/router";
 import { registerTask, type Task } from "./worker/registry";
+import { rateLimitSweep } from "./http/rateLimit";
+import { telemetryOperations } from "./telemetry/operations";
+import { onRunEnded, type RunEndHook } from "./executions/runEndHooks";
+import { settleAgentNode } from "./workflows/agentNodes";
+import { approvalNodeWaiter, WORKFLOW_NODE_WAITER } from "./workflows/approvalNodes";
+import { cancelWorkflowsOfRevokedDelegations } from "./workflows/cancelWorkflow";
+import { registerNodeOperations } from "./workflows/nodeOperations";
+import { workflowOperations } from "./workflows/operations";
+import { workflowsRouter } from "./workflows/router";
+import { workflowJobKinds } from "./workflows/tasks";
 
-/** A console page in the navigation: who sees it, and the lucide icon beside its label. */
+/**
+ * The sidebar's sections, in their order: twenty pages in one list were a wall of links that ran
+ * past the bottom of a laptop's screen. An entry names its section; the navigation keeps the
+ * root's order within a section.
+ */
+export const NAV_SECTIONS = ["Govern", "Run", "Connect", "Models", "Reference"] as const;
+export type NavSection = (typeof NAV_SECTIONS)[number];
+
+/** A console page in the navigation: who sees it, its section, and the lucide icon beside its label. */
 export interface NavEntry {
   href: string;
   label: string;
+  /** The sidebar section it is listed under; the overview alone has none (it heads the list). */
+  section?: NavSection;
   /** A lucide-react icon name (`Bot`, `ListChecks`, …). */
   icon: string;
   /** The roles that see the entry; every role when absent (the approval inbox is an approver's page). */
@@ -66,12 +109,21 @@ export interface Area {
   bridge?: Readonly<Record<string, BridgeHandler>>;
   /** What it does, in the revoking transaction, when delegations are revoked. */
   revocationHooks?: Readonly<Record<string, RevocationHook>>;
+  /** What it does, in the transaction that records a run's end, when a run ends (server/executions/runEndHooks.ts). */
+  runEndHooks?: Readonly<Record<string, RunEndHook>>;
   /** What a matched subscription of a kind it owns does, in the ingesting transaction. */
   subscriptionDispatchers?: Readonly<Partial<Record<"webhook" | "agent_trigger", SubscriptionDispatcher>>>;
   /** The platform event types it raises (the README's event catalogue). */
   platformEvents?: readonly string[];
   /** Its pages in the console's navigation. */
   nav?: readonly NavEntry[];
+  /**
+   * What it does when an approval request it asked for settles, by waiter kind (a paused run is
+   * `execution`, a workflow's approval node `workflow_node`): called in the settling transaction.
+   */
+  approvalWaiters?: Readonly<Record<string, ApprovalWaiter>>;
+  /** The kinds of learning proposal whose target it owns (server/learning/appliers.ts). */
+  learningAppliers?: readonly LearningApplier[];
 }
 
 /**
@@ -90,12 +142,20 @@ export const areas = {
     operations: identityOperations,
     router: identityRouter,
     nav: [
-      { href: "/passports", label: "Passports", icon: "Fingerprint" },
-      { href: "/keys", label: "API keys & delegations", icon: "KeyRound" },
+      { href: "/passports", label: "Passports", section: "Govern", icon: "Fingerprint" },
+      { href: "/keys", label: "API keys & delegations", section: "Govern", icon: "KeyRound" },
     ],
   },
-  controlPlane: { operations: controlPlaneOperations, router: controlPlaneRouter, nav: [{ href: "/organizations", label: "Organizations", icon: "Building2" }] },
-  provenance: { operations: provenanceOperations, router: provenanceRouter, nav: [{ href: "/provenance", label: "Provenance", icon: "Activity" }] },
+  controlPlane: {
+    operations: controlPlaneOperations,
+    router: controlPlaneRouter,
+    nav: [{ href: "/organizations", label: "Organizations", section: "Govern", icon: "Building2" }],
+  },
+  provenance: {
+    operations: provenanceOperations,
+    router: provenanceRouter,
+    nav: [{ href: "/provenance", label: "Provenance", section: "Govern", icon: "Activity" }],
+  },
   ledger: { tasks: ledgerTasks },
   compliance: { operations: complianceOperations, tasks: complianceTasks },
   agents: {
@@ -103,7 +163,7 @@ export const areas = {
     router: agentsRouter,
     jobKinds: agentJobKinds,
     platformEvents: ["agent.deployed", "agent.activated", "agent.deactivated"],
-    nav: [{ href: "/agents", label: "Agents", icon: "Bot" }],
+    nav: [{ href: "/agents", label: "Agents", section: "Run", icon: "Bot" }],
   },
   executions: {
     operations: executionOperations,
@@ -111,7 +171,7 @@ export const areas = {
     jobKinds: executionJobKinds,
     revocationHooks: { executions: cancelRunsOfRevokedDelegations },
     platformEvents: ["execution.completed", "execution.failed"],
-    nav: [{ href: "/executions", label: "Executions", icon: "ListChecks" }],
+    nav: [{ href: "/executions", label: "Executions", section: "Run", icon: "ListChecks" }],
   },
   webhooks: {
     operations: webhookOperations,
@@ -120,16 +180,77 @@ export const areas = {
     revocationHooks: { webhooks: disableWebhooksOfRevokedDelegations },
     subscriptionDispatchers: { webhook: dispatchToWebhook },
     platformEvents: ["webhook.disabled"],
-    nav: [{ href: "/webhooks", label: "Webhooks", icon: "Webhook" }],
+    nav: [{ href: "/webhooks", label: "Webhooks", section: "Run", icon: "Webhook" }],
+  },
+  approvals: {
+    operations: approvalOperations,
+    router: approvalsRouter,
+    tasks: approvalTasks,
+    bridge: approvalBridgeEntries,
+    revocationHooks: { approvals: cancelApprovalsOfRevokedDelegations },
+    approvalWaiters: { execution: executionWaiter },
+    platformEvents: ["approval.requested", "approval.decided", "approval.escalated", "approval.expired"],
+    nav: [{ href: "/approvals", label: "Approvals", section: "Govern", icon: "Inbox", roles: ["admin", "approver"] }],
   },
   events: {
     operations: eventOperations,
     router: eventsRouter,
     bridge: eventBridgeEntries,
     subscriptionDispatchers: { agent_trigger: dispatchToTrigger },
-    nav: [{ href: "/events", label: "Events", icon: "Radio" }],
+    nav: [{ href: "/events", label: "Events", section: "Run", icon: "Radio" }],
   },
-  members: { router: membersRouter, tasks: memberTasks, nav: [{ href: "/members", label: "Members", icon: "Users", roles: ["admin"] }] },
+  marketplace: {
+    operations: [...marketplaceOperations, ...invocationOperations],
+    router: marketplaceRouter,
+    tasks: marketplaceTasks,
+    bridge: marketplaceBridgeEntries,
+    platformEvents: ["connector.installed", "connector.connection_expired"],
+    nav: [{ href: "/marketplace", label: "Marketplace", section: "Connect", icon: "Store" }],
+  },
+  workflows: {
+    operations: workflowOperations,
+    router: workflowsRouter,
+    jobKinds: workflowJobKinds,
+    revocationHooks: { workflows: cancelWorkflowsOfRevokedDelegations },
+    runEndHooks: { workflows: settleAgentNode },
+    approvalWaiters: { [WORKFLOW_NODE_WAITER]: approvalNodeWaiter },
+    platformEvents: ["workflow.completed", "workflow.failed"],
+    nav: [{ href: "/workflows", label: "Workflows", section: "Run", icon: "Workflow" }],
+  },
+  reasoning: {
+    operations: reasoningOperations,
+    router: reasoningRouter,
+    bridge: reasoningBridgeEntries,
+    tasks: reasoningTasks,
+    learningAppliers: [routingRuleApplier],
+    nav: [
+      { href: "/reasoning/models", label: "Models", section: "Models", icon: "Cpu" },
+      { href: "/reasoning/playground", label: "Playground", section: "Models", icon: "FlaskConical" },
+      { href: "/reasoning/spend", label: "Spend", section: "Models", icon: "Wallet" },
+      { href: "/reasoning/benchmarks", label: "Benchmarks", section: "Models", icon: "ChartColumn" },
+    ],
+  },
+  prompts: {
+    operations: promptOperations,
+    router: promptsRouter,
+    learningAppliers: promptLearningAppliers,
+    nav: [{ href: "/prompts", label: "Prompts", section: "Models", icon: "FileText" }],
+  },
+  learning: {
+    operations: learningOperations,
+    router: learningRouter,
+    tasks: learningTasks,
+    approvalWaiters: { [LEARNING_PROPOSAL_WAITER]: proposalWaiter },
+    platformEvents: ["learning.proposed", "learning.applied", "learning.rolled_back"],
+    nav: [{ href: "/learning", label: "Learning", section: "Models", icon: "GraduationCap" }],
+  },
+  members: {
+    router: membersRouter,
+    tasks: memberTasks,
+    nav: [{ href: "/members", label: "Members", section: "Govern", icon: "Users", roles: ["admin"] }],
+  },
+  // GET /metrics (Prometheus); not an area of the domain: the process's own and the database's figures.
+  telemetry: { operations: telemetryOperations },
   // The console's dashboard (its page is the navigation's home, CONSOLE_HOME below).
   overview: { router: overviewRouter },
   // Not an area: the gate's idempotency keys, expired like any area's rows.
@@ -143,8 +264,12 @@ const entries = Object.entries(areas) as [keyof Areas, Area][];
 export const areaOperations: readonly Operation[] = entries.flatMap(([, a]) => a.operations ?? []);
 
 /** Every area's tRPC router, under the area's name. */
-export const areaRouters = Object.fromEntries(entries.filter(([, a]) => a.router).map(([name, a]) => [name, a.router])) as {
-  [K in keyof Areas as Areas[K] extends { router: AnyRouter } ? K : never]: Areas[K] extends { router: infer R } ? R : never;
+export const areaRouters = Object.fromEntries(
+  entries.filter(([, a]) => a.router).map(([name, a]) => [name, a.router]),
+) as {
+  [K in keyof Areas as Areas[K] extends { router: AnyRouter } ? K : never]: Areas[K] extends { router: infer R }
+    ? R
+    : never;
 };
 
 /** The platform event types the areas raise. */
@@ -153,12 +278,20 @@ export const platformEventTypes: readonly string[] = entries.flatMap(([, a]) => 
 /** Console pages that belong to no area: the overview first, the documents last. */
 const CONSOLE_HOME: NavEntry = { href: "/overview", label: "Overview", icon: "LayoutDashboard" };
 const CONSOLE_DOCS: readonly NavEntry[] = [
-  { href: "/docs/api", label: "API reference", icon: "FileCode2" },
-  { href: "/docs/errors", label: "Error types", icon: "TriangleAlert" },
+  { href: "/docs/api", label: "API reference", section: "Reference", icon: "FileCode2" },
+  { href: "/docs/errors", label: "Error types", section: "Reference", icon: "TriangleAlert" },
 ];
 
-/** The console's navigation: the overview, each area's pages in the root's order, the documents. */
-export const consoleNavigation: readonly NavEntry[] = [CONSOLE_HOME, ...entries.flatMap(([, a]) => a.nav ?? []), ...CONSOLE_DOCS];
+/**
+ * The console's navigation: the overview, then each section's pages (each area's in the root's
+ * order), the documents last.
+ */
+export const consoleNavigation: readonly NavEntry[] = [
+  CONSOLE_HOME,
+  ...NAV_SECTIONS.flatMap((section) =>
+    [...entries.flatMap(([, a]) => a.nav ?? []), ...CONSOLE_DOCS].filter((n) => n.section === section),
+  ),
+];
 
 /** The entries `role` sees. */
 export function navigationFor(role: Role): NavEntry[] {
@@ -169,18 +302,24 @@ export function navigationFor(role: Role): NavEntry[] {
 function checkedCapabilities(): string[] {
   const fromOperations = areaOperations.map((op) => op.capability);
   const fromProcedures = entries.flatMap(([, a]) =>
-    Object.values((a.router?._def.procedures ?? {}) as Record<string, { _def?: { meta?: { capability?: string | null } } }>).map((p) => p._def?.meta?.capability ?? null),
+    Object.values(
+      (a.router?._def.procedures ?? {}) as Record<string, { _def?: { meta?: { capability?: string | null } } }>,
+    ).map((p) => p._def?.meta?.capability ?? null),
   );
   return [...fromOperations, ...fromProcedures].filter((c): c is string => typeof c === "string");
 }
 
 /** The capability areas (`agents`, `events`, …) the catalogue offers: those something here checks. */
-export const offeredCapabilityAreas: ReadonlySet<string> = new Set(checkedCapabilities().map(capabilityAreaOf).filter((a): a is string => a !== undefined));
+export const offeredCapabilityAreas: ReadonlySet<string> = new Set(
+  checkedCapabilities()
+    .map(capabilityAreaOf)
+    .filter((a): a is string => a !== undefined),
+);
 
 /**
  * Fills the process's registries from the root: job kinds, periodic tasks, sandbox bridge
- * entries, revocation hooks, subscription dispatchers, platform event types and the capability
- * catalogue's offer.
+ * entries, revocation hooks, run-end hooks, subscription dispatchers, approval waiters, platform
+ * event types, the operations a workflow node can call and the capability catalogue's offer.
  * Every entry point calls it before serving (server/main.ts, the worker, Next.js's
  * instrumentation, the CLI, the tests); it runs once per process, whichever copy of the modules
  * (Next.js bundles its own) calls first, and the registries are the process's (server/processWide.ts).
@@ -195,8 +334,16 @@ export function composeServer(): void {
     for (const task of area.tasks ?? []) registerTask(task);
     for (const [name, handler] of Object.entries(area.bridge ?? {})) registerBridgeEntry(name, handler);
     for (const [name, hook] of Object.entries(area.revocationHooks ?? {})) onDelegationsRevoked(name, hook);
-    for (const [kind, dispatcher] of Object.entries(area.subscriptionDispatchers ?? {})) registerSubscriptionDispatcher(kind as "webhook" | "agent_trigger", dispatcher);
+    for (const [name, hook] of Object.entries(area.runEndHooks ?? {})) onRunEnded(name, hook);
+    for (const [kind, dispatcher] of Object.entries(area.subscriptionDispatchers ?? {}))
+      registerSubscriptionDispatcher(kind as "webhook" | "agent_trigger", dispatcher);
+    for (const [kind, waiter] of Object.entries(area.approvalWaiters ?? {})) registerApprovalWaiter(kind, waiter);
+    for (const applier of area.learningAppliers ?? []) registerLearningApplier(applier);
   }
+  // The shared rate limit's past windows (PostgreSQL), swept by whichever worker runs.
+  registerTask(rateLimitSweep);
   registerPlatformEventTypes(platformEventTypes);
+  // A workflow's `svc` nodes call the platform's operations by id.
+  registerNodeOperations(areaOperations);
   offerCapabilityAreas(offeredCapabilityAreas);
 }

@@ -40,12 +40,22 @@ export interface Config {
   webhookDisableAfterSeconds: number;
   /** SVC_WEBHOOK_TIMEOUT_MS: one delivery attempt's limit (connect, headers and body). */
   webhookTimeoutMs: number;
+  /** SVC_CONNECTOR_TIMEOUT_MS: one connector invocation's limit at the provider (connect, headers and body). */
+  connectorTimeoutMs: number;
+  /** SVC_CONNECTOR_MAX_RESPONSE_BYTES: a provider's answer over this is dropped (the invocation fails, nothing is parsed). */
+  connectorMaxResponseBytes: number;
   /** SVC_EVENT_MAX_DEPTH: how long a chain event → trigger run → emitted event may grow; the emit that would reach it is refused. */
   eventMaxDepth: number;
   /** SVC_RUN_EMIT_BUDGET: how many events one run may put on the bus with ctx.events.emit; the next is refused. */
   runEmitBudget: number;
   /** SVC_EVENT_MAX_FANOUT: how many trigger runs one event from outside may start, its whole chain of emitted events included. */
   eventMaxFanout: number;
+  /** SVC_DRAIN_DELAY_MS and SVC_DRAIN_TIMEOUT_MS: a stopping process's time serving with /readyz at 503, and its bound (server/meta/drain.ts). */
+  drainDelayMs: number;
+  drainTimeoutMs: number;
+  /** SVC_METRICS_PORT / SVC_METRICS_HOST: a second listener serving only GET /metrics, unauthenticated (off when unset). */
+  metricsPort: number | undefined;
+  metricsHost: string;
 }
 
 const STANDARD_WEBHOOKS_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -55,7 +65,9 @@ function schedule(name: string, fallback: number[]): number[] {
   if (raw === undefined || raw.trim() === "") return fallback;
   const values = raw.split(",").map((v) => Number(v.trim()));
   if (values.length > 20 || values.some((v) => !Number.isFinite(v) || v < 0 || v > 7 * 86_400)) {
-    throw new Error(`${name} must be up to 20 comma-separated numbers of seconds (0 to 604800), got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `${name} must be up to 20 comma-separated numbers of seconds (0 to 604800), got ${JSON.stringify(raw)}`,
+    );
   }
   return values;
 }
@@ -98,13 +110,22 @@ export function loadConfig(): Config {
     agentMaxTimeoutMs: int("SVC_AGENT_MAX_TIMEOUT_MS", 300_000, 100, 3_600_000),
     runDelegationSeconds: int("SVC_RUN_DELEGATION_SECONDS", 3600, 60, 30 * 86_400),
     executionRetryBaseMs: int("SVC_EXECUTION_RETRY_BASE_MS", 1000, 1, 3_600_000),
-    callbackRetrySchedule: schedule("SVC_CALLBACK_RETRY_SCHEDULE", schedule("SVC_WEBHOOK_RETRY_SCHEDULE", STANDARD_WEBHOOKS_SCHEDULE)),
+    callbackRetrySchedule: schedule(
+      "SVC_CALLBACK_RETRY_SCHEDULE",
+      schedule("SVC_WEBHOOK_RETRY_SCHEDULE", STANDARD_WEBHOOKS_SCHEDULE),
+    ),
     webhookRetrySchedule: schedule("SVC_WEBHOOK_RETRY_SCHEDULE", STANDARD_WEBHOOKS_SCHEDULE),
     webhookDisableAfterSeconds: int("SVC_WEBHOOK_DISABLE_AFTER_SECONDS", 5 * 86_400, 0, 365 * 86_400),
     webhookTimeoutMs: int("SVC_WEBHOOK_TIMEOUT_MS", 15_000, 50, 120_000),
+    connectorTimeoutMs: int("SVC_CONNECTOR_TIMEOUT_MS", 30_000, 50, 300_000),
+    connectorMaxResponseBytes: int("SVC_CONNECTOR_MAX_RESPONSE_BYTES", 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     eventMaxDepth: int("SVC_EVENT_MAX_DEPTH", 8, 1, 64),
     runEmitBudget: int("SVC_RUN_EMIT_BUDGET", 100, 0, 100_000),
     eventMaxFanout: int("SVC_EVENT_MAX_FANOUT", 100, 1, 100_000),
+    drainDelayMs: int("SVC_DRAIN_DELAY_MS", 0, 0, 600_000),
+    drainTimeoutMs: int("SVC_DRAIN_TIMEOUT_MS", 25_000, 1000, 3_600_000),
+    metricsPort: process.env.SVC_METRICS_PORT ? int("SVC_METRICS_PORT", 0, 0, 65535) : undefined,
+    metricsHost: process.env.SVC_METRICS_HOST || "127.0.0.1",
   };
 }
 

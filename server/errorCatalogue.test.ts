@@ -14,7 +14,10 @@ function sources(dir: string): string[] {
   });
 }
 
-const files = [...sources("server"), ...sources("app")].map((path) => ({ path, text: readFileSync(join(root, path), "utf8") }));
+const files = [...sources("server"), ...sources("app")].map((path) => ({
+  path,
+  text: readFileSync(join(root, path), "utf8"),
+}));
 
 /** Every way a code is written in the code base: a raw DomainError, the catalogue factory, a problem built by hand. */
 const CODE_PATTERNS = [
@@ -41,7 +44,8 @@ describe("error catalogue", () => {
 
   it("covers every code thrown or answered anywhere in server/ and app/", () => {
     const found = new Map<string, string>();
-    for (const { path, text } of files) for (const pattern of CODE_PATTERNS) for (const m of text.matchAll(pattern)) found.set(m[1]!, path);
+    for (const { path, text } of files)
+      for (const pattern of CODE_PATTERNS) for (const m of text.matchAll(pattern)) found.set(m[1]!, path);
     // The scan itself must see the codes we know are thrown, or it proves nothing.
     expect([...found.keys()]).toEqual(expect.arrayContaining(["no_checkpoint_yet", "invite_used", "counter_replayed"]));
     const missing = [...found].filter(([code]) => !isErrorCode(code)).map(([code, path]) => `${code} (${path})`);
@@ -49,7 +53,9 @@ describe("error catalogue", () => {
   });
 
   it("leaves no inline about:blank problem in the code base", () => {
-    const inline = files.filter(({ text }) => /type:\s*"about:blank"/.test(text)).map(({ path }) => relative(".", path));
+    const inline = files
+      .filter(({ text }) => /type:\s*"about:blank"/.test(text))
+      .map(({ path }) => relative(".", path));
     expect(inline).toEqual([]);
   });
 

@@ -42,19 +42,30 @@ export class DomainError extends Error {
  * from the catalogue, so a factory cannot invent a code that /docs/errors does not explain.
  * `status` overrides the catalogue's only with one of the entry's other statuses.
  */
-export function domainError(code: ErrorCode, detail: string, extra: DomainError["extra"] = {}, status?: number): DomainError {
+export function domainError(
+  code: ErrorCode,
+  detail: string,
+  extra: DomainError["extra"] = {},
+  status?: number,
+): DomainError {
   const entry = errorEntry(code);
   const remediation = entry.remediation?.map((description, i) => ({ step: i + 1, description }));
-  return new DomainError(status ?? entry.status, code, entry.title, detail, { ...(remediation ? { remediation } : {}), ...extra });
+  return new DomainError(status ?? entry.status, code, entry.title, detail, {
+    ...(remediation ? { remediation } : {}),
+    ...extra,
+  });
 }
 
-export const ValidationFailed = (errors: FieldError[], detail = "The request did not pass validation.") => domainError("validation_failed", detail, { errors });
+export const ValidationFailed = (errors: FieldError[], detail = "The request did not pass validation.") =>
+  domainError("validation_failed", detail, { errors });
 
 export const Unauthenticated = (detail: string) => domainError("unauthenticated", detail);
 
-export const Forbidden = (detail: string, extra: Record<string, unknown> = {}) => domainError("forbidden", detail, extra);
+export const Forbidden = (detail: string, extra: Record<string, unknown> = {}) =>
+  domainError("forbidden", detail, extra);
 
-export const NotFound = (what: string, id: string) => domainError("not_found", `No ${what} with id ${JSON.stringify(id)}.`);
+export const NotFound = (what: string, id: string) =>
+  domainError("not_found", `No ${what} with id ${JSON.stringify(id)}.`);
 
 export const Conflict = (detail: string, extra: Record<string, unknown> = {}) => domainError("conflict", detail, extra);
 
@@ -73,13 +84,23 @@ export const MethodNotAllowed = (method: string, path: string, allow: readonly s
   domainError("method_not_allowed", `${method} is not allowed on ${path}.`, { headers: { Allow: allow.join(", ") } });
 
 export const PayloadTooLarge = (limit?: number) =>
-  domainError("payload_too_large", limit === undefined ? "The body is too large." : `The body exceeds the limit of ${limit} bytes.`);
+  domainError(
+    "payload_too_large",
+    limit === undefined ? "The body is too large." : `The body exceeds the limit of ${limit} bytes.`,
+  );
 
 export const UnsupportedMediaType = (contentType: string | null, detail?: string) =>
-  domainError("unsupported_media_type", detail ?? `Send the body as application/json (got ${contentType ? JSON.stringify(contentType) : "no Content-Type"}).`);
+  domainError(
+    "unsupported_media_type",
+    detail ??
+      `Send the body as application/json (got ${contentType ? JSON.stringify(contentType) : "no Content-Type"}).`,
+  );
 
 export const IdempotencyKeyReused = () =>
-  domainError("idempotency_key_reused", "This Idempotency-Key was already used with a different request. Use a new key for a new request.");
+  domainError(
+    "idempotency_key_reused",
+    "This Idempotency-Key was already used with a different request. Use a new key for a new request.",
+  );
 
 /** Rate limited; with `retryAfter` the problem says how long to wait and carries `Retry-After`. */
 export const RateLimited = (detail: string, retryAfter?: number) =>
@@ -89,23 +110,43 @@ export const RateLimited = (detail: string, retryAfter?: number) =>
     retryAfter === undefined
       ? {}
       : {
-          remediation: [{ step: 1, description: `Wait ${retryAfter} seconds (Retry-After) before retrying, and spread requests over time.` }],
+          remediation: [
+            {
+              step: 1,
+              description: `Wait ${retryAfter} seconds (Retry-After) before retrying, and spread requests over time.`,
+            },
+          ],
           headers: { "Retry-After": String(retryAfter) },
         },
   );
 
 /** The ledger has no checkpoint yet: a fresh service signs its first one within a second. */
 export const NoCheckpointYet = () =>
-  domainError("no_checkpoint_yet", "The ledger has not signed a checkpoint yet; retry in a second.", { headers: { "Retry-After": "1" } });
+  domainError("no_checkpoint_yet", "The ledger has not signed a checkpoint yet; retry in a second.", {
+    headers: { "Retry-After": "1" },
+  });
 
 export const NotYetCheckpointed = () =>
-  domainError("not_yet_checkpointed", "The record is newer than the latest checkpoint; retry in a second.", { headers: { "Retry-After": "1" } });
+  domainError("not_yet_checkpointed", "The record is newer than the latest checkpoint; retry in a second.", {
+    headers: { "Retry-After": "1" },
+  });
 
 /** A refused passkey ceremony; `code` narrows why (the docs explain each). */
 export const PasskeyRefused = (
   detail: string,
   status?: number,
-  code: Extract<ErrorCode, "passkey_refused" | "challenge_reused" | "challenge_expired" | "counter_replayed" | "member_revoked" | "invite_invalid" | "invite_used" | "invite_expired" | "invite_superseded"> = "passkey_refused",
+  code: Extract<
+    ErrorCode,
+    | "passkey_refused"
+    | "challenge_reused"
+    | "challenge_expired"
+    | "counter_replayed"
+    | "member_revoked"
+    | "invite_invalid"
+    | "invite_used"
+    | "invite_expired"
+    | "invite_superseded"
+  > = "passkey_refused",
 ) => domainError(code, detail, {}, status);
 
 /**
@@ -118,15 +159,27 @@ export const PasskeyRefused = (
 export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === "P2002") return domainError("conflict", "A resource with the same unique key already exists (possibly created by a concurrent request).");
+  if (code === "P2002")
+    return domainError(
+      "conflict",
+      "A resource with the same unique key already exists (possibly created by a concurrent request).",
+    );
   if (code === "P2034") return domainError("conflict", "The request conflicted with a concurrent change; retry it.");
   const outage = outageKind(error);
   if (outage) {
     // An outage, not a bug: 503 with Retry-After, logged once for the whole outage (no incident).
     reportOutage(outage, error);
     const retryAfter = RETRY_AFTER_SECONDS[outage];
-    const detail = outage === "storage_full" ? "The database has no room left to write; nothing of this call was committed." : "The database cannot be reached right now; nothing of this call was committed.";
-    return domainError(outage, `${detail} Retry in ${retryAfter} s.`, { headers: { "Retry-After": String(retryAfter) } });
+    const detail =
+      outage === "storage_full"
+        ? "The database has no room left to write; nothing of this call was committed."
+        : "The database cannot be reached right now; nothing of this call was committed.";
+    return domainError(outage, `${detail} Retry in ${retryAfter} s.`, {
+      headers: { "Retry-After": String(retryAfter) },
+    });
   }
-  return domainError("internal_error", "The service failed to complete this request. Quote the incident id when you report it.");
+  return domainError(
+    "internal_error",
+    "The service failed to complete this request. Quote the incident id when you report it.",
+  );
 }

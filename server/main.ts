@@ -2,31 +2,42 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import next from "next";
 import { composeServer } from "./areas";
 import { config } from "./config";
-import { closeDatabase } from "./db/client";
 import { CLIENT_ADDRESS_HEADER } from "./http/gate";
 import { handleV1, servesPath } from "./http/router";
 import { openApiDocument } from "./openapi/document";
 import { createHmac } from "node:crypto";
 import { keyRing } from "./keys/signingKeys";
+import { drainOnSignals } from "./meta/drain";
+import { oidcSettings } from "./members/oidcSignIn";
 import { bootstrap, setupLinkIfPending } from "./setup/bootstrap";
 import { apiClientHint } from "./setup/cliCommand";
 import { startWorker } from "./worker/worker";
+import { componentLog, lineLog } from "./telemetry/log";
+import { startMetricsServer } from "./telemetry/metricsServer";
+import { startTracing, stopTracing } from "./telemetry/tracing";
 
 /**
  * The production server: migrations and first-run set-up, then the console and the /v1 API
  * (Next.js) on PORT, and the background worker in the same process unless SVC_IN_PROCESS_WORKER=0.
  */
 async function main(): Promise<void> {
+  // First, so everything after runs with the tracer provider in place (OTEL_EXPORTER_OTLP_ENDPOINT).
+  await startTracing("svc");
   // Every registry (job kinds, tasks, bridge entries, hooks…) filled once for the process, before
   // Next.js loads its own copy of the modules: that copy finds them filled (server/processWide.ts).
   composeServer();
   const cfg = config();
-  const log = (line: string) => console.log(`svc: ${line}`);
+  // A wrong SVC_OIDC_* setting stops the start, rather than every company sign-in later.
+  const company = oidcSettings();
+  const log = lineLog("svc");
   const { rootOrgDid, created } = await bootstrap(log);
   // next-auth (the console's sessions) reads these; derive them rather than ask for more settings.
   process.env.NEXTAUTH_URL ||= cfg.publicUrl;
-  process.env.NEXTAUTH_SECRET ||= createHmac("sha256", (await keyRing()).secret).update("svc console sessions").digest("base64url");
+  process.env.NEXTAUTH_SECRET ||= createHmac("sha256", (await keyRing()).secret)
+    .update("svc console sessions")
+    .digest("base64url");
   const setupLink = await setupLinkIfPending(rootOrgDid);
+  if (company) log(`company sign-in through ${company.issuer} ("Sign in with ${company.name}")`);
 
   // The OpenAPI document is generated from zod's global registry. Pages Next.js renders later load
   // their own copies of the area schemas, registering the same ids again: built now, before any
@@ -50,32 +61,35 @@ async function main(): Promise<void> {
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
+  // The metrics port (SVC_METRICS_PORT) closes with the process.
+  await startMetricsServer(log);
 
   const worker = cfg.inProcessWorker ? startWorker({ log }) : undefined;
-  log(`listening on ${cfg.publicUrl} (database: ${cfg.engine}${cfg.engine === "sqlite" ? `, data in ${cfg.dataDir}` : ""}; worker: ${worker ? "in-process" : "off"})`);
+  componentLog("svc").info(
+    { url: cfg.publicUrl, engine: cfg.engine, worker: worker ? "in-process" : "off" },
+    `listening on ${cfg.publicUrl} (database: ${cfg.engine}${cfg.engine === "sqlite" ? `, data in ${cfg.dataDir}` : ""}; worker: ${worker ? "in-process" : "off"})`,
+  );
   log(`root organization: ${rootOrgDid}`);
   if (setupLink) {
-    log(`${created ? "first start" : "set-up pending"}: open this one-time link (valid 24 h) to register the first administrator's passkey:`);
-    log(`    ${setupLink}`);
+    log(
+      `${created ? "first start" : "set-up pending"}: open this one-time link (valid 24 h) to register the first administrator's passkey:`,
+    );
+    componentLog("svc").info({ setup_link: setupLink }, `    ${setupLink}`);
   }
   if (created) apiClientHint(cfg.publicUrl).forEach(log);
   log(`API reference: ${cfg.publicUrl}/docs/api  ·  OpenAPI: ${cfg.publicUrl}/v1/openapi.json`);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping`);
-    server.close();
-    await worker?.stop();
-    await closeDatabase();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
+  // SIGTERM drains: /readyz 503, in-flight requests finish, the worker's jobs end, the ledger's queue is written.
+  drainOnSignals({ server, worker, log });
 }
 
 main().catch((e: unknown) => {
-  console.error("svc: failed to start:", e instanceof Error ? e.message : e);
+  const line = `failed to start: ${e instanceof Error ? e.message : String(e)}`;
+  // A wrong SVC_LOG_* setting is a reason not to start, and no logger to say it with.
+  try {
+    componentLog("svc").fatal(line);
+  } catch {
+    console.error(`svc: ${line}`);
+  }
   process.exit(1);
 });

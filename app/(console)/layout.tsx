@@ -9,7 +9,12 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const person = await currentPerson();
   if (!person) redirect("/sign-in");
   return (
-    <ConsoleShell nav={consoleNavigation(person.role ?? "viewer")} name={person.name} role={person.role ?? "viewer"} did={person.actorDid}>
+    <ConsoleShell
+      nav={consoleNavigation(person.role ?? "viewer")}
+      name={person.name}
+      role={person.role ?? "viewer"}
+      did={person.actorDid}
+    >
       {children}
     </ConsoleShell>
   );

@@ -12,7 +12,12 @@ export default async function DocsLayout({ children }: { children: ReactNode }) 
   const person = await currentPerson();
   if (!person) return <DocsShell>{children}</DocsShell>;
   return (
-    <ConsoleShell nav={consoleNavigation(person.role ?? "viewer")} name={person.name} role={person.role ?? "viewer"} did={person.actorDid}>
+    <ConsoleShell
+      nav={consoleNavigation(person.role ?? "viewer")}
+      name={person.name}
+      role={person.role ?? "viewer"}
+      did={person.actorDid}
+    >
       {children}
     </ConsoleShell>
   );

@@ -7,13 +7,20 @@ import { ROOT } from "./server";
  * queue worker under test gets a process of its own.
  */
 export function spawnChild(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", file, ...args], { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return spawn(process.execPath, ["--import", "tsx", file, ...args], {
+    cwd: ROOT,
+    // Its output is the bench's report: a log line per governed call would bury it (unless asked).
+    env: { ...env, SVC_LOG_LEVEL: env.SVC_LOG_LEVEL || "warn" },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
 }
 
 /** Exit code of a child (128 when a signal ended it). */
 export function exited(child: ChildProcess): Promise<number> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode ?? 128);
-  return new Promise((resolve, reject) => child.once("error", reject).once("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1))));
+  return new Promise((resolve, reject) =>
+    child.once("error", reject).once("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1))),
+  );
 }
 
 /** The next IPC message of the given type from a child; rejects if it exits first. */

@@ -26,7 +26,8 @@ export async function openReader(databaseUrl: string): Promise<DbReader> {
   const path = databaseUrl.slice("file:".length);
   const db = new Sqlite(isAbsolute(path) ? path : resolve(ROOT, path), { readonly: true, fileMustExist: true });
   return {
-    query: async <T>(sql: string, params: unknown[] = []) => db.prepare(sql.replace(/\$\d+/g, "?")).all(...params) as T[],
+    query: async <T>(sql: string, params: unknown[] = []) =>
+      db.prepare(sql.replace(/\$\d+/g, "?")).all(...params) as T[],
     close: async () => void db.close(),
   };
 }

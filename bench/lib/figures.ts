@@ -30,6 +30,13 @@ export const ROWS = [
   "executions/s, PostgreSQL, web + 2 workers",
   "governed read vs a bare Next route, c=32",
   "governed read p99 at c=1",
+  "marketplace listing p99, 1,000 connectors, 10,000 installations",
+  "governed connector invoke overhead over the bare call, p50",
+  "200-node workflow (fork/join fan-out 50), start to completion, SQLite",
+  "approval inbox first page, 10,000 pending",
+  "prompt render, three-level extends chain, p50",
+  "prompt affinity report, 1,000,000 calls",
+  "reasoning router overhead over the bare provider call, p50",
 ] as const;
 
 export function recordFigure(f: Figure): void {

@@ -41,7 +41,8 @@ export interface LoadResult {
  * (an `amount` run), and its latency histogram holds whole milliseconds, too coarse for a 5 ms target.
  */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  if ((spec.seconds === undefined) === (spec.amount === undefined)) throw new Error(`${spec.label}: give exactly one of seconds and amount`);
+  if ((spec.seconds === undefined) === (spec.amount === undefined))
+    throw new Error(`${spec.label}: give exactly one of seconds and amount`);
   const latencies: number[] = [];
   let lastResponseAt = 0;
   const started = performance.now();
@@ -94,7 +95,11 @@ export function percentile(sorted: number[], p: number): number {
  * and a warming server speeds up as it goes, so one batch sized in advance would miss the mark.
  * The batches are merged into one result.
  */
-export async function runCounted(spec: Omit<LoadSpec, "seconds" | "amount">, seconds: number, rpsEstimate?: number): Promise<LoadResult> {
+export async function runCounted(
+  spec: Omit<LoadSpec, "seconds" | "amount">,
+  seconds: number,
+  rpsEstimate?: number,
+): Promise<LoadResult> {
   const batches: LoadResult[] = [];
   let rps = rpsEstimate;
   let elapsed = 0;

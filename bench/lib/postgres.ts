@@ -43,7 +43,10 @@ export async function createDatabase(prefix = "svc_bench"): Promise<BenchDatabas
   return {
     name,
     url: url.toString(),
-    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e: unknown) => console.error(`  could not drop ${name}: ${String(e)}`)),
+    drop: () =>
+      admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e: unknown) =>
+        console.error(`  could not drop ${name}: ${String(e)}`),
+      ),
   };
 }
 

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { logLineSays } from "../../server/telemetry/log";
 
 /** The project root: benchmarks run the real start script and CLI from there. */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -44,7 +45,9 @@ export async function freePort(): Promise<number> {
  * `options.databaseUrl`) passes through so the same bench runs against PostgreSQL; `options.env`
  * adds settings (SVC_IN_PROCESS_WORKER=0 beside `npm run worker` processes).
  */
-export async function startServer(options: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<Server> {
+export async function startServer(
+  options: { databaseUrl?: string; env?: Record<string, string> } = {},
+): Promise<Server> {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-"));
   const databaseUrl = options.databaseUrl || process.env.DATABASE_URL || `file:${join(dataDir, "svc.db")}`;
@@ -61,10 +64,25 @@ export async function startServer(options: { databaseUrl?: string; env?: Record<
   const logFile = join(dataDir, "server.log");
   const log = openSync(logFile, "a");
   // detached: start.mjs leads a new process group, so one kill(-pid) reaches the server it spawnSyncs.
-  const child = spawn(process.execPath, ["scripts/start.mjs"], { cwd: ROOT, env, detached: true, stdio: ["ignore", log, log] });
+  const child = spawn(process.execPath, ["scripts/start.mjs"], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ["ignore", log, log],
+  });
   if (child.pid === undefined) throw new Error("could not spawn scripts/start.mjs");
   const engine = /^postgres(ql)?:\/\//.test(databaseUrl) ? "postgresql" : "sqlite";
-  const server: Server = { baseUrl: `http://127.0.0.1:${port}`, port, dataDir, env, engine, databaseUrl, logFile, pid: child.pid, child };
+  const server: Server = {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    env,
+    engine,
+    databaseUrl,
+    logFile,
+    pid: child.pid,
+    child,
+  };
   try {
     await waitUntilLive(server);
   } catch (e) {
@@ -79,7 +97,9 @@ async function waitUntilLive(server: Server): Promise<void> {
   let announcedBuild = false;
   for (;;) {
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
-      throw new Error(`the server exited (${server.child.exitCode ?? server.child.signalCode}) before answering /livez:\n${logTail(server)}`);
+      throw new Error(
+        `the server exited (${server.child.exitCode ?? server.child.signalCode}) before answering /livez:\n${logTail(server)}`,
+      );
     }
     if (await answers(`${server.baseUrl}/livez`)) return;
     // start.mjs rebuilds `.next` when the sources are newer; that build is not start-up time.
@@ -89,7 +109,9 @@ async function waitUntilLive(server: Server): Promise<void> {
       announcedBuild = true;
     }
     if (Date.now() - started > (building ? BUILD_TIMEOUT_MS : READY_TIMEOUT_MS)) {
-      throw new Error(`/livez did not answer 200 within ${Math.round((Date.now() - started) / 1000)} s:\n${logTail(server)}`);
+      throw new Error(
+        `/livez did not answer 200 within ${Math.round((Date.now() - started) / 1000)} s:\n${logTail(server)}`,
+      );
     }
     await sleep(250);
   }
@@ -118,7 +140,8 @@ export async function stopServer(server: Server): Promise<void> {
   const serverPid = serverProcessPid(server);
   signalGroup(server.pid, "SIGTERM");
   const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline && [server.pid, serverPid].some((pid) => pid !== undefined && running(pid))) await sleep(100);
+  while (Date.now() < deadline && [server.pid, serverPid].some((pid) => pid !== undefined && running(pid)))
+    await sleep(100);
   if ([server.pid, serverPid].some((pid) => pid !== undefined && running(pid))) signalGroup(server.pid, "SIGKILL");
 }
 
@@ -215,7 +238,10 @@ export interface ApiKey {
 
 /** Mints an API key through the operator CLI, against the server's own database. */
 export async function mintApiKey(server: Server): Promise<ApiKey> {
-  const { stdout } = await promisify(execFile)(process.execPath, ["bin/svc.mjs", "keys", "create", "--json"], { cwd: ROOT, env: server.env });
+  const { stdout } = await promisify(execFile)(process.execPath, ["bin/svc.mjs", "keys", "create", "--json"], {
+    cwd: ROOT,
+    env: server.env,
+  });
   // The JSON is the last line; anything before it would be start-up chatter.
   const last = stdout.trim().split("\n").pop() ?? "";
   const key = JSON.parse(last) as ApiKey;
@@ -236,14 +262,25 @@ export interface WorkerProcess {
 export async function startWorkerProcess(server: Server, index: number): Promise<WorkerProcess> {
   const logFile = join(server.dataDir, `worker-${index}.log`);
   const log = openSync(logFile, "a");
-  const child = spawn(process.execPath, ["--import", "tsx", "server/worker/main.ts"], { cwd: ROOT, env: server.env, detached: true, stdio: ["ignore", log, log] });
+  const child = spawn(process.execPath, ["--import", "tsx", "server/worker/main.ts"], {
+    cwd: ROOT,
+    env: server.env,
+    detached: true,
+    stdio: ["ignore", log, log],
+  });
   if (child.pid === undefined) throw new Error("could not spawn server/worker/main.ts");
   const worker = { pid: child.pid, child, logFile };
   const started = Date.now();
-  while (!readFileSync(logFile, "utf8").includes("svc-worker: running")) {
+  const running = () =>
+    readFileSync(logFile, "utf8")
+      .split("\n")
+      .some((line) => logLineSays(line, "svc-worker", "running"));
+  while (!running()) {
     if (child.exitCode !== null || child.signalCode !== null || Date.now() - started > READY_TIMEOUT_MS) {
       await stopWorkerProcess(worker);
-      throw new Error(`worker ${index} did not start:\n${readFileSync(logFile, "utf8").trimEnd().split("\n").slice(-20).join("\n")}`);
+      throw new Error(
+        `worker ${index} did not start:\n${readFileSync(logFile, "utf8").trimEnd().split("\n").slice(-20).join("\n")}`,
+      );
     }
     await sleep(100);
   }

@@ -5,9 +5,23 @@ import { Skeleton } from "@/components/ui/skeleton";
  * A chart with its title and, for screen readers, the same figures as a table: the drawing is
  * hidden from them (it says nothing a table does not say better).
  */
-export function ChartFigure({ title, summary, table, children, loading, height = 180 }: { title: string; summary?: ReactNode; table: { head: string[]; rows: Array<Array<string | number>> }; children: ReactNode; loading?: boolean; height?: number }) {
+export function ChartFigure({
+  title,
+  summary,
+  table,
+  children,
+  loading,
+  height = 180,
+}: {
+  title: string;
+  summary?: ReactNode;
+  table: { head: string[]; rows: Array<Array<string | number>> };
+  children: ReactNode;
+  loading?: boolean;
+  height?: number;
+}) {
   return (
-    <figure className="min-w-0">
+    <figure className="relative min-w-0">
       <figcaption className="flex flex-wrap items-baseline justify-between gap-x-3">
         <span className="text-sm font-semibold">{title}</span>
         {summary ? <span className="text-xs text-muted-foreground">{summary}</span> : null}
@@ -22,11 +36,27 @@ export function ChartFigure({ title, summary, table, children, loading, height =
           <table className="sr-only">
             <caption>{title}</caption>
             <thead>
-              <tr>{table.head.map((h) => <th key={h} scope="col">{h}</th>)}</tr>
+              <tr>
+                {table.head.map((h) => (
+                  <th key={h} scope="col">
+                    {h}
+                  </th>
+                ))}
+              </tr>
             </thead>
             <tbody>
               {table.rows.map((r, i) => (
-                <tr key={i}>{r.map((c, j) => (j === 0 ? <th key={j} scope="row">{c}</th> : <td key={j}>{c}</td>))}</tr>
+                <tr key={i}>
+                  {r.map((c, j) =>
+                    j === 0 ? (
+                      <th key={j} scope="row">
+                        {c}
+                      </th>
+                    ) : (
+                      <td key={j}>{c}</td>
+                    ),
+                  )}
+                </tr>
               ))}
             </tbody>
           </table>

@@ -19,57 +19,100 @@ export function AgentDetail({ id, onClose }: { id: string; onClose(): void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const canAdminister = useCanAdminister();
-  const status = useQuery(trpc.agents.status.queryOptions({ id }, { refetchInterval: (q) => (q.state.data?.data.status === "deploying" ? 1_000 : false) }));
+  const status = useQuery(
+    trpc.agents.status.queryOptions(
+      { id },
+      { refetchInterval: (q) => (q.state.data?.data.status === "deploying" ? 1_000 : false) },
+    ),
+  );
   const a = status.data?.data;
   const onMoved = (verb: string) => () => {
     toast.success(`Agent ${verb}`);
     void queryClient.invalidateQueries({ queryKey: trpc.agents.pathKey() });
   };
-  const activate = useMutation(trpc.agents.activate.mutationOptions({ onSuccess: onMoved("activated"), onError: (e) => toast.error(problemOf(e).detail) }));
-  const deactivate = useMutation(trpc.agents.deactivate.mutationOptions({ onSuccess: onMoved("deactivated"), onError: (e) => toast.error(problemOf(e).detail) }));
+  const activate = useMutation(
+    trpc.agents.activate.mutationOptions({
+      onSuccess: onMoved("activated"),
+      onError: (e) => toast.error(problemOf(e).detail),
+    }),
+  );
+  const deactivate = useMutation(
+    trpc.agents.deactivate.mutationOptions({
+      onSuccess: onMoved("deactivated"),
+      onError: (e) => toast.error(problemOf(e).detail),
+    }),
+  );
   const runtime = a?.runtime;
   const error = runtime?.error ?? (runtime?.last_deploy?.status === "rejected" ? runtime.last_deploy.error : null);
   return (
     <Dialog open onOpenChange={(o) => !o && onClose()} title={a?.name ?? "Agent"} description={a?.description ?? id}>
-      {status.error ? <p role="alert" className="text-sm text-destructive">{problemOf(status.error).detail}</p> : null}
+      {status.error ? (
+        <p role="alert" className="text-sm text-destructive">
+          {problemOf(status.error).detail}
+        </p>
+      ) : null}
       {a ? (
         <div className="space-y-5">
           <dl className="grid grid-cols-1 gap-x-3 gap-y-1 text-sm sm:grid-cols-[8rem_1fr] sm:gap-y-2">
             <dt className="text-muted-foreground">Status</dt>
-            <dd data-testid="agent-status"><StatusBadge status={a.status} /></dd>
+            <dd data-testid="agent-status">
+              <StatusBadge status={a.status} />
+            </dd>
             <dt className="text-muted-foreground">Version</dt>
             <dd className="font-mono text-xs">{a.version ?? "—"}</dd>
             <dt className="text-muted-foreground">Limits</dt>
-            <dd className="text-xs">{runtime?.limits ? `${runtime.limits.memory_mb} MiB · ${runtime.limits.timeout_ms} ms` : "—"}</dd>
+            <dd className="text-xs">
+              {runtime?.limits ? `${runtime.limits.memory_mb} MiB · ${runtime.limits.timeout_ms} ms` : "—"}
+            </dd>
             <dt className="text-muted-foreground">Bundle</dt>
             <dd>{runtime?.bundle_hash ? <Mono>{runtime.bundle_hash}</Mono> : "—"}</dd>
             <dt className="text-muted-foreground">Deployed</dt>
-            <dd className="text-xs">{runtime?.deployed_at ? <span title={runtime.deployed_at}>{ago(runtime.deployed_at)}</span> : "—"}</dd>
+            <dd className="text-xs">
+              {runtime?.deployed_at ? <span title={runtime.deployed_at}>{ago(runtime.deployed_at)}</span> : "—"}
+            </dd>
             <dt className="text-muted-foreground">Capabilities</dt>
-            <dd className="font-mono text-xs [overflow-wrap:anywhere]">{a.capabilities.length ? a.capabilities.join(", ") : "none"}</dd>
+            <dd className="font-mono text-xs [overflow-wrap:anywhere]">
+              {a.capabilities.length ? a.capabilities.join(", ") : "none"}
+            </dd>
             {a.passport_id ? (
               <>
                 <dt className="text-muted-foreground">Acts as</dt>
-                <dd><Did value={a.passport_id} truncate /></dd>
+                <dd>
+                  <Did value={a.passport_id} truncate />
+                </dd>
               </>
             ) : null}
             <dt className="text-muted-foreground">Runs</dt>
-            <dd><Link className="text-xs text-primary underline" href={`/executions?agent=${encodeURIComponent(a.id)}`}>Executions of this agent</Link></dd>
+            <dd>
+              <Link className="text-xs text-primary underline" href={`/executions?agent=${encodeURIComponent(a.id)}`}>
+                Executions of this agent
+              </Link>
+            </dd>
           </dl>
           {error ? (
-            <p role="alert" className="rounded-md border border-destructive/40 bg-destructive/10 p-3 text-sm text-destructive [overflow-wrap:anywhere]" data-testid="agent-error">
+            <p
+              role="alert"
+              className="rounded-md border border-destructive/40 bg-destructive/10 p-3 text-sm text-destructive [overflow-wrap:anywhere]"
+              data-testid="agent-error"
+            >
               <span className="font-mono text-xs">{error.code}</span>: {error.message}
             </p>
           ) : null}
           {runtime && runtime.versions.length > 0 ? (
             <section aria-labelledby="agent-versions">
-              <h3 id="agent-versions" className="mb-2 text-sm font-semibold">Versions</h3>
+              <h3 id="agent-versions" className="mb-2 text-sm font-semibold">
+                Versions
+              </h3>
               <ul className="divide-y divide-border rounded-md border border-border text-xs">
                 {runtime.versions.map((v) => (
                   <li key={v.seq} className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2">
                     <span className="font-mono font-medium">{v.version}</span>
-                    <Badge tone={v.status === "ready" ? "success" : v.status === "rejected" ? "danger" : "neutral"}>{v.status}</Badge>
-                    <span className="text-muted-foreground" title={v.created_at}>{ago(v.created_at)}</span>
+                    <Badge tone={v.status === "ready" ? "success" : v.status === "rejected" ? "danger" : "neutral"}>
+                      {v.status}
+                    </Badge>
+                    <span className="text-muted-foreground" title={v.created_at}>
+                      {ago(v.created_at)}
+                    </span>
                     <Mono className="basis-full text-muted-foreground">{v.bundle_hash}</Mono>
                     {v.error ? <span className="basis-full text-destructive">{v.error.message}</span> : null}
                   </li>
@@ -135,7 +178,11 @@ function InvokeForm({ agentId }: { agentId: string }) {
       setErrors({ input: `Not JSON: ${e instanceof Error ? e.message : String(e)}` });
       return;
     }
-    const request = InvokeRequest.safeParse({ input: parsed, max_attempts: Number(maxAttempts), ...(callbackUrl.trim() ? { callback_url: callbackUrl.trim() } : {}) });
+    const request = InvokeRequest.safeParse({
+      input: parsed,
+      max_attempts: Number(maxAttempts),
+      ...(callbackUrl.trim() ? { callback_url: callbackUrl.trim() } : {}),
+    });
     if (!request.success) {
       setErrors(Object.fromEntries(request.error.issues.map((i) => [String(i.path[0] ?? "root"), i.message])));
       return;
@@ -153,7 +200,9 @@ function InvokeForm({ agentId }: { agentId: string }) {
         submit();
       }}
     >
-      <h3 id="invoke-title" className="text-sm font-semibold">Invoke</h3>
+      <h3 id="invoke-title" className="text-sm font-semibold">
+        Invoke
+      </h3>
       <div className="space-y-1.5">
         <Label htmlFor="invoke-input">Input (JSON)</Label>
         <textarea
@@ -170,12 +219,27 @@ function InvokeForm({ agentId }: { agentId: string }) {
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-[8rem_1fr]">
         <div className="space-y-1.5">
           <Label htmlFor="invoke-attempts">Max attempts</Label>
-          <Input id="invoke-attempts" type="number" min={1} max={10} value={maxAttempts} aria-invalid={!!errors.max_attempts} onChange={(e) => setMaxAttempts(e.target.value)} />
+          <Input
+            id="invoke-attempts"
+            type="number"
+            min={1}
+            max={10}
+            value={maxAttempts}
+            aria-invalid={!!errors.max_attempts}
+            onChange={(e) => setMaxAttempts(e.target.value)}
+          />
           <FieldError message={errors.max_attempts} />
         </div>
         <div className="space-y-1.5">
           <Label htmlFor="invoke-callback">Callback URL (optional)</Label>
-          <Input id="invoke-callback" type="url" placeholder="https://hooks.example.com/svc" value={callbackUrl} aria-invalid={!!errors.callback_url} onChange={(e) => setCallbackUrl(e.target.value)} />
+          <Input
+            id="invoke-callback"
+            type="url"
+            placeholder="https://hooks.example.com/svc"
+            value={callbackUrl}
+            aria-invalid={!!errors.callback_url}
+            onChange={(e) => setCallbackUrl(e.target.value)}
+          />
           <FieldError message={errors.callback_url} />
         </div>
       </div>

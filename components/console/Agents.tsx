@@ -28,7 +28,8 @@ export function Agents() {
       {
         getNextPageParam: (last) => last.data.next_cursor ?? undefined,
         // A deploy is checked in the background: follow it until it settles.
-        refetchInterval: (q) => (q.state.data?.pages.some((p) => p.data.agents.some((a) => a.status === "deploying")) ? 1_000 : false),
+        refetchInterval: (q) =>
+          q.state.data?.pages.some((p) => p.data.agents.some((a) => a.status === "deploying")) ? 1_000 : false,
       },
     ),
   );
@@ -37,17 +38,40 @@ export function Agents() {
     {
       header: "Name",
       cell: ({ row }) => (
-        <button type="button" className="whitespace-nowrap text-left font-medium text-primary underline-offset-2 hover:underline focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring" onClick={(e) => { e.stopPropagation(); setDetail(row.original.id); }}>
+        <button
+          type="button"
+          className="whitespace-nowrap text-left font-medium text-primary underline-offset-2 hover:underline focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+          onClick={(e) => {
+            e.stopPropagation();
+            setDetail(row.original.id);
+          }}
+        >
           {row.original.name}
         </button>
       ),
     },
     { header: "Status", cell: ({ row }) => <StatusBadge status={row.original.status} /> },
     { header: "Version", cell: ({ row }) => <span className="font-mono text-xs">{row.original.version ?? "—"}</span> },
-    { header: "Capabilities", cell: ({ row }) => <span className="block min-w-48 text-xs">{row.original.capabilities.length ? row.original.capabilities.join(", ") : <span className="text-muted-foreground">none</span>}</span> },
+    {
+      header: "Capabilities",
+      cell: ({ row }) => (
+        <span className="block min-w-48 text-xs">
+          {row.original.capabilities.length ? (
+            row.original.capabilities.join(", ")
+          ) : (
+            <span className="text-muted-foreground">none</span>
+          )}
+        </span>
+      ),
+    },
     {
       header: "Updated",
-      cell: ({ row }) => (row.original.updated_at ? <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.updated_at}>{ago(row.original.updated_at)}</span> : null),
+      cell: ({ row }) =>
+        row.original.updated_at ? (
+          <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.updated_at}>
+            {ago(row.original.updated_at)}
+          </span>
+        ) : null,
     },
   ];
   return (
@@ -69,12 +93,24 @@ export function Agents() {
         data={rows}
         loading={list.isFetching}
         error={list.error ? problemOf(list.error).detail : null}
-        empty={canAdminister ? "No agents yet. Deploy a bundle to run one." : "No agents yet. An administrator deploys them."}
+        empty={
+          canAdminister ? "No agents yet. Deploy a bundle to run one." : "No agents yet. An administrator deploys them."
+        }
         hasMore={list.hasNextPage}
         onMore={() => void list.fetchNextPage()}
         onRowClick={(a) => setDetail(a.id)}
       />
-      {canAdminister ? <DeployAgentDialog open={deploying} onOpenChange={setDeploying} onDeployed={(id) => { setDeploying(false); setDetail(id); void list.refetch(); }} /> : null}
+      {canAdminister ? (
+        <DeployAgentDialog
+          open={deploying}
+          onOpenChange={setDeploying}
+          onDeployed={(id) => {
+            setDeploying(false);
+            setDetail(id);
+            void list.refetch();
+          }}
+        />
+      ) : null}
       {detail ? <AgentDetail id={detail} onClose={() => setDetail(null)} /> : null}
     </>
   );

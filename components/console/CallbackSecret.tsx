@@ -20,21 +20,39 @@ export function CallbackSecretPanel() {
       onSuccess: (out) => {
         queryClient.setQueryData(trpc.executions.callbackSecret.queryKey({}), { secret: out.secret });
         setRevealed(true);
-        toast.success(out.previous_expires_at ? `Rotated: the previous secret also signs until ${new Date(out.previous_expires_at).toLocaleString()}` : "Rotated");
+        toast.success(
+          out.previous_expires_at
+            ? `Rotated: the previous secret also signs until ${new Date(out.previous_expires_at).toLocaleString()}`
+            : "Rotated",
+        );
       },
       onError: (e) => toast.error(problemOf(e).detail),
     }),
   );
   return (
     <Card role="region" className="mt-6 p-4" aria-labelledby="callback-secret-title">
-      <h2 id="callback-secret-title" className="text-base font-semibold">Callback signing secret</h2>
-      <p className="mt-1 text-sm text-muted-foreground">Callbacks carry webhook-id, webhook-timestamp and webhook-signature headers: verify them with this secret (Standard Webhooks).</p>
+      <h2 id="callback-secret-title" className="text-base font-semibold">
+        Callback signing secret
+      </h2>
+      <p className="mt-1 text-sm text-muted-foreground">
+        Callbacks carry webhook-id, webhook-timestamp and webhook-signature headers: verify them with this secret
+        (Standard Webhooks).
+      </p>
       <div className="mt-3 min-h-9 rounded-md bg-muted px-3 py-2" aria-live="polite">
-        {revealed && secret.data ? <Mono data-testid="callback-secret">{secret.data.secret}</Mono> : revealed && secret.error ? <span role="alert" className="text-sm text-destructive">{problemOf(secret.error).detail}</span> : <span className="font-mono text-xs text-muted-foreground">whsec_••••••••••••••••</span>}
+        {revealed && secret.data ? (
+          <Mono data-testid="callback-secret">{secret.data.secret}</Mono>
+        ) : revealed && secret.error ? (
+          <span role="alert" className="text-sm text-destructive">
+            {problemOf(secret.error).detail}
+          </span>
+        ) : (
+          <span className="font-mono text-xs text-muted-foreground">whsec_••••••••••••••••</span>
+        )}
       </div>
       <div className="mt-3 flex flex-wrap gap-2">
         <Button variant="outline" size="sm" onClick={() => setRevealed((r) => !r)} aria-pressed={revealed}>
-          {revealed ? <EyeOff className="h-4 w-4" aria-hidden /> : <Eye className="h-4 w-4" aria-hidden />} {revealed ? "Hide secret" : "Reveal secret"}
+          {revealed ? <EyeOff className="h-4 w-4" aria-hidden /> : <Eye className="h-4 w-4" aria-hidden />}{" "}
+          {revealed ? "Hide secret" : "Reveal secret"}
         </Button>
         <Confirm
           trigger={

@@ -6,17 +6,31 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useTheme } from "next-themes";
-import { createContext, useContext, useState, type ReactNode } from "react";
+import { createContext, useContext, useId, useState, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Badge } from "@/components/ui/primitives";
 import { Did } from "./Did";
+import { PendingApprovalsBadge } from "./PendingApprovalsBadge";
 
 /** One page in the sidebar: the layout builds them from the composition root's nav entries (server/areas.ts), for the person's role. */
 export interface NavItem {
   href: string;
   label: string;
+  /** Its section's heading in the sidebar; the entries come grouped by section, in order. */
+  section?: string;
   icon: ReactNode;
+}
+
+/** The entries in runs of the same section, in order. */
+function bySection(nav: NavItem[]): { section: string | undefined; items: NavItem[] }[] {
+  const groups: { section: string | undefined; items: NavItem[] }[] = [];
+  for (const n of nav) {
+    const last = groups.at(-1);
+    if (last && last.section === n.section) last.items.push(n);
+    else groups.push({ section: n.section, items: [n] });
+  }
+  return groups;
 }
 
 const RoleContext = createContext<string>("viewer");
@@ -36,8 +50,14 @@ export function useCanAdminister(): boolean {
 
 export function Brand() {
   return (
-    <Link href="/overview" className="flex items-center gap-2 rounded-md focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring">
-      <span className="grid h-7 w-7 place-items-center rounded-md bg-primary text-sm font-bold text-primary-foreground" aria-hidden>
+    <Link
+      href="/overview"
+      className="flex items-center gap-2 rounded-md focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+    >
+      <span
+        className="grid h-7 w-7 place-items-center rounded-md bg-primary text-sm font-bold text-primary-foreground"
+        aria-hidden
+      >
         s
       </span>
       <span className="font-semibold">svc console</span>
@@ -53,33 +73,71 @@ export function Brand() {
 export function ThemeToggle() {
   const { resolvedTheme, setTheme } = useTheme();
   return (
-    <Button variant="ghost" size="sm" aria-label="Toggle dark mode" onClick={() => setTheme(resolvedTheme === "dark" ? "light" : "dark")}>
+    <Button
+      variant="ghost"
+      size="sm"
+      aria-label="Toggle dark mode"
+      onClick={() => setTheme(resolvedTheme === "dark" ? "light" : "dark")}
+    >
       <Sun className="hidden h-4 w-4 dark:block" aria-hidden />
       <Moon className="h-4 w-4 dark:hidden" aria-hidden />
     </Button>
   );
 }
 
-function Sidebar({ nav, name, role, did, onNavigate }: { nav: NavItem[]; name: string; role: string; did: string; onNavigate?: () => void }) {
+function Sidebar({
+  nav,
+  name,
+  role,
+  did,
+  onNavigate,
+}: {
+  nav: NavItem[];
+  name: string;
+  role: string;
+  did: string;
+  onNavigate?: () => void;
+}) {
   const pathname = usePathname();
+  // The drawer and the sidebar may both be in the page: each copy's section ids are its own.
+  const idPrefix = useId();
   return (
     <>
-      <nav aria-label="Console" className="flex-1 space-y-0.5 overflow-y-auto px-3">
-        {nav.map((n) => {
-          const active = pathname.startsWith(n.href);
-          return (
-            <Link
-              key={n.href}
-              href={n.href}
-              onClick={onNavigate}
-              aria-current={active ? "page" : undefined}
-              className={cn("flex items-center gap-2 rounded-md px-3 py-2 text-sm text-muted-foreground hover:bg-muted hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring", active && "bg-accent font-medium text-foreground")}
-            >
-              {n.icon}
-              {n.label}
-            </Link>
-          );
-        })}
+      <nav aria-label="Console" className="flex-1 overflow-y-auto px-3 pb-2">
+        {bySection(nav).map(({ section, items }) => (
+          <div key={section ?? "home"} className={section ? "pt-3" : undefined}>
+            {section ? (
+              <div
+                id={`${idPrefix}-${section.toLowerCase()}`}
+                className="px-3 pb-1 text-xs font-medium uppercase tracking-wide text-muted-foreground"
+              >
+                {section}
+              </div>
+            ) : null}
+            <ul className="space-y-0.5" aria-labelledby={section ? `${idPrefix}-${section.toLowerCase()}` : undefined}>
+              {items.map((n) => {
+                const active = pathname.startsWith(n.href);
+                return (
+                  <li key={n.href}>
+                    <Link
+                      href={n.href}
+                      onClick={onNavigate}
+                      aria-current={active ? "page" : undefined}
+                      className={cn(
+                        "flex items-center gap-2 rounded-md px-3 py-1.5 text-sm text-muted-foreground hover:bg-muted hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring",
+                        active && "bg-accent font-medium text-foreground",
+                      )}
+                    >
+                      {n.icon}
+                      {n.label}
+                      {n.href === "/approvals" ? <PendingApprovalsBadge /> : null}
+                    </Link>
+                  </li>
+                );
+              })}
+            </ul>
+          </div>
+        ))}
       </nav>
       <div className="border-t border-border p-3">
         <div className="px-2 pb-2">
@@ -104,12 +162,27 @@ function Sidebar({ nav, name, role, did, onNavigate }: { nav: NavItem[]; name: s
  * The console's frame: a sidebar from 768 px up; below that a top bar whose menu button opens the
  * same navigation in a drawer (a Radix dialog: focus trapped, Escape closes, focus returns).
  */
-export function ConsoleShell({ nav, name, role, did, children }: { nav: NavItem[]; name: string; role: string; did: string; children: ReactNode }) {
+export function ConsoleShell({
+  nav,
+  name,
+  role,
+  did,
+  children,
+}: {
+  nav: NavItem[];
+  name: string;
+  role: string;
+  did: string;
+  children: ReactNode;
+}) {
   const [menuOpen, setMenuOpen] = useState(false);
   return (
     <RoleContext.Provider value={role}>
       <div className="min-h-screen md:flex">
-        <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-card focus:p-2">
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-card focus:p-2"
+        >
           Skip to content
         </a>
         <header className="sticky top-0 z-30 flex items-center justify-between border-b border-border bg-card px-4 py-2 md:hidden">
@@ -122,7 +195,10 @@ export function ConsoleShell({ nav, name, role, did, children }: { nav: NavItem[
             </DialogPrimitive.Trigger>
             <DialogPrimitive.Portal>
               <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-black/40" />
-              <DialogPrimitive.Content aria-describedby={undefined} className="fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] flex-col border-r border-border bg-card shadow-lg">
+              <DialogPrimitive.Content
+                aria-describedby={undefined}
+                className="fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] flex-col border-r border-border bg-card shadow-lg"
+              >
                 <div className="flex items-center justify-between px-5 py-3">
                   <DialogPrimitive.Title className="font-semibold">Menu</DialogPrimitive.Title>
                   <DialogPrimitive.Close asChild>
@@ -153,7 +229,15 @@ export function ConsoleShell({ nav, name, role, did, children }: { nav: NavItem[
   );
 }
 
-export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: string;
+  actions?: ReactNode;
+}) {
   return (
     <div className="mb-6 flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between sm:gap-4">
       <div className="min-w-0">

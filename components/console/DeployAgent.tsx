@@ -13,7 +13,13 @@ import { AgentManifest } from "@/server/agents/schemas";
 import { problemOf, useTRPC } from "./Providers";
 
 const MANIFEST_TEMPLATE = JSON.stringify(
-  { name: "my-agent", version: "1.0.0", description: "What the agent does", capabilities: [], limits: { memory_mb: 32, timeout_ms: 5000 } },
+  {
+    name: "my-agent",
+    version: "1.0.0",
+    description: "What the agent does",
+    capabilities: [],
+    limits: { memory_mb: 32, timeout_ms: 5000 },
+  },
   null,
   2,
 );
@@ -29,7 +35,11 @@ const DeployForm = z.object({
       return;
     }
     const parsed = AgentManifest.safeParse(value);
-    if (!parsed.success) ctx.addIssue({ code: "custom", message: parsed.error.issues.map((i) => `${i.path.join(".") || "manifest"}: ${i.message}`).join("\n") });
+    if (!parsed.success)
+      ctx.addIssue({
+        code: "custom",
+        message: parsed.error.issues.map((i) => `${i.path.join(".") || "manifest"}: ${i.message}`).join("\n"),
+      });
   }),
   wait: z.boolean(),
 });
@@ -53,16 +63,33 @@ async function readBundle(file: File): Promise<Bundle> {
   return { name: file.name, size: bytes.length, base64: btoa(binary), hash: `sha256:${hex}` };
 }
 
-export function DeployAgentDialog({ open, onOpenChange, onDeployed }: { open: boolean; onOpenChange(o: boolean): void; onDeployed(agentId: string): void }) {
+export function DeployAgentDialog({
+  open,
+  onOpenChange,
+  onDeployed,
+}: {
+  open: boolean;
+  onOpenChange(o: boolean): void;
+  onDeployed(agentId: string): void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [bundle, setBundle] = useState<Bundle | null>(null);
   const [bundleError, setBundleError] = useState<string | undefined>();
-  const form = useForm<DeployValues>({ resolver: zodResolver(DeployForm), defaultValues: { manifest: MANIFEST_TEMPLATE, wait: true } });
+  const form = useForm<DeployValues>({
+    resolver: zodResolver(DeployForm),
+    defaultValues: { manifest: MANIFEST_TEMPLATE, wait: true },
+  });
   const deploy = useMutation(
     trpc.agents.deploy.mutationOptions({
       onSuccess: (out) => {
-        toast.success(out.data.status === "active" ? "Agent deployed and active" : out.data.status === "deploying" ? "Agent deploying: its bundle is being checked" : `Agent ${out.data.status}: see its status`);
+        toast.success(
+          out.data.status === "active"
+            ? "Agent deployed and active"
+            : out.data.status === "deploying"
+              ? "Agent deploying: its bundle is being checked"
+              : `Agent ${out.data.status}: see its status`,
+        );
         void queryClient.invalidateQueries({ queryKey: trpc.agents.pathKey() });
         form.reset({ manifest: MANIFEST_TEMPLATE, wait: true });
         setBundle(null);
@@ -73,7 +100,10 @@ export function DeployAgentDialog({ open, onOpenChange, onDeployed }: { open: bo
         const { detail, fields } = problemOf(e);
         const manifest = Object.entries(fields).filter(([f]) => f.startsWith("manifest"));
         const file = Object.entries(fields).filter(([f]) => f.startsWith("bundle"));
-        if (manifest.length) form.setError("manifest", { message: manifest.map(([f, m]) => `${f.replace(/^manifest\.?/, "") || "manifest"}: ${m}`).join("\n") });
+        if (manifest.length)
+          form.setError("manifest", {
+            message: manifest.map(([f, m]) => `${f.replace(/^manifest\.?/, "") || "manifest"}: ${m}`).join("\n"),
+          });
         if (file.length) setBundleError(file.map(([, m]) => m).join(" "));
         form.setError("root", { message: detail });
       },
@@ -85,10 +115,20 @@ export function DeployAgentDialog({ open, onOpenChange, onDeployed }: { open: bo
       setBundleError("Choose the bundle: one .js or .mjs ES module");
       return;
     }
-    deploy.mutate({ manifest: JSON.parse(v.manifest) as z.infer<typeof AgentManifest>, bundleBase64: bundle.base64, bundleHash: bundle.hash, ...(v.wait ? { wait: true } : {}) });
+    deploy.mutate({
+      manifest: JSON.parse(v.manifest) as z.infer<typeof AgentManifest>,
+      bundleBase64: bundle.base64,
+      bundleHash: bundle.hash,
+      ...(v.wait ? { wait: true } : {}),
+    });
   });
   return (
-    <Dialog open={open} onOpenChange={onOpenChange} title="Deploy an agent" description="Deploying a name that exists adds a version; the agent stays on its current version until the new one is checked.">
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title="Deploy an agent"
+      description="Deploying a name that exists adds a version; the agent stays on its current version until the new one is checked."
+    >
       <form noValidate className="space-y-4" onSubmit={(e) => void submit(e)}>
         <div className="space-y-1.5">
           <Label htmlFor="agent-bundle">Bundle (.js or .mjs)</Label>

@@ -14,7 +14,17 @@ export function shortDid(value: string): string {
  * A DID as the console shows it everywhere: truncated (the whole value in its title), the
  * passport's name beside it when known, and a button that copies the whole value.
  */
-export function Did({ value, name, truncate, className }: { value: string | null; name?: string | null; truncate?: boolean; className?: string }) {
+export function Did({
+  value,
+  name,
+  truncate,
+  className,
+}: {
+  value: string | null;
+  name?: string | null;
+  truncate?: boolean;
+  className?: string;
+}) {
   const [copied, setCopied] = useState(false);
   if (!value) return <span className="text-muted-foreground">—</span>;
   const copy = async (e: MouseEvent) => {
@@ -30,8 +40,16 @@ export function Did({ value, name, truncate, className }: { value: string | null
   };
   return (
     // In a table the cell grows to fit (the table scrolls); in a narrow frame (`truncate`) it is cut with an ellipsis.
-    <span className={cn("inline-flex items-center gap-1 align-middle", truncate ? "min-w-0 max-w-full" : "whitespace-nowrap", className)}>
-      {name ? <span className={cn("text-xs font-medium", truncate && "max-w-[60%] shrink-0 truncate")}>{name}</span> : null}
+    <span
+      className={cn(
+        "inline-flex items-center gap-1 align-middle",
+        truncate ? "min-w-0 max-w-full" : "whitespace-nowrap",
+        className,
+      )}
+    >
+      {name ? (
+        <span className={cn("text-xs font-medium", truncate && "max-w-[60%] shrink-0 truncate")}>{name}</span>
+      ) : null}
       <span className={cn("font-mono text-xs", truncate && "truncate", name && "text-muted-foreground")} title={value}>
         {shortDid(value)}
       </span>

@@ -51,26 +51,62 @@ export function Events() {
     const query = next.toString();
     router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
   };
-  const list = useInfiniteQuery(trpc.events.list.infiniteQueryOptions({ limit: 20, ...(type ? { type } : {}) }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.events.list.infiniteQueryOptions(
+      { limit: 20, ...(type ? { type } : {}) },
+      { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined },
+    ),
+  );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const columns: ColumnDef<BusEvent, unknown>[] = [
     {
       header: "Event",
       cell: ({ row }) => (
-        <Link href={`/events/${row.original.id}`} title={row.original.id} aria-label={row.original.id} onClick={(e) => e.stopPropagation()} className="whitespace-nowrap font-mono text-xs text-primary underline-offset-2 hover:underline">
+        <Link
+          href={`/events/${row.original.id}`}
+          title={row.original.id}
+          aria-label={row.original.id}
+          onClick={(e) => e.stopPropagation()}
+          className="whitespace-nowrap font-mono text-xs text-primary underline-offset-2 hover:underline"
+        >
           {shortEventId(row.original.id)}
         </Link>
       ),
     },
-    { header: "Type", cell: ({ row }) => <span className="whitespace-nowrap font-mono text-xs">{row.original.type}</span> },
-    { header: "Source", cell: ({ row }) => <span className="text-xs">{row.original.source ?? <span className="text-muted-foreground">—</span>}</span> },
+    {
+      header: "Type",
+      cell: ({ row }) => <span className="whitespace-nowrap font-mono text-xs">{row.original.type}</span>,
+    },
+    {
+      header: "Source",
+      cell: ({ row }) => (
+        <span className="text-xs">{row.original.source ?? <span className="text-muted-foreground">—</span>}</span>
+      ),
+    },
     { header: "Via", cell: ({ row }) => <ViaBadge via={row.original.via} /> },
-    { header: "Matches", cell: ({ row }) => <span className="tabular-nums text-xs" data-testid="event-matches">{row.original.matches.length}</span> },
-    { header: "Time", cell: ({ row }) => <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.occurred_at}>{ago(row.original.occurred_at)}</span> },
+    {
+      header: "Matches",
+      cell: ({ row }) => (
+        <span className="tabular-nums text-xs" data-testid="event-matches">
+          {row.original.matches.length}
+        </span>
+      ),
+    },
+    {
+      header: "Time",
+      cell: ({ row }) => (
+        <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.occurred_at}>
+          {ago(row.original.occurred_at)}
+        </span>
+      ),
+    },
   ];
   return (
     <>
-      <PageHeader title="Events" description="Every event put on the bus, through ingest (from outside) or emit (from your systems and agents), and the executions and deliveries it caused." />
+      <PageHeader
+        title="Events"
+        description="Every event put on the bus, through ingest (from outside) or emit (from your systems and agents), and the executions and deliveries it caused."
+      />
       <form
         className="mb-3 flex flex-wrap items-end gap-2"
         role="search"
@@ -81,7 +117,13 @@ export function Events() {
       >
         <div className="w-full space-y-1 sm:w-72">
           <Label htmlFor="f-type">Type</Label>
-          <Input id="f-type" placeholder="invoice.paid" value={draft} aria-invalid={!!draftError} onChange={(e) => setDraft(e.target.value)} />
+          <Input
+            id="f-type"
+            placeholder="invoice.paid"
+            value={draft}
+            aria-invalid={!!draftError}
+            onChange={(e) => setDraft(e.target.value)}
+          />
         </div>
         <Button type="submit" variant="outline">
           Filter
@@ -108,7 +150,11 @@ export function Events() {
         data={rows}
         loading={list.isFetching}
         error={list.error ? problemOf(list.error).detail : null}
-        empty={type ? `No ${type} events yet.` : "No events yet. Events arrive through POST /v1/events/ingest and /v1/events/emit, or a webhook's test button."}
+        empty={
+          type
+            ? `No ${type} events yet.`
+            : "No events yet. Events arrive through POST /v1/events/ingest and /v1/events/emit, or a webhook's test button."
+        }
         hasMore={list.hasNextPage}
         onMore={() => void list.fetchNextPage()}
         onRowClick={(e) => router.push(`/events/${e.id}`)}

@@ -52,7 +52,10 @@ export function ExecutionDetail({ id }: { id: string }) {
   );
   return (
     <>
-      <Link href="/executions" className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground">
+      <Link
+        href="/executions"
+        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
+      >
         <ArrowLeft className="h-4 w-4" aria-hidden /> Executions
       </Link>
       <PageHeader
@@ -62,34 +65,53 @@ export function ExecutionDetail({ id }: { id: string }) {
           <div className="flex items-center gap-3">
             <LiveIndicator status={stream.status} />
             {canAdminister && e && isLive(e.status) ? (
-            <Confirm
-              trigger={<Button variant="destructive">Cancel execution</Button>}
-              title="Cancel this execution?"
-              description="A queued run will not start; a running sandbox is stopped within a second. It ends cancelled and is not retried."
-              confirmLabel="Cancel execution"
-              onConfirm={() => cancel.mutate({ id })}
-            />
+              <Confirm
+                trigger={<Button variant="destructive">Cancel execution</Button>}
+                title="Cancel this execution?"
+                description="A queued run will not start; a running sandbox is stopped within a second. It ends cancelled and is not retried."
+                confirmLabel="Cancel execution"
+                onConfirm={() => cancel.mutate({ id })}
+              />
             ) : null}
           </div>
         }
       />
-      {exec.error ? <p role="alert" className="text-sm text-destructive">{problemOf(exec.error).detail}</p> : null}
+      {exec.error ? (
+        <p role="alert" className="text-sm text-destructive">
+          {problemOf(exec.error).detail}
+        </p>
+      ) : null}
       {exec.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null}
       {e ? (
         <div className="space-y-5">
           <Card className="p-4">
             <div className="mb-3 flex flex-wrap items-center gap-2">
-              <span data-testid="execution-status"><ExecutionStatusBadge status={e.status} /></span>
+              <span data-testid="execution-status">
+                <ExecutionStatusBadge status={e.status} />
+              </span>
               <span className="text-sm text-muted-foreground">
-                attempt <span className="tabular-nums">{e.current_attempt ?? 0}/{e.max_attempts ?? "—"}</span>
+                attempt{" "}
+                <span className="tabular-nums">
+                  {e.current_attempt ?? 0}/{e.max_attempts ?? "—"}
+                </span>
               </span>
             </div>
             <ExecutionProgress execution={e} />
             <dl className="mt-4 grid grid-cols-1 gap-x-3 gap-y-1 text-sm sm:grid-cols-[9rem_1fr] sm:gap-y-2">
               <dt className="text-muted-foreground">Agent</dt>
-              <dd>{e.agent_id ? <Link className="text-primary underline" href={`/executions?agent=${encodeURIComponent(e.agent_id)}`}>{nameOf(e.agent_id) ?? e.agent_id}</Link> : "—"}</dd>
+              <dd>
+                {e.agent_id ? (
+                  <Link className="text-primary underline" href={`/executions?agent=${encodeURIComponent(e.agent_id)}`}>
+                    {nameOf(e.agent_id) ?? e.agent_id}
+                  </Link>
+                ) : (
+                  "—"
+                )}
+              </dd>
               <dt className="text-muted-foreground">Invoked by</dt>
-              <dd><Did value={e.requester_passport_id ?? null} name={passportName(e.requester_passport_id)} truncate /></dd>
+              <dd>
+                <Did value={e.requester_passport_id ?? null} name={passportName(e.requester_passport_id)} truncate />
+              </dd>
               <dt className="text-muted-foreground">Queued</dt>
               <dd className="text-xs">{when(e.queued_at)}</dd>
               <dt className="text-muted-foreground">Started</dt>
@@ -98,68 +120,127 @@ export function ExecutionDetail({ id }: { id: string }) {
               <dd className="text-xs">{when(e.completed_at)}</dd>
               <dt className="text-muted-foreground">Provenance</dt>
               <dd className="text-xs">
-                <Link className="inline-flex items-center gap-1 text-primary underline" href={`/provenance?resource=${encodeURIComponent(e.id)}`}>
+                <Link
+                  className="inline-flex items-center gap-1 text-primary underline"
+                  href={`/provenance?resource=${encodeURIComponent(e.id)}`}
+                >
                   Records of this execution <ExternalLink className="h-3 w-3" aria-hidden />
                 </Link>
-                {e.provenance_id ? <span className="ml-2 font-mono text-muted-foreground">(run: {e.provenance_id})</span> : null}
+                {e.provenance_id ? (
+                  <span className="ml-2 font-mono text-muted-foreground">(run: {e.provenance_id})</span>
+                ) : null}
               </dd>
             </dl>
           </Card>
           <section aria-labelledby="input-title">
-            <h2 id="input-title" className="mb-2 text-base font-semibold">Input</h2>
+            <h2 id="input-title" className="mb-2 text-base font-semibold">
+              Input
+            </h2>
             <ExecutionInput execution={e} />
           </section>
           {e.result_json ? (
             <section aria-labelledby="result-title">
-              <h2 id="result-title" className="mb-2 text-base font-semibold">Result</h2>
+              <h2 id="result-title" className="mb-2 text-base font-semibold">
+                Result
+              </h2>
               <JsonBlock value={e.result_json} label="Result JSON" />
             </section>
           ) : null}
           {e.error_json ? (
             <section aria-labelledby="error-title">
-              <h2 id="error-title" className="mb-2 text-base font-semibold">Error</h2>
+              <h2 id="error-title" className="mb-2 text-base font-semibold">
+                Error
+              </h2>
               <ErrorText error={e.error_json} nameOf={passportName} />
             </section>
           ) : null}
           <section aria-labelledby="attempts-title">
-            <h2 id="attempts-title" className="mb-2 text-base font-semibold">Attempts</h2>
+            <h2 id="attempts-title" className="mb-2 text-base font-semibold">
+              Attempts
+            </h2>
             <ExecutionAttempts attempts={e.attempts ?? []} />
           </section>
           <section aria-labelledby="logs-title">
-            <h2 id="logs-title" className="mb-2 text-base font-semibold">Logs</h2>
+            <h2 id="logs-title" className="mb-2 text-base font-semibold">
+              Logs
+            </h2>
             {logs.data && logs.data.data.length > 0 ? (
-              <ol className="max-h-72 overflow-auto rounded-md bg-muted p-3 font-mono text-xs" aria-label="Log lines" tabIndex={0} data-testid="execution-logs">
+              <ol
+                className="max-h-72 overflow-auto rounded-md bg-muted p-3 font-mono text-xs"
+                aria-label="Log lines"
+                tabIndex={0}
+                data-testid="execution-logs"
+              >
                 {logs.data.data.map((l) => (
                   <li key={l.seq} className="flex gap-2">
-                    {(e.attempts?.length ?? 0) > 1 ? <span className="shrink-0 text-muted-foreground tabular-nums" title={`Attempt ${l.attempt ?? 1}`}>#{l.attempt ?? 1}</span> : null}
-                    <span className={l.level === "error" ? "text-destructive" : l.level === "warn" ? "text-warning" : "text-muted-foreground"}>{l.level}</span>
+                    {(e.attempts?.length ?? 0) > 1 ? (
+                      <span className="shrink-0 text-muted-foreground tabular-nums" title={`Attempt ${l.attempt ?? 1}`}>
+                        #{l.attempt ?? 1}
+                      </span>
+                    ) : null}
+                    <span
+                      className={
+                        l.level === "error"
+                          ? "text-destructive"
+                          : l.level === "warn"
+                            ? "text-warning"
+                            : "text-muted-foreground"
+                      }
+                    >
+                      {l.level}
+                    </span>
                     <span className="whitespace-pre-wrap [overflow-wrap:anywhere]">{l.line}</span>
                   </li>
                 ))}
               </ol>
             ) : (
-              <p className="text-sm text-muted-foreground">{logs.error ? problemOf(logs.error).detail : "Nothing logged."}</p>
+              <p className="text-sm text-muted-foreground">
+                {logs.error ? problemOf(logs.error).detail : "Nothing logged."}
+              </p>
             )}
           </section>
           <section aria-labelledby="callback-title">
-            <h2 id="callback-title" className="mb-2 text-base font-semibold">Callback</h2>
+            <h2 id="callback-title" className="mb-2 text-base font-semibold">
+              Callback
+            </h2>
             {e.callback_url ? (
               <div className="space-y-2 text-sm">
                 <p className="[overflow-wrap:anywhere]">
                   <span className="font-mono text-xs">{e.callback_url}</span>{" "}
-                  {e.callback_success === true ? <Badge tone="success">delivered</Badge> : e.callback_success === false ? <Badge tone="danger">gave up</Badge> : <Badge>pending</Badge>}
+                  {e.callback_success === true ? (
+                    <Badge tone="success">delivered</Badge>
+                  ) : e.callback_success === false ? (
+                    <Badge tone="danger">gave up</Badge>
+                  ) : (
+                    <Badge>pending</Badge>
+                  )}
                 </p>
                 {attempts.data && attempts.data.data.length > 0 ? (
-                  <div className="overflow-x-auto rounded-md border border-border" role="region" aria-label="Callback attempts" tabIndex={0}>
+                  <div
+                    className="overflow-x-auto rounded-md border border-border"
+                    role="region"
+                    aria-label="Callback attempts"
+                    tabIndex={0}
+                  >
                     <table className="w-full text-xs">
                       <caption className="sr-only">Callback attempts</caption>
                       <thead className="bg-muted text-left text-muted-foreground">
                         <tr>
-                          <th scope="col" className="px-3 py-1.5 font-medium">#</th>
-                          <th scope="col" className="px-3 py-1.5 font-medium">Status</th>
-                          <th scope="col" className="px-3 py-1.5 font-medium">Duration</th>
-                          <th scope="col" className="px-3 py-1.5 font-medium">When</th>
-                          <th scope="col" className="px-3 py-1.5 font-medium">Next try</th>
+                          <th scope="col" className="px-3 py-1.5 font-medium">
+                            #
+                          </th>
+                          <th scope="col" className="px-3 py-1.5 font-medium">
+                            Status
+                          </th>
+                          <th scope="col" className="px-3 py-1.5 font-medium">
+                            Duration
+                          </th>
+                          <th scope="col" className="px-3 py-1.5 font-medium">
+                            When
+                          </th>
+                          <th scope="col" className="px-3 py-1.5 font-medium">
+                            Next try
+                          </th>
                         </tr>
                       </thead>
                       <tbody>
@@ -179,7 +260,9 @@ export function ExecutionDetail({ id }: { id: string }) {
                     </table>
                   </div>
                 ) : (
-                  <p className="text-muted-foreground">No delivery attempted yet: the callback is sent when the execution ends.</p>
+                  <p className="text-muted-foreground">
+                    No delivery attempted yet: the callback is sent when the execution ends.
+                  </p>
                 )}
               </div>
             ) : (

@@ -7,27 +7,56 @@ import { Did } from "./format";
 type ErrorJson = Record<string, unknown>;
 type Attempt = NonNullable<Execution["attempts"]>[number];
 
-const ATTEMPT_TONES = { running: "primary", completed: "success", failed: "danger", cancelled: "warning", lost: "warning" } as const;
+const ATTEMPT_TONES = {
+  running: "primary",
+  completed: "success",
+  failed: "danger",
+  cancelled: "warning",
+  lost: "warning",
+  paused: "primary",
+} as const;
 
 /**
  * An execution's (or an attempt's) error as people read it: the code, the error's name and message
  * as text, the stack folded (opened on demand, never a JSON string full of `\n`), and any other
  * field as a line of its own.
  */
-export function ErrorText({ error, compact, nameOf }: { error: ErrorJson; compact?: boolean; nameOf?: (did: string) => string | undefined }) {
+export function ErrorText({
+  error,
+  compact,
+  nameOf,
+}: {
+  error: ErrorJson;
+  compact?: boolean;
+  nameOf?: (did: string) => string | undefined;
+}) {
   const { code, name, message, stack, ...rest } = error;
   const others = Object.entries(rest).filter(([, v]) => v !== null && v !== undefined);
   return (
     <div className="space-y-1 text-sm" data-testid="error-text">
       <p className="flex flex-wrap items-baseline gap-2">
-        {typeof code === "string" ? <Badge tone="danger" className="font-mono">{code}</Badge> : null}
-        {typeof name === "string" && name !== code ? <span className="font-mono text-xs font-semibold">{name}</span> : null}
-        {typeof message === "string" ? <span className="whitespace-pre-wrap [overflow-wrap:anywhere]">{message}</span> : null}
+        {typeof code === "string" ? (
+          <Badge tone="danger" className="font-mono">
+            {code}
+          </Badge>
+        ) : null}
+        {typeof name === "string" && name !== code ? (
+          <span className="font-mono text-xs font-semibold">{name}</span>
+        ) : null}
+        {typeof message === "string" ? (
+          <span className="whitespace-pre-wrap [overflow-wrap:anywhere]">{message}</span>
+        ) : null}
       </p>
       {typeof stack === "string" && stack.trim() !== "" ? (
         <details className="text-xs" data-testid="error-stack">
           <summary className="cursor-pointer text-muted-foreground hover:text-foreground">Stack trace</summary>
-          <pre tabIndex={0} aria-label="Stack trace" className="mt-1 max-h-60 overflow-auto rounded-md bg-muted p-2 font-mono text-xs">{stack}</pre>
+          <pre
+            tabIndex={0}
+            aria-label="Stack trace"
+            className="mt-1 max-h-60 overflow-auto rounded-md bg-muted p-2 font-mono text-xs"
+          >
+            {stack}
+          </pre>
         </details>
       ) : null}
       {others.length > 0 && !compact ? (
@@ -35,7 +64,15 @@ export function ErrorText({ error, compact, nameOf }: { error: ErrorJson; compac
           {others.map(([k, v]) => (
             <div key={k} className="contents">
               <dt className="font-mono">{k}</dt>
-              <dd className="min-w-0 [overflow-wrap:anywhere]">{typeof v === "string" && v.startsWith("did:") ? <Did value={v} name={nameOf?.(v)} truncate /> : typeof v === "object" ? JSON.stringify(v) : String(v)}</dd>
+              <dd className="min-w-0 [overflow-wrap:anywhere]">
+                {typeof v === "string" && v.startsWith("did:") ? (
+                  <Did value={v} name={nameOf?.(v)} truncate />
+                ) : typeof v === "object" ? (
+                  JSON.stringify(v)
+                ) : (
+                  String(v)
+                )}
+              </dd>
             </div>
           ))}
         </dl>
@@ -46,8 +83,15 @@ export function ErrorText({ error, compact, nameOf }: { error: ErrorJson; compac
 
 /** What the handler was given, or why it is not shown. */
 export function ExecutionInput({ execution }: { execution: Execution }) {
-  if (execution.input_redacted) return <p className="text-sm text-muted-foreground">Redacted: the agent&apos;s manifest sets <code className="font-mono">redact_input</code>, so the input is kept for the run but never shown.</p>;
-  if (execution.input === undefined || execution.input === null) return <p className="text-sm text-muted-foreground">No input was given.</p>;
+  if (execution.input_redacted)
+    return (
+      <p className="text-sm text-muted-foreground">
+        Redacted: the agent&apos;s manifest sets <code className="font-mono">redact_input</code>, so the input is kept
+        for the run but never shown.
+      </p>
+    );
+  if (execution.input === undefined || execution.input === null)
+    return <p className="text-sm text-muted-foreground">No input was given.</p>;
   return <JsonBlock value={execution.input} label="Input JSON" />;
 }
 
@@ -63,7 +107,12 @@ export function ExecutionAttempts({ attempts }: { attempts: Attempt[] }) {
             <Badge tone={ATTEMPT_TONES[a.status]}>{a.status}</Badge>
             <span className="text-xs text-muted-foreground">
               {when(a.started_at)} → {a.ended_at ? when(a.ended_at) : "running"}
-              {a.ended_at ? <span className="tabular-nums"> ({((Date.parse(a.ended_at) - Date.parse(a.started_at)) / 1000).toFixed(2)} s)</span> : null}
+              {a.ended_at ? (
+                <span className="tabular-nums">
+                  {" "}
+                  ({((Date.parse(a.ended_at) - Date.parse(a.started_at)) / 1000).toFixed(2)} s)
+                </span>
+              ) : null}
             </span>
             {a.worker_id ? <span className="font-mono text-xs text-muted-foreground">{a.worker_id}</span> : null}
           </div>

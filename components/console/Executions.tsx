@@ -4,6 +4,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-quer
 import type { ColumnDef } from "@tanstack/react-table";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useSearchParamsWriter } from "./useSearchParamsWriter";
 import { DataTable } from "@/components/ui/data-table";
 import { Label, NativeSelect } from "@/components/ui/primitives";
 import { ExecutionStatus } from "@/server/executions/schemas";
@@ -33,27 +34,29 @@ export function Executions() {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
+  const writeParams = useSearchParamsWriter();
   const canAdminister = useCanAdminister();
   const { list: agents, nameOf } = useAgentNames();
   // The filters live in the URL, so a filtered view can be shared or reloaded.
   const statusParam = params.get("status") ?? "";
   const status = ExecutionStatus.safeParse(statusParam).success ? (statusParam as Execution["status"]) : undefined;
   const agent = params.get("agent") ?? "";
-  const setFilter = (key: "status" | "agent", value: string) => {
-    const next = new URLSearchParams(params.toString());
-    if (value) next.set(key, value);
-    else next.delete(key);
-    const query = next.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
-  };
+  const setFilter = (key: "status" | "agent", value: string) =>
+    writeParams((next) => (value ? next.set(key, value) : next.delete(key)));
   const queryClient = useQueryClient();
   const input = { limit: 20, ...(status ? { status } : {}), ...(agent ? { agent_id: agent } : {}) };
-  const list = useInfiniteQuery(trpc.executions.list.infiniteQueryOptions(input, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.executions.list.infiniteQueryOptions(input, {
+      getNextPageParam: (last) => last.pagination.next_cursor ?? undefined,
+    }),
+  );
   // New runs and moving bars arrive on the page's one stream, as the first page's new state.
   const stream = useLiveView(
     trpc.executions.listLive.subscriptionOptions(input, {
       onData: (first) =>
-        queryClient.setQueryData(trpc.executions.list.infiniteQueryKey(input), (old) => (old ? { ...old, pages: [first, ...old.pages.slice(1)] } : old)),
+        queryClient.setQueryData(trpc.executions.list.infiniteQueryKey(input), (old) =>
+          old ? { ...old, pages: [first, ...old.pages.slice(1)] } : old,
+        ),
     }),
   );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
@@ -61,21 +64,62 @@ export function Executions() {
     {
       header: "Execution",
       cell: ({ row }) => (
-        <Link href={`/executions/${row.original.id}`} title={row.original.id} aria-label={row.original.id} onClick={(e) => e.stopPropagation()} className="whitespace-nowrap font-mono text-xs text-primary underline-offset-2 hover:underline">
+        <Link
+          href={`/executions/${row.original.id}`}
+          title={row.original.id}
+          aria-label={row.original.id}
+          onClick={(e) => e.stopPropagation()}
+          className="whitespace-nowrap font-mono text-xs text-primary underline-offset-2 hover:underline"
+        >
           {shortId(row.original.id)}
         </Link>
       ),
     },
     { header: "Status", cell: ({ row }) => <ExecutionStatusBadge status={row.original.status} /> },
     { header: "Progress", cell: ({ row }) => <ExecutionProgress execution={row.original} className="w-40" /> },
-    { header: "Agent", cell: ({ row }) => <span className="whitespace-nowrap text-sm">{nameOf(row.original.agent_id) ?? <span className="font-mono text-xs">{row.original.agent_id}</span>}</span> },
-    { header: "Attempts", cell: ({ row }) => <span className="tabular-nums text-xs">{row.original.current_attempt ?? 0}/{row.original.max_attempts ?? "—"}</span> },
-    { header: "Queued", cell: ({ row }) => <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.queued_at}>{ago(row.original.queued_at)}</span> },
-    { header: "Ended", cell: ({ row }) => <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.completed_at ?? undefined}>{row.original.completed_at ? ago(row.original.completed_at) : "—"}</span> },
+    {
+      header: "Agent",
+      cell: ({ row }) => (
+        <span className="whitespace-nowrap text-sm">
+          {nameOf(row.original.agent_id) ?? <span className="font-mono text-xs">{row.original.agent_id}</span>}
+        </span>
+      ),
+    },
+    {
+      header: "Attempts",
+      cell: ({ row }) => (
+        <span className="tabular-nums text-xs">
+          {row.original.current_attempt ?? 0}/{row.original.max_attempts ?? "—"}
+        </span>
+      ),
+    },
+    {
+      header: "Queued",
+      cell: ({ row }) => (
+        <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.queued_at}>
+          {ago(row.original.queued_at)}
+        </span>
+      ),
+    },
+    {
+      header: "Ended",
+      cell: ({ row }) => (
+        <span
+          className="whitespace-nowrap text-xs text-muted-foreground"
+          title={row.original.completed_at ?? undefined}
+        >
+          {row.original.completed_at ? ago(row.original.completed_at) : "—"}
+        </span>
+      ),
+    },
   ];
   return (
     <>
-      <PageHeader title="Executions" description="Every run of an agent: queued, retried with backoff, cancellable, each ending in a provenance record." actions={<LiveIndicator status={stream.status} />} />
+      <PageHeader
+        title="Executions"
+        description="Every run of an agent: queued, retried with backoff, cancellable, each ending in a provenance record."
+        actions={<LiveIndicator status={stream.status} />}
+      />
       <div className="mb-3 grid grid-cols-1 gap-3 sm:grid-cols-[12rem_16rem]">
         <div className="space-y-1">
           <Label htmlFor="f-status">Status</Label>

@@ -21,7 +21,6 @@ import { applyProblem, problemOf, useTRPC } from "./Providers";
 
 type Delegation = inferRouterOutputs<AppRouter>["identity"]["delegations"]["list"]["data"][number];
 
-
 const CreateKeyForm = z.object({
   name: z.string().trim().min(1, "Name the key so you can recognise it later").max(200),
   capabilities: z.array(z.string()).min(1, "Pick at least one capability"),
@@ -53,7 +52,10 @@ export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[]
   const [detail, setDetail] = useState<string | null>(null);
   const canAdminister = useCanAdminister();
   const list = useInfiniteQuery(
-    trpc.identity.delegations.list.infiniteQueryOptions({ limit: 20, ...(status ? { status } : {}), ...(kind ? { kind } : {}) }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }),
+    trpc.identity.delegations.list.infiniteQueryOptions(
+      { limit: 20, ...(status ? { status } : {}), ...(kind ? { kind } : {}) },
+      { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined },
+    ),
   );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.identity.delegations.list.pathKey() });
@@ -69,11 +71,43 @@ export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[]
   const columns: ColumnDef<Delegation, unknown>[] = [
     // What one scans for leads the row: whether it can still act.
     { header: "Status", cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-    { header: "Name", cell: ({ row }) => <span className="block max-w-[12rem] truncate font-medium" title={row.original.name ?? undefined}>{row.original.name ?? <span className="text-muted-foreground">{row.original.kind.replace("_", " ")}</span>}</span> },
-    { header: "Kind", cell: ({ row }) => <Badge className="whitespace-nowrap">{row.original.kind.replace("_", " ")}</Badge> },
-    { header: "Holder", cell: ({ row }) => <span className="flex max-w-[13rem]"><Did value={row.original.delegate_did} truncate /></span> },
-    { header: "Capabilities", cell: ({ row }) => <span className="line-clamp-2 min-w-40 max-w-[16rem] break-words text-xs" title={row.original.capabilities.join(", ")}>{row.original.capabilities.join(", ")}</span> },
-    { header: "Expires", cell: ({ row }) => <span className="whitespace-nowrap text-xs text-muted-foreground">{ago(row.original.expires_at)}</span> },
+    {
+      header: "Name",
+      cell: ({ row }) => (
+        <span className="block max-w-[12rem] truncate font-medium" title={row.original.name ?? undefined}>
+          {row.original.name ?? <span className="text-muted-foreground">{row.original.kind.replace("_", " ")}</span>}
+        </span>
+      ),
+    },
+    {
+      header: "Kind",
+      cell: ({ row }) => <Badge className="whitespace-nowrap">{row.original.kind.replace("_", " ")}</Badge>,
+    },
+    {
+      header: "Holder",
+      cell: ({ row }) => (
+        <span className="flex max-w-[13rem]">
+          <Did value={row.original.delegate_did} truncate />
+        </span>
+      ),
+    },
+    {
+      header: "Capabilities",
+      cell: ({ row }) => (
+        <span
+          className="line-clamp-2 min-w-40 max-w-[16rem] break-words text-xs"
+          title={row.original.capabilities.join(", ")}
+        >
+          {row.original.capabilities.join(", ")}
+        </span>
+      ),
+    },
+    {
+      header: "Expires",
+      cell: ({ row }) => (
+        <span className="whitespace-nowrap text-xs text-muted-foreground">{ago(row.original.expires_at)}</span>
+      ),
+    },
     {
       header: "",
       id: "actions",
@@ -112,7 +146,12 @@ export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[]
         <Label htmlFor="status-filter" className="text-muted-foreground">
           Status
         </Label>
-        <NativeSelect id="status-filter" className="w-40" value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
+        <NativeSelect
+          id="status-filter"
+          className="w-40"
+          value={status}
+          onChange={(e) => setStatus(e.target.value as typeof status)}
+        >
           <option value="">All</option>
           <option value="active">Active</option>
           <option value="revoked">Revoked</option>
@@ -121,7 +160,12 @@ export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[]
         <Label htmlFor="kind-filter" className="text-muted-foreground">
           Kind
         </Label>
-        <NativeSelect id="kind-filter" className="w-48" value={kind} onChange={(e) => setKind(e.target.value as typeof kind)}>
+        <NativeSelect
+          id="kind-filter"
+          className="w-48"
+          value={kind}
+          onChange={(e) => setKind(e.target.value as typeof kind)}
+        >
           {KIND_FILTERS.map(([value, label]) => (
             <option key={value} value={value}>
               {label}
@@ -135,22 +179,33 @@ export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[]
         data={rows}
         loading={list.isFetching}
         error={list.error ? problemOf(list.error).detail : null}
-        empty={canAdminister ? "No delegations yet. Create an API key to call the API." : "No delegations yet. An administrator creates API keys."}
+        empty={
+          canAdminister
+            ? "No delegations yet. Create an API key to call the API."
+            : "No delegations yet. An administrator creates API keys."
+        }
         hasMore={list.hasNextPage}
         onMore={() => void list.fetchNextPage()}
         onRowClick={(d) => setDetail(d.id)}
       />
-      {canAdminister ? <CreateKeyDialog
-        capabilityGroups={capabilityGroups}
-        open={creating}
-        onOpenChange={setCreating}
-        onCreated={(token, name) => {
-          setCreating(false);
-          setCreated({ token, name });
-          void invalidate();
-        }}
-      /> : null}
-      <Dialog open={!!created} onOpenChange={(o) => !o && setCreated(null)} title={`API key "${created?.name ?? ""}" created`} description="Copy it now: it is shown once and never stored.">
+      {canAdminister ? (
+        <CreateKeyDialog
+          capabilityGroups={capabilityGroups}
+          open={creating}
+          onOpenChange={setCreating}
+          onCreated={(token, name) => {
+            setCreating(false);
+            setCreated({ token, name });
+            void invalidate();
+          }}
+        />
+      ) : null}
+      <Dialog
+        open={!!created}
+        onOpenChange={(o) => !o && setCreated(null)}
+        title={`API key "${created?.name ?? ""}" created`}
+        description="Copy it now: it is shown once and never stored."
+      >
         <div className="rounded-md bg-muted p-3">
           <Mono data-testid="new-token">{created?.token}</Mono>
         </div>
@@ -171,9 +226,22 @@ export function Keys({ capabilityGroups }: { capabilityGroups: CapabilityGroup[]
   );
 }
 
-function CreateKeyDialog({ capabilityGroups, open, onOpenChange, onCreated }: { capabilityGroups: CapabilityGroup[]; open: boolean; onOpenChange(o: boolean): void; onCreated(token: string, name: string): void }) {
+function CreateKeyDialog({
+  capabilityGroups,
+  open,
+  onOpenChange,
+  onCreated,
+}: {
+  capabilityGroups: CapabilityGroup[];
+  open: boolean;
+  onOpenChange(o: boolean): void;
+  onCreated(token: string, name: string): void;
+}) {
   const trpc = useTRPC();
-  const form = useForm<z.infer<typeof CreateKeyForm>>({ resolver: zodResolver(CreateKeyForm), defaultValues: { name: "", capabilities: [], days: 90 } });
+  const form = useForm<z.infer<typeof CreateKeyForm>>({
+    resolver: zodResolver(CreateKeyForm),
+    defaultValues: { name: "", capabilities: [], days: 90 },
+  });
   const create = useMutation(
     trpc.identity.apiKeys.create.mutationOptions({
       onSuccess: (out) => {
@@ -185,7 +253,12 @@ function CreateKeyDialog({ capabilityGroups, open, onOpenChange, onCreated }: { 
   );
   const errors = form.formState.errors;
   return (
-    <Dialog open={open} onOpenChange={onOpenChange} title="Create an API key" description="A key of your organization, for API clients. It can only hold capabilities you hold.">
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title="Create an API key"
+      description="A key of your organization, for API clients. It can only hold capabilities you hold."
+    >
       <form noValidate className="space-y-4" onSubmit={form.handleSubmit((v) => create.mutate(v))}>
         <div className="space-y-1.5">
           <Label htmlFor="key-name">Name</Label>
@@ -209,7 +282,13 @@ function CreateKeyDialog({ capabilityGroups, open, onOpenChange, onCreated }: { 
         </fieldset>
         <div className="space-y-1.5">
           <Label htmlFor="key-days">Valid for (days)</Label>
-          <Input id="key-days" type="number" className="w-32" aria-invalid={!!errors.days} {...form.register("days", { valueAsNumber: true })} />
+          <Input
+            id="key-days"
+            type="number"
+            className="w-32"
+            aria-invalid={!!errors.days}
+            {...form.register("days", { valueAsNumber: true })}
+          />
           <FieldError message={errors.days?.message} />
         </div>
         <FieldError message={errors.root?.message} />
@@ -231,21 +310,54 @@ function DelegationDetail({ id, onClose, onOpen }: { id: string; onClose(): void
   const d = useQuery(trpc.identity.delegations.get.queryOptions({ id }));
   return (
     <Dialog open onOpenChange={(o) => !o && onClose()} title={d.data?.name ?? "Delegation"} description={id}>
-      {d.error ? <p role="alert" className="text-sm text-destructive">{problemOf(d.error).detail}</p> : null}
+      {d.error ? (
+        <p role="alert" className="text-sm text-destructive">
+          {problemOf(d.error).detail}
+        </p>
+      ) : null}
       {d.data ? (
         <dl className="grid grid-cols-[8rem_1fr] gap-x-3 gap-y-2 text-sm">
           <dt className="text-muted-foreground">Status</dt>
-          <dd><StatusBadge status={d.data.status} /></dd>
+          <dd>
+            <StatusBadge status={d.data.status} />
+          </dd>
           <dt className="text-muted-foreground">Allowed by</dt>
-          <dd><Did value={d.data.grantor_did} /></dd>
+          <dd>
+            <Did value={d.data.grantor_did} />
+          </dd>
           <dt className="text-muted-foreground">Held by</dt>
-          <dd><Did value={d.data.delegate_did} /></dd>
+          <dd>
+            <Did value={d.data.delegate_did} />
+          </dd>
           <dt className="text-muted-foreground">Capabilities</dt>
           <dd className="font-mono text-xs">{d.data.capabilities.join(", ")}</dd>
           <dt className="text-muted-foreground">Derived from</dt>
-          <dd>{d.data.parent_id ? <button className="font-mono text-xs text-primary underline" onClick={() => onOpen(d.data!.parent_id!)}>{d.data.parent_id}</button> : <span className="text-muted-foreground">a root grant of the organization</span>}</dd>
+          <dd>
+            {d.data.parent_id ? (
+              <button className="font-mono text-xs text-primary underline" onClick={() => onOpen(d.data!.parent_id!)}>
+                {d.data.parent_id}
+              </button>
+            ) : (
+              <span className="text-muted-foreground">a root grant of the organization</span>
+            )}
+          </dd>
           <dt className="text-muted-foreground">Derived</dt>
-          <dd>{d.data.derived.length === 0 ? <span className="text-muted-foreground">nothing</span> : <ul className="space-y-1">{d.data.derived.map((c) => <li key={c.id}><button className="font-mono text-xs text-primary underline" onClick={() => onOpen(c.id)}>{c.id}</button> <StatusBadge status={c.status} /></li>)}</ul>}</dd>
+          <dd>
+            {d.data.derived.length === 0 ? (
+              <span className="text-muted-foreground">nothing</span>
+            ) : (
+              <ul className="space-y-1">
+                {d.data.derived.map((c) => (
+                  <li key={c.id}>
+                    <button className="font-mono text-xs text-primary underline" onClick={() => onOpen(c.id)}>
+                      {c.id}
+                    </button>{" "}
+                    <StatusBadge status={c.status} />
+                  </li>
+                ))}
+              </ul>
+            )}
+          </dd>
         </dl>
       ) : null}
     </Dialog>

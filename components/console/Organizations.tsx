@@ -34,15 +34,26 @@ export function Organizations() {
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const canAdminister = useCanAdminister();
-  const list = useInfiniteQuery(trpc.controlPlane.orgs.list.infiniteQueryOptions({ limit: 20 }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.controlPlane.orgs.list.infiniteQueryOptions(
+      { limit: 20 },
+      { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined },
+    ),
+  );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const columns: ColumnDef<Org, unknown>[] = [
     { header: "Name", cell: ({ row }) => <span className="font-medium">{row.original.name}</span> },
     { header: "Slug", cell: ({ row }) => <span className="font-mono text-xs">{row.original.slug}</span> },
     { header: "DID", cell: ({ row }) => <Did value={row.original.org_did} /> },
     { header: "Deployment", cell: ({ row }) => <Badge>{row.original.deployment_mode}</Badge> },
-    { header: "Autonomy", cell: ({ row }) => row.original.autonomy_profile ?? <span className="text-muted-foreground">—</span> },
-    { header: "Created", cell: ({ row }) => <span className="text-xs text-muted-foreground">{ago(row.original.created_at)}</span> },
+    {
+      header: "Autonomy",
+      cell: ({ row }) => row.original.autonomy_profile ?? <span className="text-muted-foreground">—</span>,
+    },
+    {
+      header: "Created",
+      cell: ({ row }) => <span className="text-xs text-muted-foreground">{ago(row.original.created_at)}</span>,
+    },
   ];
   return (
     <>
@@ -57,16 +68,44 @@ export function Organizations() {
           ) : undefined
         }
       />
-      <DataTable caption="Organizations" columns={columns} data={rows} loading={list.isFetching} error={list.error ? problemOf(list.error).detail : null} empty="No organizations." hasMore={list.hasNextPage} onMore={() => void list.fetchNextPage()} />
-      {canAdminister ? <CreateOrgDialog open={open} onOpenChange={setOpen} onDone={() => void queryClient.invalidateQueries({ queryKey: trpc.controlPlane.orgs.list.pathKey() })} /> : null}
+      <DataTable
+        caption="Organizations"
+        columns={columns}
+        data={rows}
+        loading={list.isFetching}
+        error={list.error ? problemOf(list.error).detail : null}
+        empty="No organizations."
+        hasMore={list.hasNextPage}
+        onMore={() => void list.fetchNextPage()}
+      />
+      {canAdminister ? (
+        <CreateOrgDialog
+          open={open}
+          onOpenChange={setOpen}
+          onDone={() => void queryClient.invalidateQueries({ queryKey: trpc.controlPlane.orgs.list.pathKey() })}
+        />
+      ) : null}
     </>
   );
 }
 
-function CreateOrgDialog({ open, onOpenChange, onDone }: { open: boolean; onOpenChange(o: boolean): void; onDone(): void }) {
+function CreateOrgDialog({
+  open,
+  onOpenChange,
+  onDone,
+}: {
+  open: boolean;
+  onOpenChange(o: boolean): void;
+  onDone(): void;
+}) {
   const trpc = useTRPC();
-  const passports = useQuery(trpc.identity.passports.list.queryOptions({ limit: 100, type: "organization" }, { enabled: open }));
-  const form = useForm<z.infer<typeof CreateOrgForm>>({ resolver: zodResolver(CreateOrgForm), defaultValues: { org_did: "", name: "", deployment_mode: "cloud", autonomy_profile: "" } });
+  const passports = useQuery(
+    trpc.identity.passports.list.queryOptions({ limit: 100, type: "organization" }, { enabled: open }),
+  );
+  const form = useForm<z.infer<typeof CreateOrgForm>>({
+    resolver: zodResolver(CreateOrgForm),
+    defaultValues: { org_did: "", name: "", deployment_mode: "cloud", autonomy_profile: "" },
+  });
   const create = useMutation(
     trpc.controlPlane.orgs.create.mutationOptions({
       onSuccess: (org) => {
@@ -81,8 +120,24 @@ function CreateOrgDialog({ open, onOpenChange, onDone }: { open: boolean; onOpen
   const errors = form.formState.errors;
   const options = passports.data?.data ?? [];
   return (
-    <Dialog open={open} onOpenChange={onOpenChange} title="Create an organization" description="Register its organization passport first (Passports → Register passport, type Organization).">
-      <form noValidate className="space-y-4" onSubmit={form.handleSubmit((v) => create.mutate({ org_did: v.org_did, name: v.name, deployment_mode: v.deployment_mode, ...(v.autonomy_profile ? { autonomy_profile: v.autonomy_profile } : {}) }))}>
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title="Create an organization"
+      description="Register its organization passport first (Passports → Register passport, type Organization)."
+    >
+      <form
+        noValidate
+        className="space-y-4"
+        onSubmit={form.handleSubmit((v) =>
+          create.mutate({
+            org_did: v.org_did,
+            name: v.name,
+            deployment_mode: v.deployment_mode,
+            ...(v.autonomy_profile ? { autonomy_profile: v.autonomy_profile } : {}),
+          }),
+        )}
+      >
         <div className="space-y-1.5">
           <Label htmlFor="o-passport">Organization passport</Label>
           <NativeSelect id="o-passport" aria-invalid={!!errors.org_did} {...form.register("org_did")}>
@@ -121,8 +176,12 @@ function CreateOrgDialog({ open, onOpenChange, onDone }: { open: boolean; onOpen
         </div>
         <FieldError message={errors.root?.message} />
         <div className="flex justify-end gap-2">
-          <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>Cancel</Button>
-          <Button type="submit" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create"}</Button>
+          <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={create.isPending}>
+            {create.isPending ? "Creating…" : "Create"}
+          </Button>
         </div>
       </form>
     </Dialog>

@@ -41,8 +41,15 @@ export function Overview() {
   const loading = dashboard.isLoading;
   return (
     <>
-      <PageHeader title={`Welcome${me.data?.display_name ? `, ${me.data.display_name}` : ""}`} description={me.data ? `${me.data.org_name} · signed in as ${me.data.role}` : undefined} />
-      {dashboard.error ? <p role="alert" className="mb-4 text-sm text-destructive">The dashboard could not be loaded: {dashboard.error.message}</p> : null}
+      <PageHeader
+        title={`Welcome${me.data?.display_name ? `, ${me.data.display_name}` : ""}`}
+        description={me.data ? `${me.data.org_name} · signed in as ${me.data.role}` : undefined}
+      />
+      {dashboard.error ? (
+        <p role="alert" className="mb-4 text-sm text-destructive">
+          The dashboard could not be loaded: {dashboard.error.message}
+        </p>
+      ) : null}
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
         <Card className="p-5 lg:col-span-2">
           <CallsChart calls={d?.calls_per_hour ?? null} loading={loading} />
@@ -69,7 +76,9 @@ export function Overview() {
             ))}
           </div>
         ) : (recent.data?.data.length ?? 0) === 0 ? (
-          <p className="mt-2 text-sm text-muted-foreground">Nothing yet: calls to the API and the console&apos;s changes appear here.</p>
+          <p className="mt-2 text-sm text-muted-foreground">
+            Nothing yet: calls to the API and the console&apos;s changes appear here.
+          </p>
         ) : (
           <ul className="mt-2 divide-y divide-border text-sm">
             {(recent.data?.data ?? []).map((r) => (
@@ -105,7 +114,10 @@ function CallsChart({ calls, loading }: { calls: Dashboard["calls_per_hour"]; lo
         title="Calls per hour, last 24 hours"
         summary={loading ? undefined : `${allowed + refused} calls · ${refused} refused`}
         loading={loading}
-        table={{ head: ["Hour", "Allowed", "Refused"], rows: rows.map((r) => [hourLabel(r.hour), r.allowed, r.refused]) }}
+        table={{
+          head: ["Hour", "Allowed", "Refused"],
+          rows: rows.map((r) => [hourLabel(r.hour), r.allowed, r.refused]),
+        }}
       >
         <StackedBarChart
           data={rows}
@@ -128,7 +140,10 @@ function CallsChart({ calls, loading }: { calls: Dashboard["calls_per_hour"]; lo
           {refused > 0 ? (
             <p className="mt-2 text-xs text-muted-foreground">
               {refused} refused:{" "}
-              <Link href="/provenance?decision=denied" className="font-medium text-primary underline underline-offset-2">
+              <Link
+                href="/provenance?decision=denied"
+                className="font-medium text-primary underline underline-offset-2"
+              >
                 see them in Provenance
               </Link>
             </p>
@@ -141,12 +156,22 @@ function CallsChart({ calls, loading }: { calls: Dashboard["calls_per_hour"]; lo
 
 function ExecutionsChart({ executions, loading }: { executions: Dashboard["executions"]; loading: boolean }) {
   if (!loading && executions === null) return <NotVisible what="Executions" />;
-  const parts = EXECUTION_PARTS.map((p) => ({ label: p.label, color: p.color, value: executions?.by_status[p.key] ?? 0 }));
+  const parts = EXECUTION_PARTS.map((p) => ({
+    label: p.label,
+    color: p.color,
+    value: executions?.by_status[p.key] ?? 0,
+  }));
   const total = parts.reduce((n, p) => n + p.value, 0);
   const rate = executions?.success_rate ?? null;
   return (
     <>
-      <ChartFigure title={`Executions, last ${executions?.days ?? 7} days`} summary={loading ? undefined : `${total} run${total === 1 ? "" : "s"}`} loading={loading} height={150} table={{ head: ["Status", "Executions"], rows: parts.map((p) => [p.label, p.value]) }}>
+      <ChartFigure
+        title={`Executions, last ${executions?.days ?? 7} days`}
+        summary={loading ? undefined : `${total} run${total === 1 ? "" : "s"}`}
+        loading={loading}
+        height={150}
+        table={{ head: ["Status", "Executions"], rows: parts.map((p) => [p.label, p.value]) }}
+      >
         <DonutChart
           parts={parts}
           center={
@@ -159,8 +184,14 @@ function ExecutionsChart({ executions, loading }: { executions: Dashboard["execu
       </ChartFigure>
       {loading ? null : (
         <>
-          <p className="sr-only">Success rate: {rate === null ? "no run has ended" : percent(rate)} (completed of completed and failed).</p>
-          <Legend items={parts.filter((p) => p.value > 0 || p.label === "Completed" || p.label === "Failed").map((p) => ({ label: p.label, color: p.color, value: p.value }))} />
+          <p className="sr-only">
+            Success rate: {rate === null ? "no run has ended" : percent(rate)} (completed of completed and failed).
+          </p>
+          <Legend
+            items={parts
+              .filter((p) => p.value > 0 || p.label === "Completed" || p.label === "Failed")
+              .map((p) => ({ label: p.label, color: p.color, value: p.value }))}
+          />
           <Link href="/executions" className="mt-2 inline-block text-sm text-primary underline underline-offset-2">
             Executions
           </Link>
@@ -181,12 +212,20 @@ function WebhooksChart({ webhooks, loading }: { webhooks: Dashboard["webhooks"];
   const sent = webhooks ? webhooks.deliveries_24h.succeeded + webhooks.deliveries_24h.failed : 0;
   return (
     <>
-      <ChartFigure title="Webhook health" summary={loading ? undefined : `${total} webhook${total === 1 ? "" : "s"}`} loading={loading} height={150} table={{ head: ["State", "Webhooks"], rows: parts.map((p) => [p.label, p.value]) }}>
+      <ChartFigure
+        title="Webhook health"
+        summary={loading ? undefined : `${total} webhook${total === 1 ? "" : "s"}`}
+        loading={loading}
+        height={150}
+        table={{ head: ["State", "Webhooks"], rows: parts.map((p) => [p.label, p.value]) }}
+      >
         <DonutChart
           parts={parts}
           center={
             <>
-              <span className="text-2xl font-semibold tabular-nums">{sent === 0 ? "–" : percent(webhooks!.deliveries_24h.succeeded / sent)}</span>
+              <span className="text-2xl font-semibold tabular-nums">
+                {sent === 0 ? "–" : percent(webhooks!.deliveries_24h.succeeded / sent)}
+              </span>
               <span className="text-xs text-muted-foreground">delivered</span>
             </>
           }
@@ -224,10 +263,18 @@ function LedgerPanel({ ledger, loading }: { ledger: Dashboard["ledger"]; loading
         <>
           <div className="mt-3 flex items-center gap-2">
             <span className="text-3xl font-semibold tabular-nums">{ledger.checkpoint_tree_size.toLocaleString()}</span>
-            <Badge tone={ledger.status === "in_sync" ? "success" : "warning"}>{ledger.status === "in_sync" ? "in sync" : `${ledger.records_behind} behind`}</Badge>
+            <Badge tone={ledger.status === "in_sync" ? "success" : "warning"}>
+              {ledger.status === "in_sync" ? "in sync" : `${ledger.records_behind} behind`}
+            </Badge>
           </div>
-          <p className="mt-1 text-xs text-muted-foreground">records covered, of {ledger.record_count.toLocaleString()} in the ledger</p>
-          <p className="mt-2 text-sm">{ledger.checkpoint_age_seconds === null ? "No checkpoint yet." : `Signed ${ago(new Date(Date.now() - ledger.checkpoint_age_seconds * 1000).toISOString())}.`}</p>
+          <p className="mt-1 text-xs text-muted-foreground">
+            records covered, of {ledger.record_count.toLocaleString()} in the ledger
+          </p>
+          <p className="mt-2 text-sm">
+            {ledger.checkpoint_age_seconds === null
+              ? "No checkpoint yet."
+              : `Signed ${ago(new Date(Date.now() - ledger.checkpoint_age_seconds * 1000).toISOString())}.`}
+          </p>
           <Link href="/provenance" className="mt-2 inline-block text-sm text-primary underline underline-offset-2">
             Provenance
           </Link>
@@ -240,7 +287,8 @@ function LedgerPanel({ ledger, loading }: { ledger: Dashboard["ledger"]; loading
 function Attention({ dashboard, loading }: { dashboard: Dashboard | undefined; loading: boolean }) {
   const a = dashboard?.attention;
   const behind = dashboard?.ledger && dashboard.ledger.status !== "in_sync" && dashboard.ledger.records_behind > 0;
-  const empty = a && a.failed_executions.length === 0 && a.disabled_webhooks.length === 0 && a.expiring_keys.length === 0;
+  const empty =
+    a && a.failed_executions.length === 0 && a.disabled_webhooks.length === 0 && a.expiring_keys.length === 0;
   return (
     <section aria-labelledby="attention-title">
       <h2 id="attention-title" className="text-sm font-semibold">
@@ -254,22 +302,35 @@ function Attention({ dashboard, loading }: { dashboard: Dashboard | undefined; l
         </div>
       ) : empty ? (
         <p className="mt-3 flex items-center gap-2 text-sm text-muted-foreground">
-          <CheckCircle2 className="h-4 w-4 text-success" aria-hidden /> Nothing: no failed run this week, no disabled webhook, no key about to expire{behind ? "" : "."}
+          <CheckCircle2 className="h-4 w-4 text-success" aria-hidden /> Nothing: no failed run this week, no disabled
+          webhook, no key about to expire{behind ? "" : "."}
         </p>
       ) : (
         <ul className="mt-2 space-y-2 text-sm" data-testid="attention">
           {a.failed_executions.map((e) => (
-            <AttentionItem key={e.id} href={`/executions/${e.id}`} label={`${e.agent_name} failed`} detail={[e.error_code, e.completed_at ? ago(e.completed_at) : null].filter(Boolean).join(" · ")} />
+            <AttentionItem
+              key={e.id}
+              href={`/executions/${e.id}`}
+              label={`${e.agent_name} failed`}
+              detail={[e.error_code, e.completed_at ? ago(e.completed_at) : null].filter(Boolean).join(" · ")}
+            />
           ))}
           {a.disabled_webhooks.map((w) => (
-            <AttentionItem key={w.id} href={`/webhooks/${w.id}`} label="Webhook disabled" detail={`${w.target}${w.reason ? ` · ${w.reason}` : ""}`} />
+            <AttentionItem
+              key={w.id}
+              href={`/webhooks/${w.id}`}
+              label="Webhook disabled"
+              detail={`${w.target}${w.reason ? ` · ${w.reason}` : ""}`}
+            />
           ))}
           {a.expiring_keys.map((k) => (
             <AttentionItem key={k.id} href="/keys" label={`Key ${k.name ?? k.id} expires`} detail={ago(k.expires_at)} />
           ))}
         </ul>
       )}
-      {behind ? <p className="mt-2 text-sm">The latest checkpoint is {dashboard!.ledger!.records_behind} record(s) behind.</p> : null}
+      {behind ? (
+        <p className="mt-2 text-sm">The latest checkpoint is {dashboard!.ledger!.records_behind} record(s) behind.</p>
+      ) : null}
     </section>
   );
 }

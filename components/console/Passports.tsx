@@ -35,15 +35,35 @@ export function Passports() {
   const [open, setOpen] = useState(false);
   const [tiers, setTiers] = useState<Passport | null>(null);
   const canAdminister = useCanAdminister();
-  const list = useInfiniteQuery(trpc.identity.passports.list.infiniteQueryOptions({ limit: 20 }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.identity.passports.list.infiniteQueryOptions(
+      { limit: 20 },
+      { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined },
+    ),
+  );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.identity.passports.list.pathKey() });
   const columns: ColumnDef<Passport, unknown>[] = [
     { header: "Name", cell: ({ row }) => <span className="font-medium">{row.original.name}</span> },
-    { header: "Type", cell: ({ row }) => <Badge tone={row.original.type === "human" ? "primary" : "neutral"}>{row.original.type}</Badge> },
+    {
+      header: "Type",
+      cell: ({ row }) => (
+        <Badge tone={row.original.type === "human" ? "primary" : "neutral"}>{row.original.type}</Badge>
+      ),
+    },
     { header: "DID", cell: ({ row }) => <Did value={row.original.did} /> },
-    { header: "Tiers (verification / identity)", cell: ({ row }) => <span className="tabular-nums">{row.original.verification_tier} / {row.original.identity_tier}</span> },
-    { header: "Registered", cell: ({ row }) => <span className="text-xs text-muted-foreground">{ago(row.original.created_at)}</span> },
+    {
+      header: "Tiers (verification / identity)",
+      cell: ({ row }) => (
+        <span className="tabular-nums">
+          {row.original.verification_tier} / {row.original.identity_tier}
+        </span>
+      ),
+    },
+    {
+      header: "Registered",
+      cell: ({ row }) => <span className="text-xs text-muted-foreground">{ago(row.original.created_at)}</span>,
+    },
   ];
   return (
     <>
@@ -58,16 +78,37 @@ export function Passports() {
           ) : undefined
         }
       />
-      <DataTable caption="Passports" columns={columns} data={rows} loading={list.isFetching} error={list.error ? problemOf(list.error).detail : null} empty="No passports yet. Register an agent from its public key." hasMore={list.hasNextPage} onMore={() => void list.fetchNextPage()} onRowClick={setTiers} />
+      <DataTable
+        caption="Passports"
+        columns={columns}
+        data={rows}
+        loading={list.isFetching}
+        error={list.error ? problemOf(list.error).detail : null}
+        empty="No passports yet. Register an agent from its public key."
+        hasMore={list.hasNextPage}
+        onMore={() => void list.fetchNextPage()}
+        onRowClick={setTiers}
+      />
       {canAdminister ? <RegisterDialog open={open} onOpenChange={setOpen} onDone={() => void invalidate()} /> : null}
       {tiers ? <TiersDialog passport={tiers} onClose={() => setTiers(null)} onDone={() => void invalidate()} /> : null}
     </>
   );
 }
 
-function RegisterDialog({ open, onOpenChange, onDone }: { open: boolean; onOpenChange(o: boolean): void; onDone(): void }) {
+function RegisterDialog({
+  open,
+  onOpenChange,
+  onDone,
+}: {
+  open: boolean;
+  onOpenChange(o: boolean): void;
+  onDone(): void;
+}) {
   const trpc = useTRPC();
-  const form = useForm<z.infer<typeof RegisterForm>>({ resolver: zodResolver(RegisterForm), defaultValues: { type: "agent", name: "", public_key: "" } });
+  const form = useForm<z.infer<typeof RegisterForm>>({
+    resolver: zodResolver(RegisterForm),
+    defaultValues: { type: "agent", name: "", public_key: "" },
+  });
   const register = useMutation(
     trpc.identity.passports.register.mutationOptions({
       onSuccess: (p) => {
@@ -81,7 +122,12 @@ function RegisterDialog({ open, onOpenChange, onDone }: { open: boolean; onOpenC
   );
   const errors = form.formState.errors;
   return (
-    <Dialog open={open} onOpenChange={onOpenChange} title="Register a passport" description="From a public key only: an Ed25519 or P-256 JWK, or a did:key.">
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title="Register a passport"
+      description="From a public key only: an Ed25519 or P-256 JWK, or a did:key."
+    >
       <form
         noValidate
         className="space-y-4"
@@ -95,7 +141,12 @@ function RegisterDialog({ open, onOpenChange, onDone }: { open: boolean; onOpenC
               return;
             }
           }
-          register.mutate({ type: v.type, name: v.name, public_key: public_key as never, description: v.description || undefined });
+          register.mutate({
+            type: v.type,
+            name: v.name,
+            public_key: public_key as never,
+            description: v.description || undefined,
+          });
         })}
       >
         <div className="grid grid-cols-3 gap-3">
@@ -114,13 +165,23 @@ function RegisterDialog({ open, onOpenChange, onDone }: { open: boolean; onOpenC
         </div>
         <div className="space-y-1.5">
           <Label htmlFor="p-key">Public key</Label>
-          <Input id="p-key" className="font-mono" placeholder="did:key:z6Mk…" aria-invalid={!!errors.public_key} {...form.register("public_key")} />
+          <Input
+            id="p-key"
+            className="font-mono"
+            placeholder="did:key:z6Mk…"
+            aria-invalid={!!errors.public_key}
+            {...form.register("public_key")}
+          />
           <FieldError message={errors.public_key?.message} />
         </div>
         <FieldError message={errors.root?.message} />
         <div className="flex justify-end gap-2">
-          <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>Cancel</Button>
-          <Button type="submit" disabled={register.isPending}>{register.isPending ? "Registering…" : "Register"}</Button>
+          <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={register.isPending}>
+            {register.isPending ? "Registering…" : "Register"}
+          </Button>
         </div>
       </form>
     </Dialog>
@@ -153,15 +214,33 @@ function TiersDialog({ passport, onClose, onDone }: { passport: Passport; onClos
         ).map(([label, value, set]) => (
           <div key={label} className="space-y-1.5">
             <Label htmlFor={label}>{label}</Label>
-            <NativeSelect id={label} value={value} disabled={!canAdminister} onChange={(e) => set(Number(e.target.value))}>
-              {[0, 1, 2, 3].map((n) => <option key={n} value={n}>{n}</option>)}
+            <NativeSelect
+              id={label}
+              value={value}
+              disabled={!canAdminister}
+              onChange={(e) => set(Number(e.target.value))}
+            >
+              {[0, 1, 2, 3].map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
             </NativeSelect>
           </div>
         ))}
       </div>
       <div className="mt-4 flex justify-end gap-2">
-        <Button variant="outline" onClick={onClose}>Close</Button>
-        {canAdminister ? <Button onClick={() => update.mutate({ did: passport.did, verification_tier: v, identity_tier: i })} disabled={update.isPending}>Save tiers</Button> : null}
+        <Button variant="outline" onClick={onClose}>
+          Close
+        </Button>
+        {canAdminister ? (
+          <Button
+            onClick={() => update.mutate({ did: passport.did, verification_tier: v, identity_tier: i })}
+            disabled={update.isPending}
+          >
+            Save tiers
+          </Button>
+        ) : null}
       </div>
     </Dialog>
   );

@@ -57,7 +57,8 @@ const PAGE = 100;
 const EXPORT_LIMIT = 10_000;
 
 /** The provenance explorer: every governed call of the organization, filterable, each provable. */
-export function Provenance() {
+/** `traceUrlTemplate`: SVC_TRACE_URL_TEMPLATE (a Jaeger or Tempo URL with `{trace_id}`), when set. */
+export function Provenance({ traceUrlTemplate = null }: { traceUrlTemplate?: string | null } = {}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
@@ -96,7 +97,12 @@ export function Provenance() {
   }, [state, pathname, router]);
 
   const filters = listInput(applied);
-  const list = useInfiniteQuery(trpc.provenance.list.infiniteQueryOptions({ limit: 25, ...filters }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined, refetchInterval: 5_000 }));
+  const list = useInfiniteQuery(
+    trpc.provenance.list.infiniteQueryOptions(
+      { limit: 25, ...filters },
+      { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined, refetchInterval: 5_000 },
+    ),
+  );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 
   /** Downloads every record matching the filters (newest first, up to EXPORT_LIMIT) as NDJSON. */
@@ -106,12 +112,19 @@ export function Provenance() {
     try {
       let cursor: string | undefined;
       do {
-        const page = await queryClient.fetchQuery(trpc.provenance.list.queryOptions({ limit: PAGE, ...filters, ...(cursor ? { cursor } : {}) }, { staleTime: 0 }));
+        const page = await queryClient.fetchQuery(
+          trpc.provenance.list.queryOptions(
+            { limit: PAGE, ...filters, ...(cursor ? { cursor } : {}) },
+            { staleTime: 0 },
+          ),
+        );
         for (const r of page.data) lines.push(JSON.stringify(r));
         setExporting(lines.length);
         cursor = page.pagination.next_cursor ?? undefined;
       } while (cursor && lines.length < EXPORT_LIMIT);
-      const url = URL.createObjectURL(new Blob([lines.join("\n") + (lines.length ? "\n" : "")], { type: "application/x-ndjson" }));
+      const url = URL.createObjectURL(
+        new Blob([lines.join("\n") + (lines.length ? "\n" : "")], { type: "application/x-ndjson" }),
+      );
       const a = document.createElement("a");
       a.href = url;
       a.download = `provenance-${new Date().toISOString().replace(/[:.]/g, "-")}.ndjson`;
@@ -119,7 +132,11 @@ export function Provenance() {
       a.click();
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      toast.success(cursor ? `Exported the newest ${lines.length} records; narrow the filters for older ones.` : `Exported ${lines.length} record(s).`);
+      toast.success(
+        cursor
+          ? `Exported the newest ${lines.length} records; narrow the filters for older ones.`
+          : `Exported ${lines.length} record(s).`,
+      );
     } catch (e) {
       toast.error(problemOf(e).detail);
     } finally {
@@ -129,12 +146,51 @@ export function Provenance() {
 
   const columns: ColumnDef<ProvenanceRecord, unknown>[] = [
     // What one scans for leads the row: the decision, as a coloured badge, with the status.
-    { header: "Decision", cell: ({ row }) => <span className="flex items-center gap-2 whitespace-nowrap"><StatusBadge status={row.original.decision} /><span className="text-xs tabular-nums text-muted-foreground">{row.original.status}</span></span> },
-    { header: "When", cell: ({ row }) => <span className="whitespace-nowrap text-xs" title={row.original.timestamp}>{ago(row.original.timestamp)}</span> },
-    { header: "Operation", cell: ({ row }) => <Mono className="block max-w-[14rem] truncate whitespace-nowrap" title={row.original.operation}>{row.original.operation}</Mono> },
-    { header: "Who acted", cell: ({ row }) => <span className="flex max-w-[12rem]"><Did value={row.original.actor_did} name={nameOf(row.original.actor_did)} truncate /></span> },
-    { header: "Allowed by", cell: ({ row }) => <span className="flex max-w-[12rem]"><Did value={row.original.grantor_did} name={nameOf(row.original.grantor_did)} truncate /></span> },
-    { header: "#", cell: ({ row }) => <span className="tabular-nums text-xs text-muted-foreground">{row.original.seq}</span> },
+    {
+      header: "Decision",
+      cell: ({ row }) => (
+        <span className="flex items-center gap-2 whitespace-nowrap">
+          <StatusBadge status={row.original.decision} />
+          <span className="text-xs tabular-nums text-muted-foreground">{row.original.status}</span>
+        </span>
+      ),
+    },
+    {
+      header: "When",
+      cell: ({ row }) => (
+        <span className="whitespace-nowrap text-xs" title={row.original.timestamp}>
+          {ago(row.original.timestamp)}
+        </span>
+      ),
+    },
+    {
+      header: "Operation",
+      cell: ({ row }) => (
+        <Mono className="block max-w-[14rem] truncate whitespace-nowrap" title={row.original.operation}>
+          {row.original.operation}
+        </Mono>
+      ),
+    },
+    {
+      header: "Who acted",
+      cell: ({ row }) => (
+        <span className="flex max-w-[12rem]">
+          <Did value={row.original.actor_did} name={nameOf(row.original.actor_did)} truncate />
+        </span>
+      ),
+    },
+    {
+      header: "Allowed by",
+      cell: ({ row }) => (
+        <span className="flex max-w-[12rem]">
+          <Did value={row.original.grantor_did} name={nameOf(row.original.grantor_did)} truncate />
+        </span>
+      ),
+    },
+    {
+      header: "#",
+      cell: ({ row }) => <span className="tabular-nums text-xs text-muted-foreground">{row.original.seq}</span>,
+    },
   ];
   return (
     <>
@@ -142,8 +198,14 @@ export function Provenance() {
         title="Provenance"
         description="One immutable record per governed call, allowed or refused, in a Merkle tree whose signed checkpoints anyone can verify."
         actions={
-          <Button variant="outline" onClick={() => void exportRecords()} disabled={exporting !== null} title="Download the records matching these filters, one JSON record per line">
-            <Download className="h-4 w-4" aria-hidden /> {exporting !== null ? `Exporting… ${exporting}` : "Export NDJSON"}
+          <Button
+            variant="outline"
+            onClick={() => void exportRecords()}
+            disabled={exporting !== null}
+            title="Download the records matching these filters, one JSON record per line"
+          >
+            <Download className="h-4 w-4" aria-hidden />{" "}
+            {exporting !== null ? `Exporting… ${exporting}` : "Export NDJSON"}
           </Button>
         }
       />
@@ -158,24 +220,48 @@ export function Provenance() {
         </div>
         <div className="space-y-1">
           <Label htmlFor="f-operation">Operation starts with</Label>
-          <Input id="f-operation" placeholder="GET /v1/passports" value={state.operation} onChange={(e) => set({ operation: e.target.value })} />
+          <Input
+            id="f-operation"
+            placeholder="GET /v1/passports"
+            value={state.operation}
+            onChange={(e) => set({ operation: e.target.value })}
+          />
         </div>
         <div className="space-y-1">
           <Label htmlFor="f-actor">Actor DID</Label>
-          <Input id="f-actor" placeholder="did:key:…" value={state.actor} onChange={(e) => set({ actor: e.target.value })} />
+          <Input
+            id="f-actor"
+            placeholder="did:key:…"
+            value={state.actor}
+            onChange={(e) => set({ actor: e.target.value })}
+          />
         </div>
         <div className="space-y-1">
           <Label htmlFor="f-from">From</Label>
-          <Input id="f-from" type="datetime-local" value={toLocalInput(state.from)} onChange={(e) => set({ from: e.target.value ? new Date(e.target.value).toISOString() : "" })} />
+          <Input
+            id="f-from"
+            type="datetime-local"
+            value={toLocalInput(state.from)}
+            onChange={(e) => set({ from: e.target.value ? new Date(e.target.value).toISOString() : "" })}
+          />
         </div>
         <div className="space-y-1">
           <Label htmlFor="f-to">Until</Label>
-          <Input id="f-to" type="datetime-local" value={toLocalInput(state.to)} onChange={(e) => set({ to: e.target.value ? new Date(e.target.value).toISOString() : "" })} />
+          <Input
+            id="f-to"
+            type="datetime-local"
+            value={toLocalInput(state.to)}
+            onChange={(e) => set({ to: e.target.value ? new Date(e.target.value).toISOString() : "" })}
+          />
         </div>
       </div>
       <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
         <label className="flex items-center gap-2 text-sm text-muted-foreground">
-          <input type="checkbox" checked={state.console_reads === "include"} onChange={(e) => set({ console_reads: e.target.checked ? "include" : "" })} />
+          <input
+            type="checkbox"
+            checked={state.console_reads === "include"}
+            onChange={(e) => set({ console_reads: e.target.checked ? "include" : "" })}
+          />
           Show the console&apos;s own page-view reads
         </label>
         {FILTER_KEYS.some((k) => state[k]) ? (
@@ -184,15 +270,42 @@ export function Provenance() {
           </Button>
         ) : null}
       </div>
-      <DataTable caption="Provenance records" columns={columns} data={rows} loading={list.isFetching} error={list.error ? problemOf(list.error).detail : null} empty="No records match these filters." hasMore={list.hasNextPage} onMore={() => void list.fetchNextPage()} onRowClick={setSelected} />
-      {selected ? <RecordDetail record={selected} nameOf={nameOf} onClose={() => setSelected(null)} /> : null}
+      <DataTable
+        caption="Provenance records"
+        columns={columns}
+        data={rows}
+        loading={list.isFetching}
+        error={list.error ? problemOf(list.error).detail : null}
+        empty="No records match these filters."
+        hasMore={list.hasNextPage}
+        onMore={() => void list.fetchNextPage()}
+        onRowClick={setSelected}
+      />
+      {selected ? (
+        <RecordDetail
+          record={selected}
+          nameOf={nameOf}
+          traceUrlTemplate={traceUrlTemplate}
+          onClose={() => setSelected(null)}
+        />
+      ) : null}
     </>
   );
 }
 
 const DID_FIELDS = new Set(["org_did", "actor_did", "grantor_did"]);
 
-function RecordDetail({ record, nameOf, onClose }: { record: ProvenanceRecord; nameOf(did: string | null): string | undefined; onClose(): void }) {
+function RecordDetail({
+  record,
+  nameOf,
+  traceUrlTemplate,
+  onClose,
+}: {
+  record: ProvenanceRecord;
+  nameOf(did: string | null): string | undefined;
+  traceUrlTemplate: string | null;
+  onClose(): void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [result, setResult] = useState<BrowserVerification | null>(null);
@@ -202,7 +315,9 @@ function RecordDetail({ record, nameOf, onClose }: { record: ProvenanceRecord; n
     setBusy(true);
     setError(null);
     try {
-      const proof = await queryClient.fetchQuery(trpc.provenance.proof.queryOptions({ id: record.id }, { staleTime: 0 }));
+      const proof = await queryClient.fetchQuery(
+        trpc.provenance.proof.queryOptions({ id: record.id }, { staleTime: 0 }),
+      );
       setResult(await verifyInBrowser(record as unknown as Record<string, unknown>, proof));
     } catch (e) {
       setError(problemOf(e).detail);
@@ -220,22 +335,45 @@ function RecordDetail({ record, nameOf, onClose }: { record: ProvenanceRecord; n
             <dt className="pt-1 text-muted-foreground sm:pt-0">{k}</dt>
             <dd className="break-all font-mono">
               {v === null ? "null" : String(v)}
-              {DID_FIELDS.has(k) && nameOf(v as string | null) ? <span className="ml-2 break-normal font-sans text-muted-foreground">({nameOf(v as string)})</span> : null}
+              {DID_FIELDS.has(k) && nameOf(v as string | null) ? (
+                <span className="ml-2 break-normal font-sans text-muted-foreground">({nameOf(v as string)})</span>
+              ) : null}
             </dd>
           </div>
         ))}
       </dl>
       <div className="mt-4 flex items-center gap-3">
         <Button onClick={() => void verify()} disabled={busy} className="whitespace-normal text-left">
-          <ShieldCheck className="h-4 w-4 shrink-0" aria-hidden /> {busy ? "Verifying…" : "Verify inclusion in this browser"}
+          <ShieldCheck className="h-4 w-4 shrink-0" aria-hidden />{" "}
+          {busy ? "Verifying…" : "Verify inclusion in this browser"}
         </Button>
+        {traceUrlTemplate && record.trace_id ? (
+          <a
+            href={traceUrlTemplate.replaceAll("{trace_id}", encodeURIComponent(record.trace_id))}
+            target="_blank"
+            rel="noreferrer"
+            className="text-sm underline underline-offset-4"
+          >
+            View trace
+          </a>
+        ) : null}
       </div>
-      {error ? <p role="alert" className="mt-3 text-sm text-destructive">{error}</p> : null}
+      {error ? (
+        <p role="alert" className="mt-3 text-sm text-destructive">
+          {error}
+        </p>
+      ) : null}
       {result ? (
         <ul className="mt-3 space-y-1 text-sm" aria-label="Verification result" data-testid="verification">
           <Check ok={result.leafMatches} label="The record's content hashes to its leaf hash (RFC 8785, SHA-256)" />
-          <Check ok={result.pathLeadsToRoot} label={`The inclusion path leads to the root of the tree of ${result.treeSize} records (RFC 9162)`} />
-          <Check ok={result.signatureValid} label="The checkpoint carries a valid Ed25519 signature of the ledger's key" />
+          <Check
+            ok={result.pathLeadsToRoot}
+            label={`The inclusion path leads to the root of the tree of ${result.treeSize} records (RFC 9162)`}
+          />
+          <Check
+            ok={result.signatureValid}
+            label="The checkpoint carries a valid Ed25519 signature of the ledger's key"
+          />
           <li className="pl-6 text-xs text-muted-foreground [overflow-wrap:anywhere]" data-testid="key-pin">
             {result.keyPinned === "changed"
               ? `Warning: the ledger's key (${result.keyFingerprint}) differs from the one this browser saw before. Compare it with GET /v1/provenance/verifier-key from a source you trust.`
@@ -252,7 +390,11 @@ function RecordDetail({ record, nameOf, onClose }: { record: ProvenanceRecord; n
 function Check({ ok, label }: { ok: boolean; label: string }) {
   return (
     <li className="flex items-start gap-2">
-      {ok ? <CheckCircle2 className="mt-0.5 h-4 w-4 shrink-0 text-success" aria-label="passed" /> : <XCircle className="mt-0.5 h-4 w-4 shrink-0 text-destructive" aria-label="failed" />}
+      {ok ? (
+        <CheckCircle2 className="mt-0.5 h-4 w-4 shrink-0 text-success" aria-label="passed" />
+      ) : (
+        <XCircle className="mt-0.5 h-4 w-4 shrink-0 text-destructive" aria-label="failed" />
+      )}
       <span>{label}</span>
     </li>
   );

@@ -14,7 +14,9 @@ export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 /** The problem detail of a failed call, for inline and toast messages. */
 export function problemOf(error: unknown): { detail: string; fields: Record<string, string> } {
   if (error instanceof TRPCClientError) {
-    const problem = (error.data as { problem?: { detail?: string; errors?: { field: string; message: string }[] } } | undefined)?.problem;
+    const problem = (
+      error.data as { problem?: { detail?: string; errors?: { field: string; message: string }[] } } | undefined
+    )?.problem;
     const fields = Object.fromEntries((problem?.errors ?? []).map((e) => [e.field, e.message]));
     return { detail: problem?.detail ?? error.message, fields };
   }
@@ -32,7 +34,11 @@ const noSubscription = () => () => {};
 
 /** False during the server render and hydration, true after: for what depends on the browser alone. */
 export function useMounted(): boolean {
-  return useSyncExternalStore(noSubscription, () => true, () => false);
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
 }
 
 function ThemedToaster() {
@@ -44,7 +50,9 @@ function ThemedToaster() {
       position="bottom-right"
       closeButton
       theme={resolvedTheme === "dark" ? "dark" : "light"}
-      toastOptions={{ classNames: { toast: "!bg-card !text-foreground !border-border", description: "!text-muted-foreground" } }}
+      toastOptions={{
+        classNames: { toast: "!bg-card !text-foreground !border-border", description: "!text-muted-foreground" },
+      }}
     />
   );
 }
@@ -56,7 +64,11 @@ export function Providers({ children }: { children: ReactNode }) {
         defaultOptions: {
           queries: {
             staleTime: 5_000,
-            retry: (count, error) => !(error instanceof TRPCClientError && ["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"].includes(error.data?.code)) && count < 2,
+            retry: (count, error) =>
+              !(
+                error instanceof TRPCClientError &&
+                ["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"].includes(error.data?.code)
+              ) && count < 2,
           },
         },
       }),
@@ -64,7 +76,13 @@ export function Providers({ children }: { children: ReactNode }) {
   // Live views (subscriptions) travel over one server-sent-events stream each; the rest is batched.
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [splitLink({ condition: (op) => op.type === "subscription", true: httpSubscriptionLink({ url: "/api/trpc" }), false: httpBatchLink({ url: "/api/trpc", maxItems: 10 }) })],
+      links: [
+        splitLink({
+          condition: (op) => op.type === "subscription",
+          true: httpSubscriptionLink({ url: "/api/trpc" }),
+          false: httpBatchLink({ url: "/api/trpc", maxItems: 10 }),
+        }),
+      ],
     }),
   );
   return (

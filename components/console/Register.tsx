@@ -21,11 +21,22 @@ export function Register({ token, kind }: { token: string; kind: "setup" | "invi
   const form = useForm<z.infer<typeof Form>>({ resolver: zodResolver(Form), defaultValues: { displayName: "" } });
   useEffect(() => {
     void fetch(`/api/passkeys/invite?token=${encodeURIComponent(token)}`)
-      .then(async (r) => ((await r.json()) as { role?: string; detail?: string; type?: string }))
-      .then((j) => setLink(j.role ? { role: j.role } : { error: j.detail ?? "This link is not valid.", superseded: j.type?.includes("invite_superseded") }));
+      .then(async (r) => (await r.json()) as { role?: string; detail?: string; type?: string })
+      .then((j) =>
+        setLink(
+          j.role
+            ? { role: j.role }
+            : { error: j.detail ?? "This link is not valid.", superseded: j.type?.includes("invite_superseded") },
+        ),
+      );
   }, [token]);
   const title = kind === "setup" ? "Set up svc" : "Join your organization";
-  if (!link) return <AuthFrame title={title} subtitle="Checking your link…">{null}</AuthFrame>;
+  if (!link)
+    return (
+      <AuthFrame title={title} subtitle="Checking your link…">
+        {null}
+      </AuthFrame>
+    );
   if (link.error)
     return (
       <AuthFrame title={title} subtitle={link.superseded ? "This link was superseded." : "This link cannot be used."}>
@@ -33,14 +44,24 @@ export function Register({ token, kind }: { token: string; kind: "setup" | "invi
           {link.error}
         </p>
         {link.superseded ? (
-          <Link href="/sign-in" className="mt-4 inline-flex h-9 w-full items-center justify-center rounded-md bg-primary px-4 text-sm font-medium text-primary-foreground hover:bg-primary/90">
+          <Link
+            href="/sign-in"
+            className="mt-4 inline-flex h-9 w-full items-center justify-center rounded-md bg-primary px-4 text-sm font-medium text-primary-foreground hover:bg-primary/90"
+          >
             Sign in
           </Link>
         ) : null}
       </AuthFrame>
     );
   return (
-    <AuthFrame title={title} subtitle={kind === "setup" ? "Register the first administrator's passkey. It stays on this device: svc only ever sees its public key." : `You are invited as ${link.role}. Register a passkey on this device to join.`}>
+    <AuthFrame
+      title={title}
+      subtitle={
+        kind === "setup"
+          ? "Register the first administrator's passkey. It stays on this device: svc only ever sees its public key."
+          : `You are invited as ${link.role}. Register a passkey on this device to join.`
+      }
+    >
       <form
         noValidate
         className="space-y-4"
@@ -57,7 +78,12 @@ export function Register({ token, kind }: { token: string; kind: "setup" | "invi
       >
         <div className="space-y-1.5">
           <Label htmlFor="displayName">Your name</Label>
-          <Input id="displayName" autoComplete="name" aria-invalid={!!form.formState.errors.displayName} {...form.register("displayName")} />
+          <Input
+            id="displayName"
+            autoComplete="name"
+            aria-invalid={!!form.formState.errors.displayName}
+            {...form.register("displayName")}
+          />
           <FieldError message={form.formState.errors.displayName?.message} />
         </div>
         <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>

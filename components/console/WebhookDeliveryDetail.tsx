@@ -39,12 +39,15 @@ export function DeliveryDetail({ delivery: d }: { delivery: WebhookDelivery }) {
     <div className="grid min-w-0 grid-cols-1 gap-4 text-xs lg:grid-cols-2" data-testid="delivery-detail">
       <section aria-label="Request" className="min-w-0">
         <h3 className="mb-1 font-semibold">
-          Request <span className="font-normal text-muted-foreground">· POST · {d.event_type ?? "event type not logged"}</span>
+          Request{" "}
+          <span className="font-normal text-muted-foreground">· POST · {d.event_type ?? "event type not logged"}</span>
         </h3>
         {d.request ? (
           <>
             <HeaderList headers={d.request.headers} />
-            <pre className={block} tabIndex={0} aria-label="Request body">{prettyBody(d.request.body)}</pre>
+            <pre className={block} tabIndex={0} aria-label="Request body">
+              {prettyBody(d.request.body)}
+            </pre>
             {d.request.body_truncated ? <p className="mt-1 text-muted-foreground">Cut at 64 KiB.</p> : null}
           </>
         ) : (
@@ -53,12 +56,27 @@ export function DeliveryDetail({ delivery: d }: { delivery: WebhookDelivery }) {
       </section>
       <section aria-label="Response" className="min-w-0">
         <h3 className="mb-1 font-semibold">
-          Response <span className="font-normal text-muted-foreground">· {d.status_code ?? "no answer"} · {d.duration_ms} ms</span>
+          Response{" "}
+          <span className="font-normal text-muted-foreground">
+            · {d.status_code ?? "no answer"} · {d.duration_ms} ms
+          </span>
         </h3>
-        {d.error ? <pre className={`${block} text-destructive`} tabIndex={0} aria-label="Error">{d.error}</pre> : null}
+        {d.error ? (
+          <pre className={`${block} text-destructive`} tabIndex={0} aria-label="Error">
+            {d.error}
+          </pre>
+        ) : null}
         {d.response_headers ? <HeaderList headers={d.response_headers} /> : null}
-        {d.response_excerpt ? <pre className={block} tabIndex={0} aria-label="Response body">{d.response_excerpt}</pre> : !d.error ? <p className="text-muted-foreground">Empty body.</p> : null}
-        {d.response_excerpt && d.response_excerpt.length >= 1024 ? <p className="mt-1 text-muted-foreground">The first 1 KB.</p> : null}
+        {d.response_excerpt ? (
+          <pre className={block} tabIndex={0} aria-label="Response body">
+            {d.response_excerpt}
+          </pre>
+        ) : !d.error ? (
+          <p className="text-muted-foreground">Empty body.</p>
+        ) : null}
+        {d.response_excerpt && d.response_excerpt.length >= 1024 ? (
+          <p className="mt-1 text-muted-foreground">The first 1 KB.</p>
+        ) : null}
       </section>
     </div>
   );

@@ -19,7 +19,15 @@ import { when } from "./executionFormat";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
 import { DeliveryDetail } from "./WebhookDeliveryDetail";
 import { LiveIndicator, useLiveView } from "./useLiveView";
-import { HealthBadge, PatternChips, PatternList, SecretOnce, splitPatterns, testEventType, type WebhookDelivery } from "./webhookFormat";
+import {
+  HealthBadge,
+  PatternChips,
+  PatternList,
+  SecretOnce,
+  splitPatterns,
+  testEventType,
+  type WebhookDelivery,
+} from "./webhookFormat";
 
 type Webhook = inferRouterOutputs<AppRouter>["webhooks"]["get"];
 
@@ -51,7 +59,9 @@ export function WebhookDetail({ id }: { id: string }) {
   const emit = useMutation(
     trpc.events.emit.mutationOptions({
       onSuccess: (out) => {
-        toast.success(`Test event sent: ${out.matched_subscriptions} subscription${out.matched_subscriptions === 1 ? "" : "s"} matched`);
+        toast.success(
+          `Test event sent: ${out.matched_subscriptions} subscription${out.matched_subscriptions === 1 ? "" : "s"} matched`,
+        );
       },
       onError: (e) => toast.error(problemOf(e).detail),
     }),
@@ -68,7 +78,9 @@ export function WebhookDetail({ id }: { id: string }) {
     trpc.webhooks.rotateSecret.mutationOptions({
       onSuccess: (out) => {
         setSecret(out.secret);
-        toast.success(`Rotated: the previous secret also signs until ${new Date(out.previous_expires_at).toLocaleString()}`);
+        toast.success(
+          `Rotated: the previous secret also signs until ${new Date(out.previous_expires_at).toLocaleString()}`,
+        );
       },
       onError: (e) => toast.error(problemOf(e).detail),
     }),
@@ -92,7 +104,10 @@ export function WebhookDetail({ id }: { id: string }) {
   };
   return (
     <>
-      <Link href="/webhooks" className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground">
+      <Link
+        href="/webhooks"
+        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
+      >
         <ArrowLeft className="h-4 w-4" aria-hidden /> Webhooks
       </Link>
       <PageHeader
@@ -104,8 +119,17 @@ export function WebhookDetail({ id }: { id: string }) {
               <Button
                 variant="outline"
                 disabled={!testType || emit.isPending || w.status !== "active"}
-                title={w.status !== "active" ? "Re-enable the webhook first" : testType ? `Emits a ${testType} event` : undefined}
-                onClick={() => testType && emit.mutate({ type: testType, payload: { test: true, webhook_id: id }, source: "console" })}
+                title={
+                  w.status !== "active"
+                    ? "Re-enable the webhook first"
+                    : testType
+                      ? `Emits a ${testType} event`
+                      : undefined
+                }
+                onClick={() =>
+                  testType &&
+                  emit.mutate({ type: testType, payload: { test: true, webhook_id: id }, source: "console" })
+                }
               >
                 <Send className="h-4 w-4" aria-hidden /> Send test event
               </Button>
@@ -136,33 +160,47 @@ export function WebhookDetail({ id }: { id: string }) {
           ) : undefined
         }
       />
-      {webhook.error ? <p role="alert" className="text-sm text-destructive">{problemOf(webhook.error).detail}</p> : null}
+      {webhook.error ? (
+        <p role="alert" className="text-sm text-destructive">
+          {problemOf(webhook.error).detail}
+        </p>
+      ) : null}
       {webhook.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null}
       {w ? (
         <div className="space-y-5">
           <Card className="p-4">
             <div className="mb-3 flex flex-wrap items-center gap-2">
-              <span data-testid="webhook-health"><HealthBadge subscription={w} /></span>
+              <span data-testid="webhook-health">
+                <HealthBadge subscription={w} />
+              </span>
             </div>
             <dl className="grid grid-cols-1 gap-x-3 gap-y-1 text-sm sm:grid-cols-[10rem_1fr] sm:gap-y-2">
               <dt className="text-muted-foreground">Target</dt>
               <dd className="min-w-0 font-mono text-xs [overflow-wrap:anywhere]">{w.target_url}</dd>
               <dt className="text-muted-foreground">Event types</dt>
-              <dd className="min-w-0"><PatternChips patterns={w.event_types} /></dd>
+              <dd className="min-w-0">
+                <PatternChips patterns={w.event_types} />
+              </dd>
               <dt className="text-muted-foreground">Description</dt>
-              <dd className="min-w-0 [overflow-wrap:anywhere]">{w.description ?? <span className="text-muted-foreground">—</span>}</dd>
+              <dd className="min-w-0 [overflow-wrap:anywhere]">
+                {w.description ?? <span className="text-muted-foreground">—</span>}
+              </dd>
               <dt className="text-muted-foreground">Last success</dt>
               <dd className="text-xs">{when(w.health?.last_success_at)}</dd>
               <dt className="text-muted-foreground">Last failure</dt>
               <dd className="text-xs">
                 {when(w.health?.last_failure_at)}
-                {w.health?.consecutive_failures ? <span className="ml-2 text-muted-foreground">({w.health.consecutive_failures} in a row)</span> : null}
+                {w.health?.consecutive_failures ? (
+                  <span className="ml-2 text-muted-foreground">({w.health.consecutive_failures} in a row)</span>
+                ) : null}
               </dd>
               <dt className="text-muted-foreground">Created</dt>
               <dd className="text-xs">{when(w.created_at)}</dd>
             </dl>
           </Card>
-          {canAdminister ? <SettingsForm key={`${w.event_types.join(",")}|${w.description}|${w.status}`} webhook={w} /> : null}
+          {canAdminister ? (
+            <SettingsForm key={`${w.event_types.join(",")}|${w.description}|${w.status}`} webhook={w} />
+          ) : null}
           <section aria-labelledby="deliveries-title">
             <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
               <h2 id="deliveries-title" className="text-base font-semibold">
@@ -178,8 +216,19 @@ export function WebhookDetail({ id }: { id: string }) {
                 </button>
               </p>
             ) : null}
-            <DeliveryLog rows={rows} webhookId={id} canReplay={canAdminister && w.status === "active"} onReplay={(d) => retry.mutate({ id, delivery_id: d.id })} replaying={retry.isPending} onEvent={setEventFilter} />
-            {deliveries.error ? <p role="alert" className="mt-2 text-sm text-destructive">{problemOf(deliveries.error).detail}</p> : null}
+            <DeliveryLog
+              rows={rows}
+              webhookId={id}
+              canReplay={canAdminister && w.status === "active"}
+              onReplay={(d) => retry.mutate({ id, delivery_id: d.id })}
+              replaying={retry.isPending}
+              onEvent={setEventFilter}
+            />
+            {deliveries.error ? (
+              <p role="alert" className="mt-2 text-sm text-destructive">
+                {problemOf(deliveries.error).detail}
+              </p>
+            ) : null}
             {deliveries.isLoading ? <p className="mt-2 text-sm text-muted-foreground">Loading…</p> : null}
           </section>
         </div>
@@ -189,28 +238,80 @@ export function WebhookDetail({ id }: { id: string }) {
   );
 }
 
-function DeliveryLog({ rows, webhookId, canReplay, onReplay, replaying, onEvent }: { rows: WebhookDelivery[]; webhookId: string; canReplay: boolean; onReplay(d: WebhookDelivery): void; replaying: boolean; onEvent(eventId: string): void }) {
-  if (rows.length === 0) return <p className="rounded-md border border-border p-4 text-sm text-muted-foreground">No delivery attempted yet. Attempts appear here as events matching this webhook are delivered.</p>;
+function DeliveryLog({
+  rows,
+  webhookId,
+  canReplay,
+  onReplay,
+  replaying,
+  onEvent,
+}: {
+  rows: WebhookDelivery[];
+  webhookId: string;
+  canReplay: boolean;
+  onReplay(d: WebhookDelivery): void;
+  replaying: boolean;
+  onEvent(eventId: string): void;
+}) {
+  if (rows.length === 0)
+    return (
+      <p className="rounded-md border border-border p-4 text-sm text-muted-foreground">
+        No delivery attempted yet. Attempts appear here as events matching this webhook are delivered.
+      </p>
+    );
   return (
-    <div className="relative overflow-x-auto rounded-md border border-border bg-card" role="region" aria-label="Delivery attempts" tabIndex={0}>
+    <div
+      className="relative overflow-x-auto rounded-md border border-border bg-card"
+      role="region"
+      aria-label="Delivery attempts"
+      tabIndex={0}
+    >
       <table className="w-full text-xs" data-testid="delivery-log">
         <caption className="sr-only">Delivery attempts of webhook {webhookId}, newest first</caption>
         <thead className="bg-muted text-left text-muted-foreground">
           <tr>
-            <th scope="col" className="px-3 py-1.5 font-medium">Event</th>
-            <th scope="col" className="px-3 py-1.5 font-medium">Attempt</th>
-            <th scope="col" className="px-3 py-1.5 font-medium">Status</th>
-            <th scope="col" className="px-3 py-1.5 font-medium">Result</th>
-            <th scope="col" className="px-3 py-1.5 font-medium">Duration</th>
-            <th scope="col" className="px-3 py-1.5 font-medium">When</th>
-            <th scope="col" className="px-3 py-1.5 font-medium">Next retry</th>
-            <th scope="col" className="px-3 py-1.5 font-medium">Details</th>
-            {canReplay ? <th scope="col" className="px-3 py-1.5 font-medium"><span className="sr-only">Actions</span></th> : null}
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              Event
+            </th>
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              Attempt
+            </th>
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              Status
+            </th>
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              Result
+            </th>
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              Duration
+            </th>
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              When
+            </th>
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              Next retry
+            </th>
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              Details
+            </th>
+            {canReplay ? (
+              <th scope="col" className="px-3 py-1.5 font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
+            ) : null}
           </tr>
         </thead>
         <tbody>
           {rows.map((d) => (
-            <DeliveryRow key={d.id} d={d} columns={canReplay ? 9 : 8} canReplay={canReplay} onReplay={onReplay} replaying={replaying} onEvent={onEvent} />
+            <DeliveryRow
+              key={d.id}
+              d={d}
+              columns={canReplay ? 9 : 8}
+              canReplay={canReplay}
+              onReplay={onReplay}
+              replaying={replaying}
+              onEvent={onEvent}
+            />
           ))}
         </tbody>
       </table>
@@ -219,7 +320,21 @@ function DeliveryLog({ rows, webhookId, canReplay, onReplay, replaying, onEvent 
 }
 
 /** One attempt: a summary row, and the request and response it unfolds into. */
-function DeliveryRow({ d, columns, canReplay, onReplay, replaying, onEvent }: { d: WebhookDelivery; columns: number; canReplay: boolean; onReplay(d: WebhookDelivery): void; replaying: boolean; onEvent(eventId: string): void }) {
+function DeliveryRow({
+  d,
+  columns,
+  canReplay,
+  onReplay,
+  replaying,
+  onEvent,
+}: {
+  d: WebhookDelivery;
+  columns: number;
+  canReplay: boolean;
+  onReplay(d: WebhookDelivery): void;
+  replaying: boolean;
+  onEvent(eventId: string): void;
+}) {
   const [open, setOpen] = useState(false);
   const detailId = `delivery-${d.id}`;
   return (
@@ -227,24 +342,45 @@ function DeliveryRow({ d, columns, canReplay, onReplay, replaying, onEvent }: { 
       <tr className="border-t border-border" data-testid="delivery-row">
         <td className="px-3 py-1.5">
           <div className="font-mono">{d.event_type ?? "—"}</div>
-          <button type="button" className="whitespace-nowrap font-mono text-muted-foreground underline-offset-2 hover:text-primary hover:underline" title={`Only the attempts at ${d.event_id}`} onClick={() => onEvent(d.event_id)}>
+          <button
+            type="button"
+            className="whitespace-nowrap font-mono text-muted-foreground underline-offset-2 hover:text-primary hover:underline"
+            title={`Only the attempts at ${d.event_id}`}
+            onClick={() => onEvent(d.event_id)}
+          >
             {d.event_id.slice(0, 8)}…{d.event_id.slice(-6)}
           </button>
         </td>
         <td className="px-3 py-1.5 tabular-nums">{d.attempt}</td>
         <td className="px-3 py-1.5 tabular-nums">{d.status_code ?? "no answer"}</td>
-        <td className="px-3 py-1.5">{d.success ? <Badge tone="success">delivered</Badge> : <Badge tone="danger">failed</Badge>}</td>
+        <td className="px-3 py-1.5">
+          {d.success ? <Badge tone="success">delivered</Badge> : <Badge tone="danger">failed</Badge>}
+        </td>
         <td className="whitespace-nowrap px-3 py-1.5 tabular-nums">{d.duration_ms} ms</td>
         <td className="min-w-24 px-3 py-1.5">{when(d.created_at)}</td>
         <td className="min-w-24 px-3 py-1.5">{when(d.next_attempt_at)}</td>
         <td className="px-3 py-1.5">
-          <Button variant="ghost" size="sm" aria-expanded={open} aria-controls={detailId} aria-label={`${open ? "Hide" : "Show"} request and response of attempt ${d.attempt} of event ${d.event_id}`} onClick={() => setOpen((o) => !o)}>
-            {open ? <ChevronDown className="h-4 w-4" aria-hidden /> : <ChevronRight className="h-4 w-4" aria-hidden />} {d.error ? "Error" : "Details"}
+          <Button
+            variant="ghost"
+            size="sm"
+            aria-expanded={open}
+            aria-controls={detailId}
+            aria-label={`${open ? "Hide" : "Show"} request and response of attempt ${d.attempt} of event ${d.event_id}`}
+            onClick={() => setOpen((o) => !o)}
+          >
+            {open ? <ChevronDown className="h-4 w-4" aria-hidden /> : <ChevronRight className="h-4 w-4" aria-hidden />}{" "}
+            {d.error ? "Error" : "Details"}
           </Button>
         </td>
         {canReplay ? (
           <td className="px-3 py-1.5">
-            <Button variant="outline" size="sm" disabled={replaying} aria-label={`Replay attempt ${d.attempt} of event ${d.event_id}`} onClick={() => onReplay(d)}>
+            <Button
+              variant="outline"
+              size="sm"
+              disabled={replaying}
+              aria-label={`Replay attempt ${d.attempt} of event ${d.event_id}`}
+              onClick={() => onReplay(d)}
+            >
               Replay
             </Button>
           </td>
@@ -272,7 +408,11 @@ function SettingsForm({ webhook }: { webhook: Webhook }) {
   const queryClient = useQueryClient();
   const form = useForm<z.infer<typeof SettingsFormSchema>>({
     resolver: zodResolver(SettingsFormSchema),
-    defaultValues: { event_types: webhook.event_types.join(", "), description: webhook.description ?? "", status: webhook.status },
+    defaultValues: {
+      event_types: webhook.event_types.join(", "),
+      description: webhook.description ?? "",
+      status: webhook.status,
+    },
   });
   const update = useMutation(
     trpc.webhooks.update.mutationOptions({
@@ -294,12 +434,26 @@ function SettingsForm({ webhook }: { webhook: Webhook }) {
       <form
         noValidate
         className="space-y-4"
-        onSubmit={form.handleSubmit((v) => update.mutate({ id: webhook.id, event_types: splitPatterns(v.event_types), description: v.description ? v.description : null, status: v.status }))}
+        onSubmit={form.handleSubmit((v) =>
+          update.mutate({
+            id: webhook.id,
+            event_types: splitPatterns(v.event_types),
+            description: v.description ? v.description : null,
+            status: v.status,
+          }),
+        )}
       >
         <div className="space-y-1.5">
           <Label htmlFor="set-types">Event types</Label>
-          <Input id="set-types" aria-invalid={!!errors.event_types} aria-describedby="set-types-hint" {...form.register("event_types")} />
-          <p id="set-types-hint" className="text-xs text-muted-foreground">Comma-separated; a trailing .* matches every type under the prefix.</p>
+          <Input
+            id="set-types"
+            aria-invalid={!!errors.event_types}
+            aria-describedby="set-types-hint"
+            {...form.register("event_types")}
+          />
+          <p id="set-types-hint" className="text-xs text-muted-foreground">
+            Comma-separated; a trailing .* matches every type under the prefix.
+          </p>
           {typed.length > 0 ? <PatternChips patterns={typed} /> : null}
           <FieldError message={errors.event_types?.message} />
         </div>

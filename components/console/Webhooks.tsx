@@ -6,6 +6,7 @@ import type { ColumnDef } from "@tanstack/react-table";
 import { Plus } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useSearchParamsWriter } from "./useSearchParamsWriter";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { z } from "zod";
@@ -17,7 +18,15 @@ import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { useAgentNames } from "./Executions";
 import { ago, StatusBadge } from "./format";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
-import { HealthBadge, KindBadge, PatternChips, PatternList, SecretOnce, splitPatterns, type Subscription } from "./webhookFormat";
+import {
+  HealthBadge,
+  KindBadge,
+  PatternChips,
+  PatternList,
+  SecretOnce,
+  splitPatterns,
+  type Subscription,
+} from "./webhookFormat";
 
 const KINDS = ["webhook", "agent_trigger"] as const;
 const STATUSES = ["active", "disabled"] as const;
@@ -28,6 +37,7 @@ export function Webhooks() {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
+  const writeParams = useSearchParamsWriter();
   const canAdminister = useCanAdminister();
   const { nameOf } = useAgentNames();
   const [creating, setCreating] = useState(false);
@@ -36,16 +46,16 @@ export function Webhooks() {
   const kindParam = params.get("kind") ?? "";
   const kind = (KINDS as readonly string[]).includes(kindParam) ? (kindParam as (typeof KINDS)[number]) : undefined;
   const statusParam = params.get("status") ?? "";
-  const status = (STATUSES as readonly string[]).includes(statusParam) ? (statusParam as (typeof STATUSES)[number]) : undefined;
-  const setFilter = (key: "kind" | "status", value: string) => {
-    const next = new URLSearchParams(params.toString());
-    if (value) next.set(key, value);
-    else next.delete(key);
-    const query = next.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
-  };
+  const status = (STATUSES as readonly string[]).includes(statusParam)
+    ? (statusParam as (typeof STATUSES)[number])
+    : undefined;
+  const setFilter = (key: "kind" | "status", value: string) =>
+    writeParams((next) => (value ? next.set(key, value) : next.delete(key)));
   const list = useInfiniteQuery(
-    trpc.webhooks.list.infiniteQueryOptions({ limit: 20, ...(kind ? { kind } : {}), ...(status ? { status } : {}) }, { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined }),
+    trpc.webhooks.list.infiniteQueryOptions(
+      { limit: 20, ...(kind ? { kind } : {}), ...(status ? { status } : {}) },
+      { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined },
+    ),
   );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const columns: ColumnDef<Subscription, unknown>[] = [
@@ -54,14 +64,22 @@ export function Webhooks() {
       header: "Target",
       cell: ({ row }) =>
         row.original.kind === "webhook" ? (
-          <Link href={`/webhooks/${row.original.id}`} onClick={(e) => e.stopPropagation()} className="block max-w-80 font-mono text-xs text-primary underline-offset-2 [overflow-wrap:anywhere] hover:underline">
+          <Link
+            href={`/webhooks/${row.original.id}`}
+            onClick={(e) => e.stopPropagation()}
+            className="block max-w-80 font-mono text-xs text-primary underline-offset-2 [overflow-wrap:anywhere] hover:underline"
+          >
             {row.original.target_url}
           </Link>
         ) : (
           <span className="whitespace-nowrap text-sm">
             agent trigger →{" "}
             {row.original.agent_id ? (
-              <Link href={`/executions?agent=${encodeURIComponent(row.original.agent_id)}`} onClick={(e) => e.stopPropagation()} className="text-primary underline-offset-2 hover:underline">
+              <Link
+                href={`/executions?agent=${encodeURIComponent(row.original.agent_id)}`}
+                onClick={(e) => e.stopPropagation()}
+                className="text-primary underline-offset-2 hover:underline"
+              >
                 {nameOf(row.original.agent_id) ?? row.original.agent_id}
               </Link>
             ) : (
@@ -70,10 +88,37 @@ export function Webhooks() {
           </span>
         ),
     },
-    { header: "Event types", cell: ({ row }) => <span className="block min-w-40"><PatternChips patterns={row.original.event_types} /></span> },
-    { header: "Health", cell: ({ row }) => (row.original.kind === "webhook" ? <HealthBadge subscription={row.original} /> : <StatusBadge status={row.original.status} />) },
-    { header: "Description", cell: ({ row }) => <span className="block min-w-32 text-xs text-muted-foreground">{row.original.description ?? "—"}</span> },
-    { header: "Created", cell: ({ row }) => <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.created_at}>{ago(row.original.created_at)}</span> },
+    {
+      header: "Event types",
+      cell: ({ row }) => (
+        <span className="block min-w-40">
+          <PatternChips patterns={row.original.event_types} />
+        </span>
+      ),
+    },
+    {
+      header: "Health",
+      cell: ({ row }) =>
+        row.original.kind === "webhook" ? (
+          <HealthBadge subscription={row.original} />
+        ) : (
+          <StatusBadge status={row.original.status} />
+        ),
+    },
+    {
+      header: "Description",
+      cell: ({ row }) => (
+        <span className="block min-w-32 text-xs text-muted-foreground">{row.original.description ?? "—"}</span>
+      ),
+    },
+    {
+      header: "Created",
+      cell: ({ row }) => (
+        <span className="whitespace-nowrap text-xs text-muted-foreground" title={row.original.created_at}>
+          {ago(row.original.created_at)}
+        </span>
+      ),
+    },
   ];
   return (
     <>
@@ -115,10 +160,22 @@ export function Webhooks() {
         data={rows}
         loading={list.isFetching}
         error={list.error ? problemOf(list.error).detail : null}
-        empty={kind || status ? "Nothing matches these filters." : canAdminister ? "No webhooks or agent triggers yet. Create a webhook, or deploy an agent whose manifest declares `on`." : "No webhooks or agent triggers yet."}
+        empty={
+          kind || status
+            ? "Nothing matches these filters."
+            : canAdminister
+              ? "No webhooks or agent triggers yet. Create a webhook, or deploy an agent whose manifest declares `on`."
+              : "No webhooks or agent triggers yet."
+        }
         hasMore={list.hasNextPage}
         onMore={() => void list.fetchNextPage()}
-        onRowClick={(s) => (s.kind === "webhook" ? router.push(`/webhooks/${s.id}`) : s.agent_id ? router.push(`/executions?agent=${encodeURIComponent(s.agent_id)}`) : undefined)}
+        onRowClick={(s) =>
+          s.kind === "webhook"
+            ? router.push(`/webhooks/${s.id}`)
+            : s.agent_id
+              ? router.push(`/executions?agent=${encodeURIComponent(s.agent_id)}`)
+              : undefined
+        }
       />
       {canAdminister ? (
         <CreateWebhookDialog
@@ -155,9 +212,20 @@ const CreateWebhookForm = z.object({
   description: z.string().trim().max(500, "At most 500 characters"),
 });
 
-function CreateWebhookDialog({ open, onOpenChange, onCreated }: { open: boolean; onOpenChange(o: boolean): void; onCreated(id: string, secret: string): void }) {
+function CreateWebhookDialog({
+  open,
+  onOpenChange,
+  onCreated,
+}: {
+  open: boolean;
+  onOpenChange(o: boolean): void;
+  onCreated(id: string, secret: string): void;
+}) {
   const trpc = useTRPC();
-  const form = useForm<z.infer<typeof CreateWebhookForm>>({ resolver: zodResolver(CreateWebhookForm), defaultValues: { target_url: "", event_types: "", description: "" } });
+  const form = useForm<z.infer<typeof CreateWebhookForm>>({
+    resolver: zodResolver(CreateWebhookForm),
+    defaultValues: { target_url: "", event_types: "", description: "" },
+  });
   const create = useMutation(
     trpc.webhooks.create.mutationOptions({
       onSuccess: (out) => {
@@ -170,28 +238,62 @@ function CreateWebhookDialog({ open, onOpenChange, onCreated }: { open: boolean;
   const errors = form.formState.errors;
   const typed = splitPatterns(form.watch("event_types") ?? "");
   return (
-    <Dialog open={open} onOpenChange={onOpenChange} title="Create a webhook" description="Matching events are POSTed to the receiver, signed with a whsec_ secret shown once.">
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title="Create a webhook"
+      description="Matching events are POSTed to the receiver, signed with a whsec_ secret shown once."
+    >
       <form
         noValidate
         className="space-y-4"
-        onSubmit={form.handleSubmit((v) => create.mutate({ target_url: v.target_url, event_types: splitPatterns(v.event_types), ...(v.description ? { description: v.description } : {}) }))}
+        onSubmit={form.handleSubmit((v) =>
+          create.mutate({
+            target_url: v.target_url,
+            event_types: splitPatterns(v.event_types),
+            ...(v.description ? { description: v.description } : {}),
+          }),
+        )}
       >
         <div className="space-y-1.5">
           <Label htmlFor="wh-url">Target URL</Label>
-          <Input id="wh-url" type="url" inputMode="url" placeholder="https://hooks.example.com/svc" aria-invalid={!!errors.target_url} aria-describedby="wh-url-hint" {...form.register("target_url")} />
-          <p id="wh-url-hint" className="text-xs text-muted-foreground">https; never a private address (plain http only for hosts the operator allowed).</p>
+          <Input
+            id="wh-url"
+            type="url"
+            inputMode="url"
+            placeholder="https://hooks.example.com/svc"
+            aria-invalid={!!errors.target_url}
+            aria-describedby="wh-url-hint"
+            {...form.register("target_url")}
+          />
+          <p id="wh-url-hint" className="text-xs text-muted-foreground">
+            https; never a private address (plain http only for hosts the operator allowed).
+          </p>
           <FieldError message={errors.target_url?.message} />
         </div>
         <div className="space-y-1.5">
           <Label htmlFor="wh-types">Event types</Label>
-          <Input id="wh-types" placeholder="invoice.paid, execution.*" aria-invalid={!!errors.event_types} aria-describedby="wh-types-hint" {...form.register("event_types")} />
-          <p id="wh-types-hint" className="text-xs text-muted-foreground">Comma-separated. A trailing .* matches every type under the prefix (invoice.* matches invoice.paid).</p>
+          <Input
+            id="wh-types"
+            placeholder="invoice.paid, execution.*"
+            aria-invalid={!!errors.event_types}
+            aria-describedby="wh-types-hint"
+            {...form.register("event_types")}
+          />
+          <p id="wh-types-hint" className="text-xs text-muted-foreground">
+            Comma-separated. A trailing .* matches every type under the prefix (invoice.* matches invoice.paid).
+          </p>
           {typed.length > 0 ? <PatternChips patterns={typed} /> : null}
           <FieldError message={errors.event_types?.message} />
         </div>
         <div className="space-y-1.5">
           <Label htmlFor="wh-desc">Description (optional)</Label>
-          <Input id="wh-desc" placeholder="Billing system" aria-invalid={!!errors.description} {...form.register("description")} />
+          <Input
+            id="wh-desc"
+            placeholder="Billing system"
+            aria-invalid={!!errors.description}
+            {...form.register("description")}
+          />
           <FieldError message={errors.description?.message} />
         </div>
         <FieldError message={errors.root?.message} />

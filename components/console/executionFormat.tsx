@@ -13,7 +13,13 @@ export function isLive(status: string): boolean {
   return !(FINAL_EXECUTION_STATUSES as readonly string[]).includes(status);
 }
 
-const TONES = { queued: "neutral", processing: "primary", completed: "success", failed: "danger", cancelled: "warning" } as const;
+const TONES = {
+  queued: "neutral",
+  processing: "primary",
+  completed: "success",
+  failed: "danger",
+  cancelled: "warning",
+} as const;
 
 export function ExecutionStatusBadge({ status }: { status: Execution["status"] }) {
   return <Badge tone={TONES[status]}>{status}</Badge>;
@@ -22,7 +28,14 @@ export function ExecutionStatusBadge({ status }: { status: Execution["status"] }
 /** The bar and its figure; a failed or cancelled run keeps the progress it reached, in its colour. */
 export function ExecutionProgress({ execution, className }: { execution: Execution; className?: string }) {
   const value = execution.progress_percent ?? 0;
-  const tone = execution.status === "completed" ? "success" : execution.status === "failed" ? "danger" : execution.status === "cancelled" ? "neutral" : "primary";
+  const tone =
+    execution.status === "completed"
+      ? "success"
+      : execution.status === "failed"
+        ? "danger"
+        : execution.status === "cancelled"
+          ? "neutral"
+          : "primary";
   return (
     <div className={className}>
       <div className="flex items-center gap-2">
@@ -31,7 +44,9 @@ export function ExecutionProgress({ execution, className }: { execution: Executi
           {value} %
         </span>
       </div>
-      {execution.progress_message ? <div className="mt-0.5 truncate text-xs text-muted-foreground">{execution.progress_message}</div> : null}
+      {execution.progress_message ? (
+        <div className="mt-0.5 truncate text-xs text-muted-foreground">{execution.progress_message}</div>
+      ) : null}
     </div>
   );
 }
@@ -39,7 +54,11 @@ export function ExecutionProgress({ execution, className }: { execution: Executi
 /** Pretty-printed JSON in a box that scrolls itself (a long line never widens the page). */
 export function JsonBlock({ value, label }: { value: unknown; label: string }) {
   return (
-    <pre aria-label={label} tabIndex={0} className="max-h-72 overflow-auto rounded-md bg-muted p-3 font-mono text-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring">
+    <pre
+      aria-label={label}
+      tabIndex={0}
+      className="max-h-72 overflow-auto rounded-md bg-muted p-3 font-mono text-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+    >
       {JSON.stringify(value, null, 2)}
     </pre>
   );

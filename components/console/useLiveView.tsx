@@ -16,7 +16,11 @@ export const useLiveView = useSubscription;
 export function LiveIndicator({ status }: { status: "idle" | "connecting" | "pending" | "error" }) {
   const connected = status === "pending";
   return (
-    <span role="status" data-testid="live-status" className="inline-flex items-center gap-1 text-xs text-muted-foreground">
+    <span
+      role="status"
+      data-testid="live-status"
+      className="inline-flex items-center gap-1 text-xs text-muted-foreground"
+    >
       <Radio className={connected ? "h-3.5 w-3.5 text-success" : "h-3.5 w-3.5"} aria-hidden />
       {connected ? "Live" : status === "error" ? "Reconnecting…" : "Connecting…"}
     </span>

@@ -28,7 +28,11 @@ export const PatternList = z
   .refine((t) => splitPatterns(t).length <= 50, "At most 50 event types")
   .superRefine((t, ctx) => {
     const bad = splitPatterns(t).filter((p) => !isEventPattern(p));
-    if (bad.length > 0) ctx.addIssue({ code: "custom", message: `Not an event type or prefix: ${bad.join(", ")} (dot notation in lower case, e.g. invoice.paid; a trailing .* matches every type under it)` });
+    if (bad.length > 0)
+      ctx.addIssue({
+        code: "custom",
+        message: `Not an event type or prefix: ${bad.join(", ")} (dot notation in lower case, e.g. invoice.paid; a trailing .* matches every type under it)`,
+      });
   });
 
 /** The patterns as chips; the invalid ones stand out. */
@@ -36,7 +40,11 @@ export function PatternChips({ patterns }: { patterns: string[] }) {
   return (
     <span className="flex flex-wrap gap-1">
       {patterns.map((p) => (
-        <Badge key={p} tone={isEventPattern(p) ? "neutral" : "danger"} className="max-w-full font-mono [overflow-wrap:anywhere]">
+        <Badge
+          key={p}
+          tone={isEventPattern(p) ? "neutral" : "danger"}
+          className="max-w-full font-mono [overflow-wrap:anywhere]"
+        >
           {p}
         </Badge>
       ))}
@@ -52,7 +60,9 @@ export function testEventType(patterns: string[]): string | null {
   // Platform types are reserved (only svc raises them): a test event cannot be one.
   const exact = patterns.find((p) => !p.endsWith(".*") && isEventPattern(p) && !isReservedEventType(p));
   if (exact) return exact;
-  const prefix = patterns.find((p) => p.endsWith(".*") && isEventPattern(p) && !isReservedEventType(`${p.slice(0, -2)}.test`));
+  const prefix = patterns.find(
+    (p) => p.endsWith(".*") && isEventPattern(p) && !isReservedEventType(`${p.slice(0, -2)}.test`),
+  );
   return prefix ? `${prefix.slice(0, -2)}.test` : null;
 }
 
@@ -72,7 +82,10 @@ export function HealthBadge({ subscription }: { subscription: Pick<Subscription,
   }
   if (h?.failing_since) {
     return (
-      <Badge tone="warning" title={`${h.consecutive_failures} failed attempts since ${new Date(h.failing_since).toLocaleString()}`}>
+      <Badge
+        tone="warning"
+        title={`${h.consecutive_failures} failed attempts since ${new Date(h.failing_since).toLocaleString()}`}
+      >
         failing since {ago(h.failing_since)}
       </Badge>
     );
@@ -82,15 +95,26 @@ export function HealthBadge({ subscription }: { subscription: Pick<Subscription,
 }
 
 export function KindBadge({ kind }: { kind: Subscription["kind"] }) {
-  return <Badge tone={kind === "webhook" ? "primary" : "neutral"}>{kind === "webhook" ? "webhook" : "agent trigger"}</Badge>;
+  return (
+    <Badge tone={kind === "webhook" ? "primary" : "neutral"}>{kind === "webhook" ? "webhook" : "agent trigger"}</Badge>
+  );
 }
 
 /** A `whsec_` secret, in this answer only: copy it now. */
 export function SecretOnce({ secret, title, onClose }: { secret: string | null; title: string; onClose(): void }) {
   return (
-    <Dialog open={!!secret} onOpenChange={(o) => !o && onClose()} title={title} description="Receivers verify deliveries with this secret (Standard Webhooks).">
-      <p role="alert" className="mb-3 flex items-start gap-2 rounded-md border border-warning/40 bg-warning/10 p-3 text-sm">
-        <TriangleAlert className="mt-0.5 h-4 w-4 shrink-0" aria-hidden /> Copy it now: it is shown once and cannot be read again. If it is lost, rotate the secret.
+    <Dialog
+      open={!!secret}
+      onOpenChange={(o) => !o && onClose()}
+      title={title}
+      description="Receivers verify deliveries with this secret (Standard Webhooks)."
+    >
+      <p
+        role="alert"
+        className="mb-3 flex items-start gap-2 rounded-md border border-warning/40 bg-warning/10 p-3 text-sm"
+      >
+        <TriangleAlert className="mt-0.5 h-4 w-4 shrink-0" aria-hidden /> Copy it now: it is shown once and cannot be
+        read again. If it is lost, rotate the secret.
       </p>
       <div className="rounded-md bg-muted p-3 [overflow-wrap:anywhere]">
         <Mono data-testid="webhook-secret">{secret}</Mono>

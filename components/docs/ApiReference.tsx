@@ -1,6 +1,6 @@
 "use client";
 
-import { Fragment, useEffect, useState } from "react";
+import { Fragment, useEffect, useState, type ReactNode } from "react";
 
 /**
  * The API reference, rendered from the live OpenAPI document (no hand-written docs to drift) with
@@ -87,13 +87,22 @@ export function ApiReference() {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     fetch("/v1/openapi.json")
-      .then((r) => (r.ok ? (r.json() as Promise<Document>) : Promise.reject(new Error(`the document answered ${r.status}`))))
+      .then((r) =>
+        r.ok ? (r.json() as Promise<Document>) : Promise.reject(new Error(`the document answered ${r.status}`)),
+      )
       .then(setDoc, (e: unknown) => setError(e instanceof Error ? e.message : String(e)));
   }, []);
-  if (error) return <p role="alert" className="text-sm text-destructive">The API reference could not be loaded: {error}</p>;
+  if (error)
+    return (
+      <p role="alert" className="text-sm text-destructive">
+        The API reference could not be loaded: {error}
+      </p>
+    );
   if (!doc) return <p className="text-sm text-muted-foreground">Loading the API reference…</p>;
   const schemas = doc.components?.schemas ?? {};
-  const operations = Object.entries(doc.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => ({ path, method: m, op: item[m]! })));
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m) => ({ path, method: m, op: item[m]! })),
+  );
   const tags = (doc.tags ?? []).filter((t) => operations.some((o) => o.op.tags?.includes(t.name)));
   return (
     <div className="max-w-5xl">
@@ -117,7 +126,9 @@ export function ApiReference() {
               <a href={`#${slug(t.name)}`} className="text-primary underline-offset-2 hover:underline">
                 {t.name}
               </a>{" "}
-              <span className="text-muted-foreground">({operations.filter((o) => o.op.tags?.includes(t.name)).length})</span>
+              <span className="text-muted-foreground">
+                ({operations.filter((o) => o.op.tags?.includes(t.name)).length})
+              </span>
             </li>
           ))}
         </ul>
@@ -131,7 +142,13 @@ export function ApiReference() {
           {operations
             .filter((o) => o.op.tags?.includes(t.name))
             .map((o) => (
-              <OperationView key={`${o.method} ${o.path}`} path={o.path} method={o.method} op={o.op} schemas={schemas} />
+              <OperationView
+                key={`${o.method} ${o.path}`}
+                path={o.path}
+                method={o.method}
+                op={o.op}
+                schemas={schemas}
+              />
             ))}
         </section>
       ))}
@@ -139,7 +156,17 @@ export function ApiReference() {
   );
 }
 
-function OperationView({ path, method, op, schemas }: { path: string; method: string; op: Operation; schemas: Record<string, Schema> }) {
+function OperationView({
+  path,
+  method,
+  op,
+  schemas,
+}: {
+  path: string;
+  method: string;
+  op: Operation;
+  schemas: Record<string, Schema>;
+}) {
   const body = op.requestBody?.content ? Object.entries(op.requestBody.content)[0] : undefined;
   return (
     <section aria-labelledby={`op-${op.operationId}`} className="mt-6 rounded-lg border border-border bg-card p-4">
@@ -147,22 +174,40 @@ function OperationView({ path, method, op, schemas }: { path: string; method: st
         {op.summary ?? op.operationId}
       </h3>
       <p className="mt-2 flex min-w-0 flex-wrap items-center gap-2">
-        <span className={`rounded px-1.5 py-0.5 font-mono text-xs font-semibold uppercase ${METHOD_TONE[method] ?? ""}`}>{method}</span>
+        <span
+          className={`rounded px-1.5 py-0.5 font-mono text-xs font-semibold uppercase ${METHOD_TONE[method] ?? ""}`}
+        >
+          {method}
+        </span>
         <code className="min-w-0 font-mono text-sm [overflow-wrap:anywhere]">{path}</code>
       </p>
       <Paragraphs text={op.description} />
       {op.parameters?.length ? (
         <FieldTable
           caption="Parameters"
-          rows={op.parameters.map((p) => ({ name: p.name, where: p.in, type: typeName(p.schema, schemas), required: !!p.required, description: p.description ?? resolve(p.schema, schemas)?.description }))}
+          rows={op.parameters.map((p) => ({
+            name: p.name,
+            where: p.in,
+            type: typeName(p.schema, schemas),
+            required: !!p.required,
+            description: p.description ?? resolve(p.schema, schemas)?.description,
+          }))}
         />
       ) : null}
       {body ? (
         <>
           <h4 className="mt-4 text-sm font-semibold">
-            Request body <span className="font-normal text-muted-foreground">({body[0]}{op.requestBody?.required ? ", required" : ""})</span>
+            Request body{" "}
+            <span className="font-normal text-muted-foreground">
+              ({body[0]}
+              {op.requestBody?.required ? ", required" : ""})
+            </span>
           </h4>
-          <SchemaFields schema={body[1].schema} schemas={schemas} caption={`Request body of ${op.summary ?? op.operationId}`} />
+          <SchemaFields
+            schema={body[1].schema}
+            schemas={schemas}
+            caption={`Request body of ${op.summary ?? op.operationId}`}
+          />
         </>
       ) : null}
       <h4 className="mt-4 text-sm font-semibold">Responses</h4>
@@ -172,23 +217,52 @@ function OperationView({ path, method, op, schemas }: { path: string; method: st
           const ok = status.startsWith("2");
           return (
             <li key={status} className="text-sm">
-              <details>
-                <summary className="cursor-pointer rounded focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring">
-                  <span className={`mr-2 rounded px-1.5 py-0.5 font-mono text-xs font-semibold ${ok ? "bg-success/15 text-success" : "bg-muted text-foreground"}`}>{status}</span>
-                  <Text text={(r.description ?? "").split(". See ")[0]} />
-                </summary>
-                {content ? (
-                  <div className="mt-2 pl-4">
-                    <p className="text-xs text-muted-foreground">{content[0]}</p>
-                    <SchemaFields schema={content[1].schema} schemas={schemas} caption={`Response ${status} of ${op.summary ?? op.operationId}`} />
-                  </div>
-                ) : null}
-              </details>
+              <LazyDetails
+                summary={
+                  <>
+                    <span
+                      className={`mr-2 rounded px-1.5 py-0.5 font-mono text-xs font-semibold ${ok ? "bg-success/15 text-success" : "bg-muted text-foreground"}`}
+                    >
+                      {status}
+                    </span>
+                    <Text text={(r.description ?? "").split(". See ")[0]} />
+                  </>
+                }
+              >
+                {content
+                  ? () => (
+                      <div className="mt-2 pl-4">
+                        <p className="text-xs text-muted-foreground">{content[0]}</p>
+                        <SchemaFields
+                          schema={content[1].schema}
+                          schemas={schemas}
+                          caption={`Response ${status} of ${op.summary ?? op.operationId}`}
+                        />
+                      </div>
+                    )
+                  : undefined}
+              </LazyDetails>
             </li>
           );
         })}
       </ul>
     </section>
+  );
+}
+
+/**
+ * A response's disclosure: its schema is rendered when it is first opened, not before (the page
+ * lists every operation, and their response tables were most of its DOM: slow to lay out).
+ */
+function LazyDetails({ summary, children }: { summary: ReactNode; children?: () => ReactNode }) {
+  const [opened, setOpened] = useState(false);
+  return (
+    <details onToggle={(e) => e.currentTarget.open && setOpened(true)}>
+      <summary className="cursor-pointer rounded focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring">
+        {summary}
+      </summary>
+      {opened && children ? children() : null}
+    </details>
   );
 }
 
@@ -211,31 +285,76 @@ function typeName(schema: Schema | undefined, schemas: Record<string, Schema>): 
   return `${type}${schema.format ? ` (${schema.format})` : ""}${schema.nullable ? " | null" : ""}`;
 }
 
-function SchemaFields({ schema, schemas, caption }: { schema?: Schema; schemas: Record<string, Schema>; caption: string }) {
+function SchemaFields({
+  schema,
+  schemas,
+  caption,
+}: {
+  schema?: Schema;
+  schemas: Record<string, Schema>;
+  caption: string;
+}) {
   const s = resolve(schema, schemas);
   const name = schema?.$ref ? schema.$ref.split("/").pop() : undefined;
   if (!s) return null;
-  if (!s.properties) return <p className="mt-1 text-sm"><code className="font-mono text-xs">{typeName(schema, schemas)}</code>{s.description ? <> · <Text text={s.description} /></> : null}</p>;
+  if (!s.properties)
+    return (
+      <p className="mt-1 text-sm">
+        <code className="font-mono text-xs">{typeName(schema, schemas)}</code>
+        {s.description ? (
+          <>
+            {" "}
+            · <Text text={s.description} />
+          </>
+        ) : null}
+      </p>
+    );
   return (
     <FieldTable
       caption={name ? `${caption} (${name})` : caption}
-      rows={Object.entries(s.properties).map(([prop, p]) => ({ name: prop, type: typeName(p, schemas), required: (s.required ?? []).includes(prop), description: p.description ?? resolve(p, schemas)?.description }))}
+      rows={Object.entries(s.properties).map(([prop, p]) => ({
+        name: prop,
+        type: typeName(p, schemas),
+        required: (s.required ?? []).includes(prop),
+        description: p.description ?? resolve(p, schemas)?.description,
+      }))}
     />
   );
 }
 
-function FieldTable({ caption, rows }: { caption: string; rows: Array<{ name: string; where?: string; type: string; required: boolean; description?: string }> }) {
+function FieldTable({
+  caption,
+  rows,
+}: {
+  caption: string;
+  rows: Array<{ name: string; where?: string; type: string; required: boolean; description?: string }>;
+}) {
   const where = rows.some((r) => r.where);
   return (
-    <div className="relative mt-2 overflow-x-auto rounded-md border border-border" role="region" aria-label={caption} tabIndex={0}>
+    <div
+      className="relative mt-2 overflow-x-auto rounded-md border border-border"
+      role="region"
+      aria-label={caption}
+      tabIndex={0}
+    >
       <table className="w-full text-left text-xs">
         <caption className="sr-only">{caption}</caption>
         <thead className="bg-muted text-muted-foreground">
           <tr>
-            <th scope="col" className="px-3 py-1.5 font-medium">Name</th>
-            {where ? <th scope="col" className="px-3 py-1.5 font-medium">In</th> : null}
-            <th scope="col" className="px-3 py-1.5 font-medium">Type</th>
-            <th scope="col" className="px-3 py-1.5 font-medium">Description</th>
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              Name
+            </th>
+            {where ? (
+              <th scope="col" className="px-3 py-1.5 font-medium">
+                In
+              </th>
+            ) : null}
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              Type
+            </th>
+            <th scope="col" className="px-3 py-1.5 font-medium">
+              Description
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -243,11 +362,17 @@ function FieldTable({ caption, rows }: { caption: string; rows: Array<{ name: st
             <tr key={`${r.where ?? ""}${r.name}`} className="border-t border-border align-top">
               <th scope="row" className="whitespace-nowrap px-3 py-1.5 font-mono font-medium">
                 {r.name}
-                {r.required ? <span className="ml-1 font-sans text-destructive" title="required">required</span> : null}
+                {r.required ? (
+                  <span className="ml-1 font-sans text-destructive" title="required">
+                    required
+                  </span>
+                ) : null}
               </th>
               {where ? <td className="px-3 py-1.5">{r.where}</td> : null}
               <td className="min-w-32 max-w-64 px-3 py-1.5 font-mono [overflow-wrap:anywhere]">{r.type}</td>
-              <td className="min-w-48 px-3 py-1.5 leading-5">{r.description ? <Text text={r.description} /> : <span className="text-muted-foreground">—</span>}</td>
+              <td className="min-w-48 px-3 py-1.5 leading-5">
+                {r.description ? <Text text={r.description} /> : <span className="text-muted-foreground">—</span>}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -16,7 +16,8 @@ const concat = (...parts: Uint8Array[]) => {
   }
   return out;
 };
-const sha256 = async (bytes: Uint8Array) => new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+const sha256 = async (bytes: Uint8Array) =>
+  new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
 const node = (l: Uint8Array, r: Uint8Array) => sha256(concat(Uint8Array.of(1), l, r));
 const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
 
@@ -42,11 +43,22 @@ function pin(key: string): "first-use" | "matches" | "changed" {
   return known === key ? "matches" : "changed";
 }
 
-export async function verifyInBrowser(record: Record<string, unknown>, proof: { leaf_index: number; tree_size: number; leaf_hash: string; inclusion_path: string[]; checkpoint: string; verifier_key: string }): Promise<BrowserVerification> {
+export async function verifyInBrowser(
+  record: Record<string, unknown>,
+  proof: {
+    leaf_index: number;
+    tree_size: number;
+    leaf_hash: string;
+    inclusion_path: string[];
+    checkpoint: string;
+    verifier_key: string;
+  },
+): Promise<BrowserVerification> {
   const { leaf_hash, ...rest } = record;
   const leaf = await sha256(concat(Uint8Array.of(0), enc.encode(canonicalize(rest)!)));
   // The leaf must be this record's, at this record's index.
-  const leafMatches = equal(leaf, b64(leaf_hash as string)) && equal(leaf, b64(proof.leaf_hash)) && record.seq === proof.leaf_index;
+  const leafMatches =
+    equal(leaf, b64(leaf_hash as string)) && equal(leaf, b64(proof.leaf_hash)) && record.seq === proof.leaf_index;
 
   const split = proof.checkpoint.lastIndexOf("\n\n");
   const text = proof.checkpoint.slice(0, split + 1);
@@ -81,12 +93,31 @@ export async function verifyInBrowser(record: Record<string, unknown>, proof: { 
     // The key hash binds name, algorithm (0x01: Ed25519) and key: SHA-256(name ‖ "\n" ‖ raw)[:4].
     const hash = (await sha256(concat(enc.encode(`${m[1]}\n`), raw))).slice(0, 4);
     const hex = Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
-    const line = proof.checkpoint.slice(split + 2).split("\n").find((l) => l.startsWith(`— ${m[1]} `));
+    const line = proof.checkpoint
+      .slice(split + 2)
+      .split("\n")
+      .find((l) => l.startsWith(`— ${m[1]} `));
     if (raw[0] === 0x01 && hex === m[2] && line) {
       const blob = b64(line.split(" ")[2]!);
-      const key = await crypto.subtle.importKey("raw", raw.slice(1) as BufferSource, { name: "Ed25519" }, false, ["verify"]);
-      signatureValid = equal(blob.slice(0, 4), hash) && (await crypto.subtle.verify({ name: "Ed25519" }, key, blob.slice(4) as BufferSource, enc.encode(text) as BufferSource));
+      const key = await crypto.subtle.importKey("raw", raw.slice(1) as BufferSource, { name: "Ed25519" }, false, [
+        "verify",
+      ]);
+      signatureValid =
+        equal(blob.slice(0, 4), hash) &&
+        (await crypto.subtle.verify(
+          { name: "Ed25519" },
+          key,
+          blob.slice(4) as BufferSource,
+          enc.encode(text) as BufferSource,
+        ));
     }
   }
-  return { leafMatches, pathLeadsToRoot, signatureValid, keyPinned: pin(proof.verifier_key.trim()), keyFingerprint: m?.[2] ?? "", treeSize: proof.tree_size };
+  return {
+    leafMatches,
+    pathLeadsToRoot,
+    signatureValid,
+    keyPinned: pin(proof.verifier_key.trim()),
+    keyFingerprint: m?.[2] ?? "",
+    treeSize: proof.tree_size,
+  };
 }

@@ -11,7 +11,8 @@ const buttonVariants = cva(
         default: "bg-primary text-primary-foreground hover:opacity-90",
         outline: "border border-border bg-card hover:bg-muted",
         ghost: "hover:bg-muted",
-        destructive: "bg-destructive text-white hover:opacity-90",
+        // Darker than the destructive token, so white text keeps AA contrast in light and dark themes.
+        destructive: "bg-[color-mix(in_oklch,var(--destructive)_70%,black)] text-white hover:opacity-90",
       },
       size: { default: "h-9 px-4 py-2", sm: "h-8 px-3 text-xs", icon: "h-9 w-9" },
     },

@@ -52,7 +52,11 @@ export function DataTable<T>({
             {table.getRowModel().rows.map((row) => (
               <tr
                 key={row.id}
-                className={onRowClick ? "cursor-pointer border-t border-border hover:bg-muted/60 focus-within:bg-muted/60" : "border-t border-border"}
+                className={
+                  onRowClick
+                    ? "cursor-pointer border-t border-border hover:bg-muted/60 focus-within:bg-muted/60"
+                    : "border-t border-border"
+                }
                 onClick={onRowClick ? () => onRowClick(row.original) : undefined}
               >
                 {row.getVisibleCells().map((cell) => (

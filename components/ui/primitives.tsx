@@ -4,11 +4,27 @@ import { cn } from "./cn";
 
 /** shadcn/ui-style building blocks over native elements and Radix primitives. */
 export function Input({ className, ...props }: InputHTMLAttributes<HTMLInputElement>) {
-  return <input className={cn("flex h-9 w-full rounded-md border border-border bg-card px-3 py-1 text-sm placeholder:text-muted-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-destructive", className)} {...props} />;
+  return (
+    <input
+      className={cn(
+        "flex h-9 w-full rounded-md border border-border bg-card px-3 py-1 text-sm placeholder:text-muted-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-destructive",
+        className,
+      )}
+      {...props}
+    />
+  );
 }
 
 export function NativeSelect({ className, ...props }: SelectHTMLAttributes<HTMLSelectElement>) {
-  return <select className={cn("flex h-9 w-full rounded-md border border-border bg-card px-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring", className)} {...props} />;
+  return (
+    <select
+      className={cn(
+        "flex h-9 w-full rounded-md border border-border bg-card px-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring",
+        className,
+      )}
+      {...props}
+    />
+  );
 }
 
 export function Label({ className, ...props }: ComponentProps<typeof LabelPrimitive.Root>) {
@@ -27,8 +43,21 @@ const badgeTones = {
   primary: "bg-primary/15 text-primary",
 } as const;
 
-export function Badge({ tone = "neutral", className, ...props }: HTMLAttributes<HTMLSpanElement> & { tone?: keyof typeof badgeTones }) {
-  return <span className={cn("inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium", badgeTones[tone], className)} {...props} />;
+export function Badge({
+  tone = "neutral",
+  className,
+  ...props
+}: HTMLAttributes<HTMLSpanElement> & { tone?: keyof typeof badgeTones }) {
+  return (
+    <span
+      className={cn(
+        "inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium",
+        badgeTones[tone],
+        className,
+      )}
+      {...props}
+    />
+  );
 }
 
 export function FieldError({ message }: { message?: string }) {

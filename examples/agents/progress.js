@@ -1,7 +1,9 @@
 // Counts the words of `input.text` in steps, reporting progress as it goes.
 // Deploy with progress.manifest.json; invoke with {"input": {"text": "...", "steps": 4}}.
 export default async (input, ctx) => {
-  const words = String(input?.text ?? "").split(/\s+/).filter(Boolean);
+  const words = String(input?.text ?? "")
+    .split(/\s+/)
+    .filter(Boolean);
   const steps = Math.max(1, Math.min(10, Number(input?.steps ?? 4)));
   const counts = {};
   const size = Math.ceil(words.length / steps) || 1;

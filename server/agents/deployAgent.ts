@@ -14,6 +14,7 @@ import { syncAgentTriggers } from "../events/triggers";
 import { putPlatformEvent } from "../events/platformEvents";
 import { issueTriggerAuthority } from "./triggerAuthority";
 import type { AgentDeployRequest, AgentManifest } from "./schemas";
+import { logger } from "../telemetry/log";
 
 export const DEFAULT_MEMORY_MB = 64;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -34,36 +35,82 @@ type Manifest = z.output<typeof AgentManifest>;
  * its transaction: on SQLite that would hold every other write for as long as the bundle's top
  * level runs) and gives the outcome; the job, queued for later, only covers a process that died first.
  */
-export async function deployAgent(tx: Db, principal: Principal, body: z.output<typeof AgentDeployRequest>, requestId: string) {
+export async function deployAgent(
+  tx: Db,
+  principal: Principal,
+  body: z.output<typeof AgentDeployRequest>,
+  requestId: string,
+) {
   const cfg = config();
   const bundle = Buffer.from(body.bundleBase64, "base64");
   if (bundle.length > cfg.maxBundleBytes) {
-    throw ValidationFailed([{ field: "bundleBase64", code: "OUT_OF_RANGE", message: `The bundle is ${bundle.length} bytes; the limit is ${cfg.maxBundleBytes} bytes (SVC_MAX_BUNDLE_BYTES).` }]);
+    throw ValidationFailed([
+      {
+        field: "bundleBase64",
+        code: "OUT_OF_RANGE",
+        message: `The bundle is ${bundle.length} bytes; the limit is ${cfg.maxBundleBytes} bytes (SVC_MAX_BUNDLE_BYTES).`,
+      },
+    ]);
   }
   const actual = `sha256:${createHash("sha256").update(bundle).digest("hex")}`;
   if (actual !== body.bundleHash) {
-    throw ValidationFailed([{ field: "bundleHash", code: "HASH_MISMATCH", message: `The decoded bundle's hash is ${actual}, not the bundleHash given.`, received: body.bundleHash }]);
+    throw ValidationFailed([
+      {
+        field: "bundleHash",
+        code: "HASH_MISMATCH",
+        message: `The decoded bundle's hash is ${actual}, not the bundleHash given.`,
+        received: body.bundleHash,
+      },
+    ]);
   }
   let code: string;
   try {
     code = new TextDecoder("utf-8", { fatal: true }).decode(bundle);
   } catch {
-    throw ValidationFailed([{ field: "bundleBase64", code: "INVALID_FORMAT", message: "The bundle must be UTF-8 text (one ES module)." }]);
+    throw ValidationFailed([
+      { field: "bundleBase64", code: "INVALID_FORMAT", message: "The bundle must be UTF-8 text (one ES module)." },
+    ]);
   }
   const manifest = body.manifest;
   const memoryMb = manifest.limits?.memory_mb ?? DEFAULT_MEMORY_MB;
   const timeoutMs = manifest.limits?.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-  if (memoryMb > cfg.agentMaxMemoryMb) throw ValidationFailed([{ field: "manifest.limits.memory_mb", code: "OUT_OF_RANGE", message: `At most ${cfg.agentMaxMemoryMb} MiB (SVC_AGENT_MAX_MEMORY_MB).` }]);
-  if (timeoutMs > cfg.agentMaxTimeoutMs) throw ValidationFailed([{ field: "manifest.limits.timeout_ms", code: "OUT_OF_RANGE", message: `At most ${cfg.agentMaxTimeoutMs} ms (SVC_AGENT_MAX_TIMEOUT_MS).` }]);
+  if (memoryMb > cfg.agentMaxMemoryMb)
+    throw ValidationFailed([
+      {
+        field: "manifest.limits.memory_mb",
+        code: "OUT_OF_RANGE",
+        message: `At most ${cfg.agentMaxMemoryMb} MiB (SVC_AGENT_MAX_MEMORY_MB).`,
+      },
+    ]);
+  if (timeoutMs > cfg.agentMaxTimeoutMs)
+    throw ValidationFailed([
+      {
+        field: "manifest.limits.timeout_ms",
+        code: "OUT_OF_RANGE",
+        message: `At most ${cfg.agentMaxTimeoutMs} ms (SVC_AGENT_MAX_TIMEOUT_MS).`,
+      },
+    ]);
 
   assertTriggersDeclared(manifest);
   const missing = missingCapabilities(principal.capabilities, grantedCapabilities(manifest));
   if (missing.length > 0) {
-    throw Forbidden(`An agent cannot hold more than whoever deploys it: your delegation does not cover ${missing.join(", ")}.`, { missing_capabilities: missing });
+    throw Forbidden(
+      `An agent cannot hold more than whoever deploys it: your delegation does not cover ${missing.join(", ")}.`,
+      { missing_capabilities: missing },
+    );
   }
   if (manifest.passport) {
-    const passport = await tx.passport.findFirst({ where: { did: manifest.passport, orgDid: principal.orgDid, type: "agent" } });
-    if (!passport) throw ValidationFailed([{ field: "manifest.passport", code: "UNKNOWN_PASSPORT", message: "No agent passport with this DID in your organization." }]);
+    const passport = await tx.passport.findFirst({
+      where: { did: manifest.passport, orgDid: principal.orgDid, type: "agent" },
+    });
+    if (!passport)
+      throw ValidationFailed([
+        {
+          field: "manifest.passport",
+          code: "UNKNOWN_PASSPORT",
+          message: "No agent passport with this DID in your organization.",
+        },
+      ]);
   }
 
   // An upsert, so that concurrent deploys of one name queue on the agent's row (PostgreSQL's
@@ -82,7 +129,11 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
       deployedBy: principal.actorDid,
     },
   });
-  const last = await tx.agentVersion.findFirst({ where: { agentId: agent.id }, orderBy: { seq: "desc" }, select: { seq: true } });
+  const last = await tx.agentVersion.findFirst({
+    where: { agentId: agent.id },
+    orderBy: { seq: "desc" },
+    select: { seq: true },
+  });
   const version = await tx.agentVersion.create({
     data: {
       id: newId("agv"),
@@ -101,15 +152,27 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
       traceId: requestId,
       deployedBy: principal.actorDid,
       // Its triggers will act with the deployer's authority once this version is current.
-      triggerDelegationId: manifest.on?.length ? await issueTriggerAuthority(tx, principal, declaredCapabilities(manifest), manifest.name) : null,
+      triggerDelegationId: manifest.on?.length
+        ? await issueTriggerAuthority(tx, principal, declaredCapabilities(manifest), manifest.name)
+        : null,
     },
   });
   if (body.wait) {
-    const jobId = await enqueue(tx, DEPLOY_JOB, { versionId: version.id }, { orgDid: principal.orgDid, maxAttempts: 3, runAt: new Date(Date.now() + WAIT_SAFETY_NET_MS) });
+    const jobId = await enqueue(
+      tx,
+      DEPLOY_JOB,
+      { versionId: version.id },
+      { orgDid: principal.orgDid, maxAttempts: 3, runAt: new Date(Date.now() + WAIT_SAFETY_NET_MS) },
+    );
     /** After commit: checks the bundle and records the outcome; the agent's status after it ("deploying" if left to the job). */
     const settle = async (db: Database): Promise<string> => {
       try {
-        const outcome = await checkBundle({ code, orgDid: principal.orgDid, memoryMb, timeoutMs: Math.min(timeoutMs, CHECK_TIMEOUT_MS) });
+        const outcome = await checkBundle({
+          code,
+          orgDid: principal.orgDid,
+          memoryMb,
+          timeoutMs: Math.min(timeoutMs, CHECK_TIMEOUT_MS),
+        });
         return await db.writeTx(async (t) => {
           // A crashed thread says nothing about the bundle: the job tries again, now.
           if (!outcome.ok && outcome.error.code === "internal") {
@@ -119,7 +182,7 @@ export async function deployAgent(tx: Db, principal: Principal, body: z.output<t
           return recordDeployOutcome(t, version.id, outcome);
         });
       } catch (e) {
-        console.error(`svc: deploy of version ${version.id}: the check is left to its job:`, e);
+        logger().error({ err: e }, `deploy of version ${version.id}: the check is left to its job`);
         return "deploying";
       }
     };
@@ -145,14 +208,30 @@ function assertTriggersDeclared(manifest: Manifest): void {
   const errors = (manifest.on ?? []).flatMap((entry, i) =>
     [TRIGGER_CAPABILITY, `${TRIGGER_CAPABILITY}:${entry.event}`]
       .filter((needed) => !evidenced.has(needed))
-      .map((needed) => ({ field: `manifest.on.${i}.event`, code: "TRIGGER_NOT_DECLARED", message: `A trigger on ${entry.event} needs the manifest capability ${needed}, with a non-empty evidence list.`, received: entry.event })),
+      .map((needed) => ({
+        field: `manifest.on.${i}.event`,
+        code: "TRIGGER_NOT_DECLARED",
+        message: `A trigger on ${entry.event} needs the manifest capability ${needed}, with a non-empty evidence list.`,
+        received: entry.event,
+      })),
   );
-  if (errors.length > 0) throw ValidationFailed(errors, "The manifest's triggers are not all declared in its capabilities.");
+  if (errors.length > 0)
+    throw ValidationFailed(errors, "The manifest's triggers are not all declared in its capabilities.");
 }
 
 /** Checks a queued version in the sandbox: the `agent.deploy` job's work before it records the outcome. */
-export async function checkVersion(version: { bundle: Uint8Array; orgDid: string; memoryMb: number; timeoutMs: number }): Promise<CheckOutcome> {
-  return checkBundle({ code: Buffer.from(version.bundle).toString("utf8"), orgDid: version.orgDid, memoryMb: version.memoryMb, timeoutMs: Math.min(version.timeoutMs, CHECK_TIMEOUT_MS) });
+export async function checkVersion(version: {
+  bundle: Uint8Array;
+  orgDid: string;
+  memoryMb: number;
+  timeoutMs: number;
+}): Promise<CheckOutcome> {
+  return checkBundle({
+    code: Buffer.from(version.bundle).toString("utf8"),
+    orgDid: version.orgDid,
+    memoryMb: version.memoryMb,
+    timeoutMs: Math.min(version.timeoutMs, CHECK_TIMEOUT_MS),
+  });
 }
 
 /**
@@ -169,7 +248,9 @@ export async function recordDeployOutcome(tx: Db, versionId: string, outcome: Ch
   const manifest = version.manifest as Manifest;
   if (outcome.ok) {
     await tx.agentVersion.update({ where: { id: versionId }, data: { status: "ready", deployedAt: new Date() } });
-    const current = agent.currentVersionId ? await tx.agentVersion.findUnique({ where: { id: agent.currentVersionId }, select: { seq: true } }) : null;
+    const current = agent.currentVersionId
+      ? await tx.agentVersion.findUnique({ where: { id: agent.currentVersionId }, select: { seq: true } })
+      : null;
     if (current && current.seq > version.seq) return agent.status;
     const status = agent.currentVersionId === null || agent.status === "deploying" ? "active" : agent.status;
     await tx.agent.update({
@@ -187,7 +268,8 @@ export async function recordDeployOutcome(tx: Db, versionId: string, outcome: Ch
     await syncAgentTriggers(tx, agent.id);
     const about = { agent_id: agent.id, name: agent.name, version: version.version, status };
     await putPlatformEvent(tx, undefined, agent.orgDid, { type: "agent.deployed", payload: about });
-    if (status === "active" && agent.status !== "active") await putPlatformEvent(tx, undefined, agent.orgDid, { type: "agent.activated", payload: about });
+    if (status === "active" && agent.status !== "active")
+      await putPlatformEvent(tx, undefined, agent.orgDid, { type: "agent.activated", payload: about });
     return status;
   }
   const error = { code: outcome.error.code, message: outcome.error.message };

@@ -13,7 +13,8 @@ export const listAgentsOp = defineOperation({
   path: "/v1/agents",
   tag,
   summary: "List the organization's agents",
-  description: "Newest first. The list keeps the spec's shape: `data.agents` and `data.next_cursor` (pass it back as `?cursor=`).",
+  description:
+    "Newest first. The list keeps the spec's shape: `data.agents` and `data.next_cursor` (pass it back as `?cursor=`).",
   capability: "svc_api:agents:read",
   resourceType: "agent",
   query: s.AgentListQuery,
@@ -53,7 +54,8 @@ export const agentStatusOp = defineOperation({
   path: "/v1/agents/{id}/status",
   tag,
   summary: "An agent's status, current version and runtime",
-  description: "`runtime` gives the current version's limits, bundle hash and deploy time, why the agent is inactive after a failed first deploy (`error`), and the latest deploys (`last_deploy`, `versions`).",
+  description:
+    "`runtime` gives the current version's limits, bundle hash and deploy time, why the agent is inactive after a failed first deploy (`error`), and the latest deploys (`last_deploy`, `versions`).",
   capability: "svc_api:agents:read",
   resourceType: "agent",
   params: s.AgentIdParams,
@@ -63,7 +65,13 @@ export const agentStatusOp = defineOperation({
 });
 
 /** activate and deactivate: one move each way between active and inactive, declared once. */
-function statusMoveOp(move: { id: string; verb: "activate" | "deactivate"; target: "active" | "inactive"; summary: string; description: string }) {
+function statusMoveOp(move: {
+  id: string;
+  verb: "activate" | "deactivate";
+  target: "active" | "inactive";
+  summary: string;
+  description: string;
+}) {
   return defineOperation({
     id: move.id,
     method: "POST",
@@ -89,7 +97,8 @@ export const activateAgentOp = statusMoveOp({
   verb: "activate",
   target: "active",
   summary: "Activate an inactive agent",
-  description: "inactive → active; any other move is 409 naming both states. An agent none of whose deploys succeeded cannot be activated.",
+  description:
+    "inactive → active; any other move is 409 naming both states. An agent none of whose deploys succeeded cannot be activated.",
 });
 
 export const deactivateAgentOp = statusMoveOp({
@@ -97,7 +106,8 @@ export const deactivateAgentOp = statusMoveOp({
   verb: "deactivate",
   target: "inactive",
   summary: "Deactivate an active agent",
-  description: "active → inactive; any other move is 409 naming both states. An inactive agent cannot be invoked; running executions go on.",
+  description:
+    "active → inactive; any other move is 409 naming both states. An inactive agent cannot be invoked; running executions go on.",
 });
 
 export const invokeAgentOp = defineOperation({
@@ -123,4 +133,11 @@ export const invokeAgentOp = defineOperation({
   },
 });
 
-export const agentOperations = [listAgentsOp, deployAgentOp, agentStatusOp, activateAgentOp, deactivateAgentOp, invokeAgentOp];
+export const agentOperations = [
+  listAgentsOp,
+  deployAgentOp,
+  agentStatusOp,
+  activateAgentOp,
+  deactivateAgentOp,
+  invokeAgentOp,
+];

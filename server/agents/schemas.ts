@@ -15,11 +15,16 @@ export const AGENT_EXAMPLE = {
   jobId: "job_01m806mp6v7k1s0d9x4e2f8b3m",
   bundleHash: "sha256:210e2bf95841dcd9fd92852686ea5301a0a65ed782080135027ec98c623c6924",
   // `export default async (input, ctx) => { ctx.progress(50, "half"); return { ok: true, echo: input }; }`
-  bundleBase64: "ZXhwb3J0IGRlZmF1bHQgYXN5bmMgKGlucHV0LCBjdHgpID0+IHsgY3R4LnByb2dyZXNzKDUwLCAiaGFsZiIpOyByZXR1cm4geyBvazogdHJ1ZSwgZWNobzogaW5wdXQgfTsgfQ==",
+  bundleBase64:
+    "ZXhwb3J0IGRlZmF1bHQgYXN5bmMgKGlucHV0LCBjdHgpID0+IHsgY3R4LnByb2dyZXNzKDUwLCAiaGFsZiIpOyByZXR1cm4geyBvazogdHJ1ZSwgZWNobzogaW5wdXQgfTsgfQ==",
   updatedAt: "2026-11-21T09:31:12.000Z",
 } as const;
 
-const Did = z.string().min(8).max(512).regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%\-]+$/, "must be a DID (did:<method>:<id>)");
+const Did = z
+  .string()
+  .min(8)
+  .max(512)
+  .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%\-]+$/, "must be a DID (did:<method>:<id>)");
 const Timestamp = z.string().describe("ISO 8601 date-time");
 
 export const AgentStatus = z.enum(["active", "inactive", "deploying"]);
@@ -33,41 +38,80 @@ export const ManifestCapability = z
       .superRefine((value, ctx) => {
         if (isTriggerCapability(value)) {
           if (value !== TRIGGER_CAPABILITY && !isEventPattern(value.slice(TRIGGER_CAPABILITY.length + 1)))
-            ctx.addIssue({ code: "custom", message: "must be event_trigger or event_trigger:<event type or prefix.*>", params: { code: "INVALID_FORMAT" } });
+            ctx.addIssue({
+              code: "custom",
+              message: "must be event_trigger or event_trigger:<event type or prefix.*>",
+              params: { code: "INVALID_FORMAT" },
+            });
           return;
         }
         const parsed = Capability.safeParse(value);
-        if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, params: { code: (issue as { params?: { code?: string } }).params?.code ?? "INVALID_FORMAT" } });
+        if (!parsed.success)
+          for (const issue of parsed.error.issues)
+            ctx.addIssue({
+              code: "custom",
+              message: issue.message,
+              params: { code: (issue as { params?: { code?: string } }).params?.code ?? "INVALID_FORMAT" },
+            });
       })
-      .describe("A capability the agent's runs may use (the deployer must hold it), or a trigger declaration: event_trigger and event_trigger:<on entry's event>"),
+      .describe(
+        "A capability the agent's runs may use (the deployer must hold it), or a trigger declaration: event_trigger and event_trigger:<on entry's event>",
+      ),
     evidence: z.array(z.string().min(1).max(500)).max(20).describe("Why the agent needs it (shown to reviewers)"),
   })
   .strict();
 
 export const ManifestTrigger = z
   .object({
-    event: z.string().min(1).max(200).regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$/, "must be an event type such as invoice.received, optionally ending in .*"),
+    event: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(
+        /^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$/,
+        "must be an event type such as invoice.received, optionally ending in .*",
+      ),
     description: z.string().max(500),
   })
   .strict();
 
 export const ManifestLimits = z
   .object({
-    memory_mb: z.number().int().min(8).describe("Heap of one run in MiB; at most SVC_AGENT_MAX_MEMORY_MB (default 256); default 64").optional(),
-    timeout_ms: z.number().int().min(10).describe("Wall-clock limit of one run; at most SVC_AGENT_MAX_TIMEOUT_MS (default 300000); default 30000").optional(),
+    memory_mb: z
+      .number()
+      .int()
+      .min(8)
+      .describe("Heap of one run in MiB; at most SVC_AGENT_MAX_MEMORY_MB (default 256); default 64")
+      .optional(),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(10)
+      .describe("Wall-clock limit of one run; at most SVC_AGENT_MAX_TIMEOUT_MS (default 300000); default 30000")
+      .optional(),
   })
   .strict();
 
 export const AgentManifest = z
   .object({
-    name: z.string().min(1).max(100).regex(/^[a-z0-9][a-z0-9._-]*$/, "must be lower-case letters, digits, '.', '_' or '-'").describe("Unique in the organization; deploying the same name again adds a version"),
+    name: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[a-z0-9][a-z0-9._-]*$/, "must be lower-case letters, digits, '.', '_' or '-'")
+      .describe("Unique in the organization; deploying the same name again adds a version"),
     version: z.string().min(1).max(50),
     description: z.string().max(2000).optional(),
     capabilities: z.array(ManifestCapability).max(50),
     on: z.array(ManifestTrigger).max(50).optional(),
     passport: Did.optional().describe("An agent passport of the organization the agent acts as"),
     limits: ManifestLimits.optional(),
-    redact_input: z.boolean().optional().describe("true: an execution's input is kept for its run (and retries) but never shown, in the API or the console (for inputs carrying personal data or secrets); default false"),
+    redact_input: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: an execution's input is kept for its run (and retries) but never shown, in the API or the console (for inputs carrying personal data or secrets); default false",
+      ),
   })
   .strict()
   .meta({
@@ -85,11 +129,24 @@ export const AgentManifest = z
 export const AgentDeployRequest = z
   .object({
     manifest: AgentManifest,
-    bundleBase64: z.string().min(1).max(1_400_000).regex(/^[A-Za-z0-9+/]*={0,2}$/, "must be standard base64").describe("The bundle: one ES module, UTF-8, whose default export is async (input, ctx) => result; at most SVC_MAX_BUNDLE_BYTES (default 512 KiB) decoded"),
-    bundleHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be sha256: and 64 lower-case hex digits").describe("sha256: + the lower-case hex SHA-256 of the decoded bundle"),
+    bundleBase64: z
+      .string()
+      .min(1)
+      .max(1_400_000)
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, "must be standard base64")
+      .describe(
+        "The bundle: one ES module, UTF-8, whose default export is async (input, ctx) => result; at most SVC_MAX_BUNDLE_BYTES (default 512 KiB) decoded",
+      ),
+    bundleHash: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, "must be sha256: and 64 lower-case hex digits")
+      .describe("sha256: + the lower-case hex SHA-256 of the decoded bundle"),
     profile: z.string().min(1).max(100).optional(),
     region: z.string().min(1).max(100).optional(),
-    wait: z.boolean().optional().describe("Answer 201 once the bundle is checked (up to SVC_DEPLOY_WAIT_MS), instead of 202 at once"),
+    wait: z
+      .boolean()
+      .optional()
+      .describe("Answer 201 once the bundle is checked (the check takes at most 5 s), instead of 202 at once"),
   })
   .strict()
   .meta({
@@ -109,8 +166,17 @@ export const AgentDeployRequest = z
   });
 
 export const AgentDeployResponse = z
-  .object({ data: z.object({ agentId: z.string(), status: z.string().describe("deploying (202), or the agent's status once checked (201)"), trace_id: z.string().optional() }) })
-  .meta({ id: "AgentDeployResponse", example: { data: { agentId: AGENT_EXAMPLE.agentId, status: "deploying", trace_id: EXAMPLE.requestId } } });
+  .object({
+    data: z.object({
+      agentId: z.string(),
+      status: z.string().describe("deploying (202), or the agent's status once checked (201)"),
+      trace_id: z.string().optional(),
+    }),
+  })
+  .meta({
+    id: "AgentDeployResponse",
+    example: { data: { agentId: AGENT_EXAMPLE.agentId, status: "deploying", trace_id: EXAMPLE.requestId } },
+  });
 
 const agentExample = {
   id: AGENT_EXAMPLE.agentId,
@@ -133,15 +199,24 @@ export const Agent = z
     status: AgentStatus,
     description: z.string().nullable().optional(),
     passport_id: z.string().nullable().optional(),
-    version: z.string().nullable().optional().describe("The current version's manifest version (null before a first deploy succeeds)"),
+    version: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("The current version's manifest version (null before a first deploy succeeds)"),
     updated_at: Timestamp.optional().describe("When the agent last changed (deploy, activation, deactivation)"),
   })
   .meta({ id: "Agent", example: agentExample });
 
-export const AgentListQuery = ListQuery.extend({ status: AgentStatus.optional().describe("Only agents in this status") });
+export const AgentListQuery = ListQuery.extend({
+  status: AgentStatus.optional().describe("Only agents in this status"),
+});
 
 export const AgentListResponse = z
-  .object({ data: z.object({ agents: z.array(Agent), next_cursor: z.string().nullable().optional() }), meta: z.record(z.string(), z.unknown()).nullable().optional() })
+  .object({
+    data: z.object({ agents: z.array(Agent), next_cursor: z.string().nullable().optional() }),
+    meta: z.record(z.string(), z.unknown()).nullable().optional(),
+  })
   .meta({ id: "AgentListResponse", example: { data: { agents: [agentExample], next_cursor: null } } });
 
 export const DeployError = z.object({ code: z.string(), message: z.string() }).passthrough();
@@ -164,7 +239,9 @@ export const AgentRuntime = z
     bundle_hash: z.string().nullable(),
     deployed_at: Timestamp.nullable().describe("When the current version became ready"),
     error: DeployError.nullable().describe("Why the agent is inactive after a failed first deploy"),
-    last_deploy: AgentVersionSummary.nullable().describe("The latest deploy, which may still be checking or may have been rejected"),
+    last_deploy: AgentVersionSummary.nullable().describe(
+      "The latest deploy, which may still be checking or may have been rejected",
+    ),
     versions: z.array(AgentVersionSummary).describe("Newest first, at most 20"),
   })
   .describe("The current version's runtime, and the deploys");
@@ -187,12 +264,29 @@ export const AgentStatusResponse = z
   .meta({
     id: "AgentStatusResponse",
     example: (() => {
-      const v = { seq: 2, version: "1.2.0", status: "ready" as const, bundle_hash: AGENT_EXAMPLE.bundleHash, limits: { memory_mb: 64, timeout_ms: 30000 }, error: null, deployed_at: AGENT_EXAMPLE.updatedAt, created_at: EXAMPLE.createdAt };
+      const v = {
+        seq: 2,
+        version: "1.2.0",
+        status: "ready" as const,
+        bundle_hash: AGENT_EXAMPLE.bundleHash,
+        limits: { memory_mb: 64, timeout_ms: 30000 },
+        error: null,
+        deployed_at: AGENT_EXAMPLE.updatedAt,
+        created_at: EXAMPLE.createdAt,
+      };
       return {
         data: {
           ...agentExample,
           version: "1.2.0",
-          runtime: { engine: "quickjs-wasm" as const, limits: v.limits, bundle_hash: v.bundle_hash, deployed_at: v.deployed_at, error: null, last_deploy: v, versions: [v] },
+          runtime: {
+            engine: "quickjs-wasm" as const,
+            limits: v.limits,
+            bundle_hash: v.bundle_hash,
+            deployed_at: v.deployed_at,
+            error: null,
+            last_deploy: v,
+            versions: [v],
+          },
           updated_at: AGENT_EXAMPLE.updatedAt,
         },
       };
@@ -204,8 +298,28 @@ export const AgentIdParams = z.object({ id: z.string().min(1).max(100) });
 export const InvokeRequest = z
   .object({
     input: z.unknown().optional().describe("JSON given to the handler as its first argument"),
-    callback_url: z.string().min(1).max(2048).optional().describe("POSTed the execution, signed with the organization's callback secret (Standard Webhooks), when it ends"),
-    max_attempts: z.number().int().min(1).max(10).default(3).describe("Runs allowed before the execution fails, 1 to 10"),
+    callback_url: z
+      .string()
+      .min(1)
+      .max(2048)
+      .optional()
+      .describe(
+        "POSTed the execution, signed with the organization's callback secret (Standard Webhooks), when it ends",
+      ),
+    max_attempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(3)
+      .describe("Runs allowed before the execution fails, 1 to 10"),
   })
   .strict()
-  .meta({ id: "InvokeRequest", example: { input: { invoice_id: "inv_2041", amount: 1250 }, callback_url: "https://hooks.example.com/svc/executions", max_attempts: 3 } });
+  .meta({
+    id: "InvokeRequest",
+    example: {
+      input: { invoice_id: "inv_2041", amount: 1250 },
+      callback_url: "https://hooks.example.com/svc/executions",
+      max_attempts: 3,
+    },
+  });

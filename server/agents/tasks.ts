@@ -23,7 +23,12 @@ const deployJob: JobKind<{ versionId: string }> = {
     const lost = error instanceof WorkerLost;
     await recordDeployOutcome(tx, job.payload.versionId, {
       ok: false,
-      error: { code: lost ? "worker_lost" : "internal", message: lost ? "The worker loading the bundle stopped before it ended." : "Loading the bundle failed on every attempt with an internal error of the service." },
+      error: {
+        code: lost ? "worker_lost" : "internal",
+        message: lost
+          ? "The worker loading the bundle stopped before it ended."
+          : "Loading the bundle failed on every attempt with an internal error of the service.",
+      },
     });
   },
 };

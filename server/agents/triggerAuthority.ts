@@ -1,4 +1,6 @@
-import type { Db } from "../db/client";
+import { config } from "../config";
+import { sqlIn, type Db } from "../db/client";
+import { sqliteTimestamp } from "../db/raw";
 import type { Principal } from "../governance/principal";
 import { delegationPrincipal } from "../identity/authenticate";
 import { issueDelegation } from "../identity/issueDelegation";
@@ -16,8 +18,16 @@ const TRIGGER_SECONDS = 365 * 86_400;
  * the console do: signing out does not silence the triggers, removing the person does.
  * Returns the delegation's id.
  */
-export async function issueTriggerAuthority(tx: Db, principal: Principal, manifestCapabilities: readonly string[], agentName: string): Promise<string> {
-  const grantor = principal.kind === "session" && principal.chain.length >= 2 ? await delegationPrincipal(tx, principal.chain[principal.chain.length - 2]!) : principal;
+export async function issueTriggerAuthority(
+  tx: Db,
+  principal: Principal,
+  manifestCapabilities: readonly string[],
+  agentName: string,
+): Promise<string> {
+  const grantor =
+    principal.kind === "session" && principal.chain.length >= 2
+      ? await delegationPrincipal(tx, principal.chain[principal.chain.length - 2]!)
+      : principal;
   const issued = await issueDelegation(tx, grantor, {
     kind: "trigger",
     delegateDid: grantor.actorDid,
@@ -40,8 +50,15 @@ export async function triggerPrincipal(tx: Db, delegationId: string): Promise<Pr
   try {
     const principal = await delegationPrincipal(tx, delegationId);
     if (principal.chain.length > 1) {
-      const ancestors = await tx.delegation.count({ where: { id: { in: principal.chain.slice(0, -1) }, OR: [{ revokedAt: { not: null } }, { expiresAt: { lte: new Date() } }] } });
-      if (ancestors > 0) return undefined;
+      const engine = config().engine;
+      const ancestors = principal.chain.slice(0, -1);
+      const now = new Date();
+      const [ended] = await sqlIn(tx, engine).query<{ id: string }>(
+        `SELECT "id" FROM "delegation" WHERE "id" IN (${ancestors.map((_, i) => `$${i + 2}`).join(",")})
+           AND ("revoked_at" IS NOT NULL OR "expires_at" <= $1) LIMIT 1`,
+        [engine === "sqlite" ? sqliteTimestamp(now) : now, ...ancestors],
+      );
+      if (ended) return undefined;
     }
     return principal;
   } catch {

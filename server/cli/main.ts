@@ -12,24 +12,43 @@ import { bootstrap, setupLinkIfPending } from "../setup/bootstrap";
 import { DATABASE_STATE_EXPLAINED, databaseState, describeDatabase } from "../setup/databaseState";
 import { parseVerifierKey, type VerifierKey } from "../verifier/note";
 import { expandRepeatedFlags } from "./args";
+import { backupCommand, restoreCommand } from "./backup";
 import { VerificationFailure, verifyExport, verifyRecordInclusion } from "../verifier/verifyExport";
+import { logToStderr } from "../telemetry/log";
 
 const readText = (path: string) => readFileSync(path, "utf8");
 
 /** Each --key is a verifier key or a file holding one or more, one per line. */
 function verifierKeys(values: string[]): VerifierKey[] {
-  return values.flatMap((v) => (existsSync(v) ? readText(v).split("\n").filter((l) => l.trim() !== "") : [v])).map(parseVerifierKey);
+  return values
+    .flatMap((v) =>
+      existsSync(v)
+        ? readText(v)
+            .split("\n")
+            .filter((l) => l.trim() !== "")
+        : [v],
+    )
+    .map(parseVerifierKey);
 }
 
 /** The offline verifier: needs only files and the public verifier key, never the database. */
 async function verify(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args: expandRepeatedFlags(args),
-    options: { export: { type: "string" }, checkpoint: { type: "string", multiple: true }, key: { type: "string", multiple: true }, consistency: { type: "string", multiple: true }, record: { type: "string" }, proof: { type: "string" } },
+    options: {
+      export: { type: "string" },
+      checkpoint: { type: "string", multiple: true },
+      key: { type: "string", multiple: true },
+      consistency: { type: "string", multiple: true },
+      record: { type: "string" },
+      proof: { type: "string" },
+    },
     strict: true,
   });
   if (!values.key?.length) {
-    console.error("verify needs --key <verifier key> (GET /v1/provenance/verifier-key), or a file holding it; repeat it for every key the ledger signed with");
+    console.error(
+      "verify needs --key <verifier key> (GET /v1/provenance/verifier-key), or a file holding it; repeat it for every key the ledger signed with",
+    );
     return 2;
   }
   try {
@@ -41,7 +60,9 @@ async function verify(args: string[]): Promise<number> {
       }
       const record = JSON.parse(readText(values.record)) as Record<string, unknown>;
       const { treeSize } = verifyRecordInclusion(record, JSON.parse(readText(values.proof)), key);
-      console.log(`ok: record ${String(record.id)} (leaf ${String(record.seq)}) is included in the signed tree of ${treeSize} records`);
+      console.log(
+        `ok: record ${String(record.id)} (leaf ${String(record.seq)}) is included in the signed tree of ${treeSize} records`,
+      );
       return 0;
     }
     if (!values.export) {
@@ -49,11 +70,15 @@ async function verify(args: string[]): Promise<number> {
       return 2;
     }
     const notes = (values.checkpoint ?? []).map((file) => ({ file, text: readText(file) }));
-    const consistency = (values.consistency ?? []).map((f) => JSON.parse(readText(f)) as { from_size: number; to_size: number; consistency_path: string[] });
+    const consistency = (values.consistency ?? []).map(
+      (f) => JSON.parse(readText(f)) as { from_size: number; to_size: number; consistency_path: string[] },
+    );
     const started = Date.now();
     const report = await verifyExport(values.export, notes, key, consistency);
     for (const cp of report.checkpoints) console.log(`ok: checkpoint of ${cp.treeSize} records, root ${cp.root}`);
-    console.log(`ok: ${report.records} records verified (${report.redacted} redacted to their leaf hash), ${report.checkpoints.length} checkpoint(s), ${consistency.length} consistency proof(s), in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `ok: ${report.records} records verified (${report.redacted} redacted to their leaf hash), ${report.checkpoints.length} checkpoint(s), ${consistency.length} consistency proof(s), in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     return 0;
   } catch (e) {
     if (e instanceof VerificationFailure) {
@@ -88,6 +113,13 @@ const USAGE = `svc: the operator's command line
       failing record or checkpoint. A flag may be repeated or followed by several values.
   npx svc verify --record <record.json> --proof <proof.json> --key <verifier key | file>...
       Offline: check one record's inclusion proof (GET /v1/provenance/{id}/proof) on its own.
+  npx svc backup <file> [--force] [--pg-dump]
+      SQLite: an online backup (one consistent snapshot, safe while the server runs and writes).
+      PostgreSQL: prints the pg_dump command for the configured database and exits 4; --pg-dump runs it.
+  npx svc restore <file> [--force] [--pg-restore]
+      SQLite: refuses while any process has the database open, and to replace one without --force.
+      PostgreSQL: prints the pg_restore command and exits 4; --pg-restore runs it (refused while
+      another session uses the database). The keys (DATA_DIR/keys) are not in the backup.
 
 Reads the same DATA_DIR / DATABASE_URL as the server (the server prints the exact command at
 start) and says which database it uses. It never creates a database, nor a root organization,
@@ -116,21 +148,38 @@ async function useDatabase(init: boolean | undefined, { needsRoot = true } = {})
 async function main(argv: string[]): Promise<number> {
   const [command, sub] = argv;
   if (command === "verify") return verify(argv.slice(1));
+  if (command === "backup") return backupCommand(argv.slice(1));
+  if (command === "restore") return restoreCommand(argv.slice(1));
   if (command === "migrate") {
     const { values } = parseArgs({ args: argv.slice(1), options: { init: { type: "boolean" } }, strict: true });
     const refused = await useDatabase(values.init, { needsRoot: false });
     if (refused) return refused;
     const applied = await migrate((l) => console.log(l));
-    console.log(applied.length ? `${applied.length} migration(s) applied (${config().engine}).` : `The database is up to date (${config().engine}).`);
+    console.log(
+      applied.length
+        ? `${applied.length} migration(s) applied (${config().engine}).`
+        : `The database is up to date (${config().engine}).`,
+    );
     return 0;
   }
   if (command === "keys" && sub === "create") {
     const { values } = parseArgs({
       args: argv.slice(2),
-      options: { org: { type: "string" }, capabilities: { type: "string" }, name: { type: "string" }, days: { type: "string" }, json: { type: "boolean" }, "token-only": { type: "boolean" }, init: { type: "boolean" } },
+      options: {
+        org: { type: "string" },
+        capabilities: { type: "string" },
+        name: { type: "string" },
+        days: { type: "string" },
+        json: { type: "boolean" },
+        "token-only": { type: "boolean" },
+        init: { type: "boolean" },
+      },
       strict: true,
     });
-    const capabilities = (values.capabilities ?? "svc_api:*").split(",").map((c) => c.trim()).filter(Boolean);
+    const capabilities = (values.capabilities ?? "svc_api:*")
+      .split(",")
+      .map((c) => c.trim())
+      .filter(Boolean);
     const bad = capabilities.filter((c) => !CAPABILITY_PATTERN.test(c));
     if (bad.length || capabilities.length === 0) {
       console.error(`Not a capability: ${bad.join(", ") || "(none given)"}`);
@@ -146,7 +195,12 @@ async function main(argv: string[]): Promise<number> {
     const { rootOrgDid } = await bootstrap();
     // The catalogue offers what the composition root's areas check (loaded here only: other commands stay quick).
     (await import("../areas")).composeServer();
-    const key = await createApiKeyAsOperator(await database(), { orgDid: values.org ?? rootOrgDid, capabilities, name: values.name ?? null, durationSeconds: days * 86_400 });
+    const key = await createApiKeyAsOperator(await database(), {
+      orgDid: values.org ?? rootOrgDid,
+      capabilities,
+      name: values.name ?? null,
+      durationSeconds: days * 86_400,
+    });
     if (values.json) console.log(JSON.stringify(key));
     else if (values["token-only"]) console.log(key.token);
     else {
@@ -163,14 +217,20 @@ async function main(argv: string[]): Promise<number> {
     if (refused) return refused;
     const { rootOrgDid } = await bootstrap();
     const link = await setupLinkIfPending(rootOrgDid);
-    console.log(link ? `Open this one-time link (valid 24 h) to register the first administrator's passkey:\n${link}` : "Set-up is done: the root organization has an administrator. Invite people from the console.");
+    console.log(
+      link
+        ? `Open this one-time link (valid 24 h) to register the first administrator's passkey:\n${link}`
+        : "Set-up is done: the root organization has an administrator. Invite people from the console.",
+    );
     return 0;
   }
   if (command === "signing-keys" && sub === "rotate") {
     const refused = await useDatabase(false);
     if (refused) return refused;
     const kid = await rotateSigningKey();
-    console.log(`New token-signing key ${kid}. Restart the service to sign tokens with it; tokens signed by older keys stay valid. The ledger's checkpoint key is unchanged.`);
+    console.log(
+      `New token-signing key ${kid}. Restart the service to sign tokens with it; tokens signed by older keys stay valid. The ledger's checkpoint key is unchanged.`,
+    );
     return 0;
   }
   if (command === "ledger-key" && sub === "rotate") {
@@ -178,7 +238,9 @@ async function main(argv: string[]): Promise<number> {
     if (refused) return refused;
     await bootstrap();
     const { previous, current } = await rotateLedgerKey(await database());
-    console.log(`New ledger key, recorded in the ledger (operation "CLI ledger-key rotate"):\n${current}\nIt signs checkpoints once the service restarts. Checkpoints signed before verify with the previous key:\n${previous}\nPublish the new key beside the old one; verify across the rotation with both (--key old --key new).`);
+    console.log(
+      `New ledger key, recorded in the ledger (operation "CLI ledger-key rotate"):\n${current}\nIt signs checkpoints once the service restarts. Checkpoints signed before verify with the previous key:\n${previous}\nPublish the new key beside the old one; verify across the rotation with both (--key old --key new).`,
+    );
     return 0;
   }
   if (command === "compliance-key") {
@@ -191,6 +253,8 @@ async function main(argv: string[]): Promise<number> {
   return command === undefined || command === "help" || command === "--help" ? 0 : 2;
 }
 
+// Its stdout is the command's answer (a key, JSON): whatever the services log goes to stderr.
+logToStderr();
 main(process.argv.slice(2))
   .then(async (code) => {
     await closeDatabase();

@@ -16,7 +16,9 @@ export const COMPLIANCE_PROTOCOL_VERSION = "svc-compliance/1";
  */
 export async function complianceKey(): Promise<Buffer> {
   if (process.env.SVC_COMPLIANCE_KEY) return Buffer.from(process.env.SVC_COMPLIANCE_KEY, "utf8");
-  return createHmac("sha256", (await keyRing()).secret).update("svc compliance signature v1").digest();
+  return createHmac("sha256", (await keyRing()).secret)
+    .update("svc compliance signature v1")
+    .digest();
 }
 
 /** HMAC-SHA256 (hex) of the RFC 8785 canonical JSON of the report less its `signature`. */
@@ -30,7 +32,10 @@ export function signCompliance(report: Record<string, unknown>, key: Buffer): st
  * passport counts, the ledger's sync with its newest checkpoint, and the invariants checked
  * against stored state where state can contradict them.
  */
-export async function deploymentCompliance(db: Database, orgDid: string): Promise<z.input<typeof DeploymentComplianceResponse>> {
+export async function deploymentCompliance(
+  db: Database,
+  orgDid: string,
+): Promise<z.input<typeof DeploymentComplianceResponse>> {
   const rootDid = await rootOrgDidOf(db);
   // The operator (root organization) sees the deployment's counts; a tenant sees its own.
   const scope = rootDid === orgDid ? {} : { orgDid };

@@ -7,8 +7,12 @@ export const DeploymentComplianceResponse = z
     protocol_version: z.string(),
     compliance: z.object({
       human_passport_minting: z.literal("device_only"),
-      attestation_formats_accepted: z.array(z.string()).describe("WebAuthn attestation formats the console's registration accepts"),
-      ledger_sync_status: z.string().describe("in_sync when the newest checkpoint covers every record; behind otherwise"),
+      attestation_formats_accepted: z
+        .array(z.string())
+        .describe("WebAuthn attestation formats the console's registration accepts"),
+      ledger_sync_status: z
+        .string()
+        .describe("in_sync when the newest checkpoint covers every record; behind otherwise"),
       passport_count: z.number().int(),
       verification_count: z.number().int().describe("Passports with a verification tier of at least 1"),
       last_compliance_check: z.string(),
@@ -27,7 +31,11 @@ export const DeploymentComplianceResponse = z
       biometric_binding_hash_used: z.boolean(),
       webauthn_required_for_humans: z.boolean(),
     }),
-    signature: z.string().describe("HMAC-SHA256 (hex) of the RFC 8785 canonical JSON of this object less `signature`; see README, Compliance"),
+    signature: z
+      .string()
+      .describe(
+        "HMAC-SHA256 (hex) of the RFC 8785 canonical JSON of this object less `signature`; see README, Compliance",
+      ),
   })
   .meta({
     id: "DeploymentComplianceResponse",
@@ -43,7 +51,12 @@ export const DeploymentComplianceResponse = z
         last_compliance_check: EXAMPLE.createdAt,
         ledger: { record_count: 1042, checkpoint_tree_size: 1042, records_behind: 0, checkpoint_age_seconds: 0.4 },
       },
-      invariants: { server_side_key_generation: false, private_key_access: false, biometric_binding_hash_used: false, webauthn_required_for_humans: true },
+      invariants: {
+        server_side_key_generation: false,
+        private_key_access: false,
+        biometric_binding_hash_used: false,
+        webauthn_required_for_humans: true,
+      },
       signature: "5b1f0c3e9a7d2468ace013579bdf2468ace013579bdf2468ace013579bdf2468",
     },
   });
@@ -62,7 +75,9 @@ export const WalledGardenStatus = z
     mitigations: z.array(z.string()),
     risks: z.object({ walled_garden_possible: z.boolean(), blast_radius: z.string(), risk_acceptance: z.string() }),
     recommendations: z.array(z.string()),
-    witnesses: z.array(z.object({ name: z.string(), url: z.string(), last_cosignature: Cosignature.nullable() })).describe("Configured witnesses and their latest cosignature"),
+    witnesses: z
+      .array(z.object({ name: z.string(), url: z.string(), last_cosignature: Cosignature.nullable() }))
+      .describe("Configured witnesses and their latest cosignature"),
   })
   .meta({
     id: "WalledGardenStatus",
@@ -70,13 +85,19 @@ export const WalledGardenStatus = z
       network_verification: "local_only",
       explanation:
         "No witness is configured (SVC_WITNESSES), so the ledger's 1042 checkpointed records are vouched for only by this service's own signature. An auditor can check that records match the signed checkpoints, but not that the operator shows everyone the same checkpoints.",
-      mitigations: ["Every checkpoint is signed with the service's Ed25519 key; `npx svc verify` checks exports, checkpoints and proofs offline with only the public verifier key."],
+      mitigations: [
+        "Every checkpoint is signed with the service's Ed25519 key; `npx svc verify` checks exports, checkpoints and proofs offline with only the public verifier key.",
+      ],
       risks: {
         walled_garden_possible: true,
-        blast_radius: "The whole ledger (1042 checkpointed records): an operator with database and key access could present a rewritten history to an auditor who holds no earlier checkpoint.",
-        risk_acceptance: "Accepted only while auditors keep their own copies of checkpoints; configure witnesses to remove it.",
+        blast_radius:
+          "The whole ledger (1042 checkpointed records): an operator with database and key access could present a rewritten history to an auditor who holds no earlier checkpoint.",
+        risk_acceptance:
+          "Accepted only while auditors keep their own copies of checkpoints; configure witnesses to remove it.",
       },
-      recommendations: ["Configure at least one independent witness in SVC_WITNESSES (<witness verifier key>@<url>) so that checkpoints are cosigned outside this deployment."],
+      recommendations: [
+        "Configure at least one independent witness in SVC_WITNESSES (<witness verifier key>@<url>) so that checkpoints are cosigned outside this deployment.",
+      ],
       witnesses: [],
     },
   });

@@ -20,7 +20,9 @@ export async function walledGardenStatus(db: Database, orgDid: string): Promise<
   const witnesses = await latestCosignatures(db);
   const latest = await latestCheckpoint(db);
   const now = Date.now();
-  const fresh = witnesses.filter((w) => w.cosignature && now - new Date(w.cosignature.signed_at).getTime() <= maxAge() * 1000);
+  const fresh = witnesses.filter(
+    (w) => w.cosignature && now - new Date(w.cosignature.signed_at).getTime() <= maxAge() * 1000,
+  );
   const stale = witnesses.filter((w) => w.cosignature && !fresh.includes(w));
   const silent = witnesses.filter((w) => !w.cosignature);
   const verified = fresh.length > 0;
@@ -38,14 +40,29 @@ export async function walledGardenStatus(db: Database, orgDid: string): Promise<
     "Every checkpoint is signed with the service's Ed25519 key; `npx svc verify` checks exports, checkpoints and proofs offline with only the public verifier key.",
     "Checkpoints are issued only for trees that extend the previous one; consistency proofs between any two are served at /v1/provenance/consistency.",
   ];
-  if (verified) mitigations.push(`Witness cosignatures from ${fresh.map((w) => w.witness.name).join(", ")} are stored and verified against the witnesses' keys.`);
+  if (verified)
+    mitigations.push(
+      `Witness cosignatures from ${fresh.map((w) => w.witness.name).join(", ")} are stored and verified against the witnesses' keys.`,
+    );
 
   const recommendations: string[] = [];
-  if (witnesses.length === 0) recommendations.push("Configure at least one independent witness in SVC_WITNESSES (<witness verifier key>@<url>) so that checkpoints are cosigned outside this deployment.");
-  if (witnesses.length === 1) recommendations.push("Add a second, independently operated witness: one witness can collude or go offline.");
-  for (const w of silent) recommendations.push(`Witness ${w.witness.name}${showUrls ? ` (${w.witness.url})` : ""} has never cosigned: check that it is reachable and knows this log's origin and key.`);
-  for (const w of stale) recommendations.push(`Witness ${w.witness.name} last cosigned at ${w.cosignature!.signed_at}: check that it is reachable.`);
-  recommendations.push("Auditors: save checkpoints as you see them and verify consistency between the ones you hold (GET /v1/provenance/consistency).");
+  if (witnesses.length === 0)
+    recommendations.push(
+      "Configure at least one independent witness in SVC_WITNESSES (<witness verifier key>@<url>) so that checkpoints are cosigned outside this deployment.",
+    );
+  if (witnesses.length === 1)
+    recommendations.push("Add a second, independently operated witness: one witness can collude or go offline.");
+  for (const w of silent)
+    recommendations.push(
+      `Witness ${w.witness.name}${showUrls ? ` (${w.witness.url})` : ""} has never cosigned: check that it is reachable and knows this log's origin and key.`,
+    );
+  for (const w of stale)
+    recommendations.push(
+      `Witness ${w.witness.name} last cosigned at ${w.cosignature!.signed_at}: check that it is reachable.`,
+    );
+  recommendations.push(
+    "Auditors: save checkpoints as you see them and verify consistency between the ones you hold (GET /v1/provenance/consistency).",
+  );
 
   return {
     network_verification: verified ? "network_verified" : "local_only",
@@ -56,9 +73,15 @@ export async function walledGardenStatus(db: Database, orgDid: string): Promise<
       blast_radius: verified
         ? "Limited: a forked or rewritten history would have to be cosigned by the witnesses, which refuse checkpoints inconsistent with what they saw."
         : `The whole ledger (${size} checkpointed records): an operator with database and key access could present a rewritten history to an auditor who holds no earlier checkpoint.`,
-      risk_acceptance: verified ? "Residual: witnesses are trusted not to collude with the operator." : "Accepted only while auditors keep their own copies of checkpoints; configure witnesses to remove it.",
+      risk_acceptance: verified
+        ? "Residual: witnesses are trusted not to collude with the operator."
+        : "Accepted only while auditors keep their own copies of checkpoints; configure witnesses to remove it.",
     },
     recommendations,
-    witnesses: witnesses.map((w) => ({ name: w.witness.name, url: showUrls ? w.witness.url : "(hidden)", last_cosignature: w.cosignature ? { witness: w.witness.name, ...w.cosignature } : null })),
+    witnesses: witnesses.map((w) => ({
+      name: w.witness.name,
+      url: showUrls ? w.witness.url : "(hidden)",
+      last_cosignature: w.cosignature ? { witness: w.witness.name, ...w.cosignature } : null,
+    })),
   };
 }

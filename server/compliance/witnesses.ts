@@ -45,10 +45,23 @@ async function lastCosignedSize(db: Database, witness: string): Promise<number> 
   return Number(_max.treeSize ?? 0);
 }
 
-async function submit(db: Database, witness: Witness, note: string, oldSize: number, treeSize: number): Promise<Response> {
-  const proof = oldSize > 0 && oldSize < treeSize ? (await consistencyProof(db, oldSize, treeSize)).consistency_path : [];
+async function submit(
+  db: Database,
+  witness: Witness,
+  note: string,
+  oldSize: number,
+  treeSize: number,
+): Promise<Response> {
+  const proof =
+    oldSize > 0 && oldSize < treeSize ? (await consistencyProof(db, oldSize, treeSize)).consistency_path : [];
   const body = `old ${oldSize}\n${proof.map((p) => `${p}\n`).join("")}\n${note}`;
-  return fetch(`${witness.url}/add-checkpoint`, { method: "POST", body, headers: { "Content-Type": "text/plain" }, redirect: "error", signal: AbortSignal.timeout(10_000) });
+  return fetch(`${witness.url}/add-checkpoint`, {
+    method: "POST",
+    body,
+    headers: { "Content-Type": "text/plain" },
+    redirect: "error",
+    signal: AbortSignal.timeout(10_000),
+  });
 }
 
 /** A witness's answer, read up to 64 KiB (cosignature lines are short). */
@@ -99,7 +112,14 @@ export async function witnessLatestCheckpoint(db: Database): Promise<number> {
         await db.writeTx((tx) =>
           tx.ledgerCosignature.upsert({
             where: { treeSize_witness: { treeSize: BigInt(latest.treeSize), witness: witness.name } },
-            create: { id: newId("cos"), treeSize: BigInt(latest.treeSize), witness: witness.name, line, signedAt: BigInt(signedAt), createdAt: new Date() },
+            create: {
+              id: newId("cos"),
+              treeSize: BigInt(latest.treeSize),
+              witness: witness.name,
+              line,
+              signedAt: BigInt(signedAt),
+              createdAt: new Date(),
+            },
             update: {},
           }),
         );
@@ -114,11 +134,26 @@ export async function witnessLatestCheckpoint(db: Database): Promise<number> {
 }
 
 /** The latest stored cosignature of each configured witness. */
-export async function latestCosignatures(db: Database): Promise<{ witness: Witness; cosignature: { tree_size: number; signed_at: string; line: string } | null }[]> {
+export async function latestCosignatures(
+  db: Database,
+): Promise<{ witness: Witness; cosignature: { tree_size: number; signed_at: string; line: string } | null }[]> {
   const out = [];
   for (const witness of configuredWitnesses()) {
-    const row = await db.read.ledgerCosignature.findFirst({ where: { witness: witness.name }, orderBy: { treeSize: "desc" }, select: { treeSize: true, signedAt: true, line: true } });
-    out.push({ witness, cosignature: row ? { tree_size: Number(row.treeSize), signed_at: new Date(Number(row.signedAt) * 1000).toISOString(), line: row.line } : null });
+    const row = await db.read.ledgerCosignature.findFirst({
+      where: { witness: witness.name },
+      orderBy: { treeSize: "desc" },
+      select: { treeSize: true, signedAt: true, line: true },
+    });
+    out.push({
+      witness,
+      cosignature: row
+        ? {
+            tree_size: Number(row.treeSize),
+            signed_at: new Date(Number(row.signedAt) * 1000).toISOString(),
+            line: row.line,
+          }
+        : null,
+    });
   }
   return out;
 }

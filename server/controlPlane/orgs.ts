@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Db } from "../db/client";
 import type { Organization } from "../db/generated/sqlite/client";
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "../errors";
-import { keyset, type ListQuery } from "../http/cursor";
+import { keyset, olderThan, type ListQuery } from "../http/cursor";
 import type { Principal } from "../governance/principal";
 import type { CpOrg, CreateCpOrgRequest, UpdateCpOrgRequest } from "./schemas";
 
@@ -21,7 +21,9 @@ export function orgView(o: Organization): z.input<typeof CpOrg> {
 }
 
 /** An organization record belongs to the organization that created it; each also sees itself. */
-const visibleTo = (principal: Principal) => ({ OR: [{ orgDid: principal.orgDid }, { parentOrgDid: principal.orgDid }] });
+const visibleTo = (principal: Principal) => ({
+  OR: [{ orgDid: principal.orgDid }, { parentOrgDid: principal.orgDid }],
+});
 
 export function slugify(name: string): string {
   return (
@@ -41,7 +43,13 @@ export function slugify(name: string): string {
 export async function createOrg(db: Db, principal: Principal, input: z.output<typeof CreateCpOrgRequest>) {
   const passport = await db.passport.findFirst({ where: { did: input.org_did, orgDid: principal.orgDid } });
   if (!passport || passport.type !== "organization") {
-    throw ValidationFailed([{ field: "org_did", code: "UNKNOWN_PASSPORT", message: "org_did must be an organization passport registered in your organization (POST /v1/passports)." }]);
+    throw ValidationFailed([
+      {
+        field: "org_did",
+        code: "UNKNOWN_PASSPORT",
+        message: "org_did must be an organization passport registered in your organization (POST /v1/passports).",
+      },
+    ]);
   }
   if (await db.organization.findUnique({ where: { orgDid: input.org_did }, select: { orgDid: true } })) {
     throw Conflict("An organization already exists for this passport.");
@@ -49,7 +57,10 @@ export async function createOrg(db: Db, principal: Principal, input: z.output<ty
   let slug = input.slug ?? slugify(input.name);
   if (await db.organization.findUnique({ where: { slug }, select: { slug: true } })) {
     if (input.slug) throw Conflict(`The slug ${JSON.stringify(slug)} is taken.`);
-    slug = `${slug}-${input.org_did.slice(-6).toLowerCase().replace(/[^a-z0-9]/g, "x")}`;
+    slug = `${slug}-${input.org_did
+      .slice(-6)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, "x")}`;
   }
   const row = await db.organization.create({
     data: {
@@ -72,13 +83,13 @@ export async function getOrg(db: Db, principal: Principal, orgDid: string) {
 }
 
 export async function listOrgs(db: Db, principal: Principal, query: z.output<typeof ListQuery>, secret: Buffer) {
-  const { after, take, page } = keyset<Organization>(secret, "cp-orgs", query, (last) => [last.createdAt.toISOString(), last.orgDid]);
+  const { after, take, page } = keyset<Organization>(secret, "cp-orgs", query, (last) => [
+    last.createdAt.toISOString(),
+    last.orgDid,
+  ]);
   const rows = await db.organization.findMany({
     where: {
-      AND: [
-        visibleTo(principal),
-        after ? { OR: [{ createdAt: { lt: new Date(after[0] as string) } }, { createdAt: new Date(after[0] as string), orgDid: { lt: after[1] as string } }] } : {},
-      ],
+      AND: [visibleTo(principal), olderThan(after, "createdAt", "orgDid")],
     },
     orderBy: [{ createdAt: "desc" }, { orgDid: "desc" }],
     take,
@@ -96,7 +107,12 @@ export async function listOrgs(db: Db, principal: Principal, query: z.output<typ
 const GOVERNED_FIELDS = ["deployment_mode", "autonomy_profile", "data_residency_tier"] as const;
 
 /** Updates an organization the caller sees: the caller's own, or one it created (see GOVERNED_FIELDS for who may change what). */
-export async function updateOrg(db: Db, principal: Principal, orgDid: string, input: z.output<typeof UpdateCpOrgRequest>) {
+export async function updateOrg(
+  db: Db,
+  principal: Principal,
+  orgDid: string,
+  input: z.output<typeof UpdateCpOrgRequest>,
+) {
   const found = await db.organization.findFirst({ where: { orgDid, ...visibleTo(principal) } });
   if (!found) throw NotFound("organization", orgDid);
   const decidesFor = found.parentOrgDid === null ? found.orgDid : found.parentOrgDid;
@@ -104,11 +120,19 @@ export async function updateOrg(db: Db, principal: Principal, orgDid: string, in
     const current = orgView(found);
     const changed = GOVERNED_FIELDS.filter((f) => input[f] !== undefined && input[f] !== (current[f] ?? null));
     if (changed.length > 0) {
-      throw Forbidden(`${changed.join(", ")} of an organization ${changed.length === 1 ? "is" : "are"} set by the organization that created it (${found.parentOrgDid}); an organization may change only its own name.`, {
-        fields: changed,
-        decided_by: found.parentOrgDid,
-        remediation: [{ step: 1, description: `Ask the parent organization (${found.parentOrgDid}) to make this change with PATCH /v1/cp/orgs/${orgDid} and its own key.` }],
-      });
+      throw Forbidden(
+        `${changed.join(", ")} of an organization ${changed.length === 1 ? "is" : "are"} set by the organization that created it (${found.parentOrgDid}); an organization may change only its own name.`,
+        {
+          fields: changed,
+          decided_by: found.parentOrgDid,
+          remediation: [
+            {
+              step: 1,
+              description: `Ask the parent organization (${found.parentOrgDid}) to make this change with PATCH /v1/cp/orgs/${orgDid} and its own key.`,
+            },
+          ],
+        },
+      );
     }
   }
   const row = await db.organization.update({

@@ -1,6 +1,7 @@
 import { config } from "../config";
 import { processWide } from "../processWide";
 import { afterCommit, database, type Db } from "./client";
+import { logger } from "../telemetry/log";
 
 /**
  * Change notifications: a service that wrote something a live view shows says so with
@@ -36,7 +37,11 @@ interface ChangeState {
 }
 
 // One hub per process, whichever copy of this module (Next.js bundles its own) notifies or subscribes.
-const state = processWide<ChangeState>("db.changes", () => ({ listeners: new Map(), pending: new Map(), flushing: false }));
+const state = processWide<ChangeState>("db.changes", () => ({
+  listeners: new Map(),
+  pending: new Map(),
+  flushing: false,
+}));
 
 const keyOf = (c: Change) => `${c.channel}\u0000${c.org}\u0000${c.id}`;
 
@@ -68,7 +73,7 @@ async function flush(): Promise<void> {
     for (const payload of payloads(batch)) await db.raw.execute("SELECT pg_notify($1, $2)", [PG_CHANNEL, payload]);
   } catch (e) {
     // A live view misses an update (it still shows the state at its next change); the write stands.
-    console.error(`svc: a change notification was not sent: ${e instanceof Error ? e.message : String(e)}`);
+    logger().error(`a change notification was not sent: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
@@ -97,7 +102,7 @@ function deliver(batch: Change[]): void {
       try {
         listener(change);
       } catch (e) {
-        console.error(`svc: a change listener failed: ${e instanceof Error ? e.message : String(e)}`);
+        logger().error(`a change listener failed: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
   }
@@ -133,11 +138,12 @@ function listening(): Promise<void> {
       }
     });
     client.on("error", (e) => {
-      console.error(`svc: the change-notification connection failed (${e.message}); reopening`);
+      logger().error(`the change-notification connection failed (${e.message}); reopening`);
       if (state.pg?.client === client) state.pg = undefined;
       client.end().catch(() => undefined);
       // Live views reconnect to a new listener on their next subscription; reopen now if any listen.
-      if ([...state.listeners.values()].some((s) => s.size > 0)) setTimeout(() => void listening().catch(() => undefined), 1_000).unref();
+      if ([...state.listeners.values()].some((s) => s.size > 0))
+        setTimeout(() => void listening().catch(() => undefined), 1_000).unref();
     });
     await client.connect();
     await client.query(`LISTEN ${PG_CHANNEL}`);

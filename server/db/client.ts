@@ -1,10 +1,22 @@
 import { config } from "../config";
 import type { PrismaClient, Prisma } from "./generated/sqlite/client";
 import { Mutex } from "./mutex";
-import { pgRaw, sqliteRaw, type RawDriver } from "./raw";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { PoolClient } from "pg";
+import {
+  forEngine,
+  pgQueryable,
+  pgRaw,
+  sqliteRaw,
+  sqliteTransactionQueryable,
+  type RawDriver,
+  type RawQueryable,
+} from "./raw";
 import { countingAdapter } from "./statements";
 import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
+import { withCachedStatements } from "./sqliteStatements";
 import { processWide } from "../processWide";
+import { logger } from "../telemetry/log";
 
 /**
  * A Prisma client or an open transaction. Both engines' generated clients have the same shape
@@ -27,6 +39,8 @@ export interface Database {
   raw: RawDriver;
   /** Serializes this process's SQLite writes (a no-op pass-through on PostgreSQL); re-entrant. */
   writeLock<T>(fn: () => Promise<T>): Promise<T>;
+  /** The process's connections now (metrics): PostgreSQL's pool; SQLite's one writer, idle unless its lock is held. */
+  connections(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -77,7 +91,10 @@ export function swapCommitHooks(tx: Db, hooks: Array<() => void> | undefined): A
   return previous;
 }
 
-async function withCommitHooks<T>(run: (fn: (tx: Db) => Promise<T>) => Promise<T>, fn: (tx: Db) => Promise<T>): Promise<T> {
+async function withCommitHooks<T>(
+  run: (fn: (tx: Db) => Promise<T>) => Promise<T>,
+  fn: (tx: Db) => Promise<T>,
+): Promise<T> {
   let hooks: Array<() => void> = [];
   const result = await run((tx) => {
     commitHooks.set(tx, (hooks = []));
@@ -87,10 +104,33 @@ async function withCommitHooks<T>(run: (fn: (tx: Db) => Promise<T>) => Promise<T
     try {
       hook();
     } catch (e) {
-      console.error(`svc: an after-commit callback failed: ${e instanceof Error ? e.message : String(e)}`);
+      logger().error(`an after-commit callback failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   return result;
+}
+
+// The SQL route of each open write transaction that has one cheaper than Prisma's raw queries
+// (SQLite: its connection's driver). Shared like the commit hooks, for the same reason.
+const txSql = processWide("db.txSql", () => new WeakMap<object, RawQueryable>());
+
+/**
+ * Raw SQL (`$n` placeholders) in `tx`'s transaction. On SQLite a write transaction's statements go
+ * straight to its connection's driver (Prisma's interactive transaction runs on that connection:
+ * they join it); elsewhere (PostgreSQL, whose transaction holds a pooled client Prisma does not
+ * expose, or a `Db` that is no write transaction) through Prisma's `$queryRawUnsafe`.
+ * Results are the driver's: integers as numbers, timestamps and JSON as stored (SQLite: text).
+ */
+export function sqlIn(tx: Db, engine: Database["engine"]): RawQueryable {
+  return txSql.get(tx) ?? prismaSql(tx, engine);
+}
+
+/** Raw SQL through Prisma Client (`$queryRawUnsafe`), in `tx`'s transaction. */
+export function prismaSql(tx: Db, engine: Database["engine"]): RawQueryable {
+  return {
+    query: <T>(sql: string, params: unknown[] = []) => tx.$queryRawUnsafe<T[]>(...forEngine(engine, sql, params)),
+    execute: (sql: string, params: unknown[] = []) => tx.$executeRawUnsafe(...forEngine(engine, sql, params)),
+  };
 }
 
 // The error reaches the query in flight, whose caller handles it; the listener only keeps node-postgres from throwing it again.
@@ -104,22 +144,53 @@ async function open(): Promise<Database> {
       import("@prisma/adapter-pg"),
       import("pg"),
     ]);
-    const pool = new pg.default.Pool({ connectionString: cfg.databaseUrl, max: Number(process.env.SVC_PG_POOL_SIZE || 10) });
+    const pool = new pg.default.Pool({
+      connectionString: cfg.databaseUrl,
+      max: Number(process.env.SVC_PG_POOL_SIZE || 10),
+    });
     // An idle connection the server closes (restart, failover, an administrator) is dropped and
     // replaced by the pool; without a listener node-postgres would crash the process.
-    pool.on("error", (e) => console.error(`svc: an idle PostgreSQL connection failed and was dropped: ${e.message}`));
+    pool.on("error", (e) => logger().error(`an idle PostgreSQL connection failed and was dropped: ${e.message}`));
     // The pool listens to idle clients only. A client checked out (an interactive transaction, a
     // raw transaction) whose connection dies emits 'error' too, and with nobody listening that
     // kills the process. Every client gets a listener for its whole life: the query in flight
     // fails with the error (the caller sees it), and the pool drops the client at release.
     pool.on("connect", (c) => c.on("error", ignoreLostConnection));
-    const client = new PgClient({ adapter: countingAdapter(new PrismaPg(pool)) }) as unknown as PrismaClient;
+    // A write transaction's raw statements go to the pooled client Prisma's transaction holds
+    // (`sqlIn`): the adapter's transaction is opened in the async context of `writeTx`'s call,
+    // which hands its client over; node-postgres runs a client's queries one after the other.
+    const opening = new AsyncLocalStorage<{ conn?: PoolClient }>();
+    const factory = new PrismaPg(pool);
+    const connect = factory.connect.bind(factory);
+    factory.connect = async () => {
+      const adapter = await connect();
+      const start = adapter.startTransaction.bind(adapter);
+      adapter.startTransaction = async (...args) => {
+        const t = await start(...args);
+        const store = opening.getStore();
+        if (store) store.conn = (t as unknown as { client: PoolClient }).client;
+        return t;
+      };
+      return adapter;
+    };
+    const client = new PgClient({ adapter: countingAdapter(factory) }) as unknown as PrismaClient;
+    const inTransaction =
+      <T>(store: { conn?: PoolClient }, fn: (tx: Db) => Promise<T>) =>
+      (tx: Db) => {
+        if (store.conn) txSql.set(tx, pgQueryable(store.conn));
+        return fn(tx);
+      };
     return {
       engine: "postgresql",
       read: client,
-      writeTx: (fn) => withCommitHooks((f) => client.$transaction(f, TX_OPTIONS), fn),
+      writeTx: (fn) =>
+        withCommitHooks((f) => {
+          const store: { conn?: PoolClient } = {};
+          return opening.run(store, () => client.$transaction(inTransaction(store, f), TX_OPTIONS));
+        }, fn),
       raw: pgRaw(pool, pg.default.types),
       writeLock: (fn) => fn(),
+      connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       async close() {
         await client.$disconnect();
         await pool.end().catch(() => undefined);
@@ -132,9 +203,21 @@ async function open(): Promise<Database> {
     import("better-sqlite3"),
   ]);
   const file = prepareSqliteFile(cfg.databaseUrl);
-  const adapter = () => countingAdapter(new PrismaBetterSqlite3({ url: cfg.databaseUrl, timeout: 5000 }));
+  const adapter = (onConnect?: (prepare: (sql: string) => import("better-sqlite3").Statement) => void) =>
+    countingAdapter(withCachedStatements(new PrismaBetterSqlite3({ url: cfg.databaseUrl, timeout: 5000 }), onConnect));
   const reader = new SqliteClient({ adapter: adapter() });
-  const writer = new SqliteClient({ adapter: adapter() });
+  // The writer's one connection (it connects before its first transaction): raw statements of a
+  // write transaction run on it, inside that transaction (`sqlIn`).
+  let writerSql: RawQueryable | undefined;
+  const writer = new SqliteClient({
+    adapter: adapter((prepare) => (writerSql = sqliteTransactionQueryable(prepare))),
+  });
+  const inWriter =
+    <T>(fn: (tx: Db) => Promise<T>) =>
+    (tx: Db) => {
+      if (writerSql) txSql.set(tx, writerSql);
+      return fn(tx);
+    };
   const rawDb = new BetterSqlite3(file, { timeout: 5000 });
   rawDb.pragma("journal_mode = WAL");
   rawDb.pragma("synchronous = NORMAL");
@@ -143,9 +226,10 @@ async function open(): Promise<Database> {
   return {
     engine: "sqlite",
     read: reader,
-    writeTx: (fn) => withCommitHooks((f) => mutex.run(() => writer.$transaction(f, TX_OPTIONS)), fn),
+    writeTx: (fn) => withCommitHooks((f) => mutex.run(() => writer.$transaction(inWriter(f), TX_OPTIONS)), fn),
     raw: sqliteRaw(rawDb, mutex),
     writeLock: (fn) => mutex.run(fn),
+    connections: () => ({ total: 1, idle: mutex.pending > 0 ? 0 : 1, waiting: Math.max(0, mutex.pending - 1) }),
     async close() {
       await Promise.all([reader.$disconnect(), writer.$disconnect()]);
       rawDb.close();

@@ -1,7 +1,9 @@
-import { swapCommitHooks, type Database, type Db } from "./client";
+import { bindTrace } from "../telemetry/tracing";
+import { sqlIn, swapCommitHooks, type Database, type Db } from "./client";
 import { processWide } from "../processWide";
 import { isInfrastructureError } from "./outage";
-import { forEngine, type RawQueryable } from "./raw";
+import type { RawQueryable } from "./raw";
+import { logger } from "../telemetry/log";
 
 /**
  * Group commit: the one way the gate's write calls, the ledger's read records and the webhooks'
@@ -39,13 +41,6 @@ export interface Batcher<I, R> {
 interface GroupTx {
   q: RawQueryable;
   prisma?: Db;
-}
-
-function prismaQueryable(tx: Db, engine: Database["engine"]): RawQueryable {
-  return {
-    query: <T>(sql: string, params: unknown[] = []) => tx.$queryRawUnsafe<T[]>(...forEngine(engine, sql, params)),
-    execute: (sql: string, params: unknown[] = []) => tx.$executeRawUnsafe(...forEngine(engine, sql, params)),
-  };
 }
 
 interface Single {
@@ -86,14 +81,33 @@ const queues = processWide("db.groupCommitQueues", () => new WeakMap<Database, Q
  * statements fewer each: when one of them throws, the group rolls back and each is run again in a
  * transaction of its own. A governed call's work is not run twice: it gets its savepoint.
  */
-export function commitGrouped<T>(db: Database, work: (tx: Db) => Promise<T>, options: { retryable?: boolean } = {}): Promise<T> {
-  return new Promise<T>((resolve, reject) => enqueue(db, { kind: "single", work, retryable: options.retryable ?? false, resolve: resolve as (v: unknown) => void, reject }));
+export function commitGrouped<T>(
+  db: Database,
+  work: (tx: Db) => Promise<T>,
+  options: { retryable?: boolean } = {},
+): Promise<T> {
+  return new Promise<T>((resolve, reject) =>
+    enqueue(db, {
+      kind: "single",
+      // Run by whichever call leads the group: in this call's own trace still.
+      work: bindTrace(work),
+      retryable: options.retryable ?? false,
+      resolve: resolve as (v: unknown) => void,
+      reject,
+    }),
+  );
 }
 
 /** Adds `item` to this group's batch of `batcher`; resolves with its result after the commit. */
 export function commitBatched<I, R>(db: Database, batcher: Batcher<I, R>, item: I): Promise<R> {
   return new Promise<R>((resolve, reject) =>
-    enqueue(db, { kind: "batched", batcher: batcher as Batcher<unknown, unknown>, item, resolve: resolve as (v: unknown) => void, reject }),
+    enqueue(db, {
+      kind: "batched",
+      batcher: batcher as Batcher<unknown, unknown>,
+      item,
+      resolve: resolve as (v: unknown) => void,
+      reject,
+    }),
   );
 }
 
@@ -112,7 +126,7 @@ async function drain(db: Database, q: Queue): Promise<void> {
   try {
     while (q.pending.length > 0) await commitGroup(db, take(q));
   } catch (e) {
-    console.error(`svc: group commit failed: ${e instanceof Error ? e.message : String(e)}`);
+    logger().error(`group commit failed: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
     q.inFlight = 0;
     // Never leave a member waiting without a drain to take it.
@@ -157,7 +171,7 @@ async function commitGroup(db: Database, group: Member[]): Promise<void> {
   try {
     outcomes = group.every((m) => m.kind === "batched")
       ? await db.raw.transaction((q) => applyGroup(db, { q }, group, isolate))
-      : await db.writeTx((tx) => applyGroup(db, { q: prismaQueryable(tx, db.engine), prisma: tx }, group, isolate));
+      : await db.writeTx((tx) => applyGroup(db, { q: sqlIn(tx, db.engine), prisma: tx }, group, isolate));
   } catch (e) {
     // The transaction failed as a whole: nothing of it committed, nobody was answered. In an
     // outage every member would fail alike (503), and one by one they would only queue behind it.
@@ -174,7 +188,7 @@ async function commitGroup(db: Database, group: Member[]): Promise<void> {
       try {
         hook();
       } catch (e) {
-        console.error(`svc: an after-commit callback failed: ${e instanceof Error ? e.message : String(e)}`);
+        logger().error(`an after-commit callback failed: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
     o.member.resolve(o.value);
@@ -185,7 +199,11 @@ async function commitGroup(db: Database, group: Member[]): Promise<void> {
 const savepointCounter = processWide("db.groupCommitSavepoints", () => ({ next: 0 }));
 
 /** Runs `fn` in a savepoint of `tx`: released when it succeeds, rolled back to when it throws. */
-async function inSavepoint<T>(tx: GroupTx, isolate: boolean, fn: () => Promise<T>): Promise<{ ok: true; value: T; hooks: Array<() => void> } | { ok: false; error: unknown }> {
+async function inSavepoint<T>(
+  tx: GroupTx,
+  isolate: boolean,
+  fn: () => Promise<T>,
+): Promise<{ ok: true; value: T; hooks: Array<() => void> } | { ok: false; error: unknown }> {
   const hooks: Array<() => void> = [];
   const previous = tx.prisma ? swapCommitHooks(tx.prisma, hooks) : undefined;
   const name = `svc_g${(savepointCounter.next = (savepointCounter.next + 1) % 1e9)}`;
@@ -226,9 +244,17 @@ async function applyGroup(db: Database, tx: GroupTx, group: Member[], isolate: b
     else outcomes.push({ member: m, ok: false, error: r.error, hooks: [] });
   }
   for (const [batcher, list] of batches) {
-    const all = await inSavepoint(tx, isolate, () => batcher.apply(tx.q, db.engine, list.map((b) => b.item)));
+    const all = await inSavepoint(tx, isolate, () =>
+      batcher.apply(
+        tx.q,
+        db.engine,
+        list.map((b) => b.item),
+      ),
+    );
     if (all.ok) {
-      list.forEach((m, i) => outcomes.push({ member: m, ok: true, value: all.value[i], hooks: i === 0 ? all.hooks : [] }));
+      list.forEach((m, i) =>
+        outcomes.push({ member: m, ok: true, value: all.value[i], hooks: i === 0 ? all.hooks : [] }),
+      );
       continue;
     }
     if (!isolate || list.length === 1) {
@@ -239,8 +265,21 @@ async function applyGroup(db: Database, tx: GroupTx, group: Member[], isolate: b
     // One bad item must not sink the others.
     for (const m of list) {
       const one = await inSavepoint(tx, true, async () => (await batcher.apply(tx.q, db.engine, [m.item]))[0]);
-      outcomes.push(one.ok ? { member: m, ok: true, value: one.value, hooks: one.hooks } : { member: m, ok: false, error: one.error, hooks: [] });
+      outcomes.push(
+        one.ok
+          ? { member: m, ok: true, value: one.value, hooks: one.hooks }
+          : { member: m, ok: false, error: one.error, hooks: [] },
+      );
     }
   }
   return outcomes;
+}
+
+/** Resolves once this process has no group waiting or being written (a draining process's last writes). */
+export async function groupCommitsSettled(db: Database): Promise<void> {
+  for (;;) {
+    const q = queues.get(db);
+    if (!q || (q.pending.length === 0 && q.inFlight === 0)) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

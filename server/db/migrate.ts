@@ -21,7 +21,9 @@ export async function migrate(log: (line: string) => void = () => undefined): Pr
       const sql = readFileSync(join(dir, name, "migration.sql"), "utf8");
       return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
     });
-  return cfg.engine === "postgresql" ? migratePostgres(cfg.databaseUrl, migrations, log) : migrateSqlite(cfg.databaseUrl, migrations, log);
+  return cfg.engine === "postgresql"
+    ? migratePostgres(cfg.databaseUrl, migrations, log)
+    : migrateSqlite(cfg.databaseUrl, migrations, log);
 }
 
 interface Migration {
@@ -30,7 +32,7 @@ interface Migration {
   checksum: string;
 }
 
-function migrationsRoot(): string {
+export function migrationsRoot(): string {
   // Next.js bundles server code, so resolve from the working directory, with the source tree as fallback.
   const fromCwd = join(/* turbopackIgnore: true */ process.cwd(), "prisma/migrations");
   try {
@@ -60,20 +62,28 @@ async function migrateSqlite(url: string, migrations: Migration[], log: (l: stri
     db.exec("BEGIN EXCLUSIVE");
     try {
       const done = new Set(
-        (db.prepare(`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`).all() as { migration_name: string }[]).map((r) => r.migration_name),
+        (
+          db
+            .prepare(
+              `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+            )
+            .all() as { migration_name: string }[]
+        ).map((r) => r.migration_name),
       );
       for (const m of migrations) {
         if (done.has(m.name)) continue;
         db.exec(m.sql);
-        db.prepare(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`).run(
-          randomUUID(), m.checksum, Date.now(), m.name, Date.now(),
-        );
+        db.prepare(
+          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`,
+        ).run(randomUUID(), m.checksum, Date.now(), m.name, Date.now());
         applied.push(m.name);
         log(`applied migration ${m.name}`);
       }
       const broken = db.pragma("foreign_key_check") as { table: string; rowid: number; parent: string }[];
       if (broken.length > 0) {
-        throw new Error(`migration stopped: ${broken.length} row(s) reference rows that do not exist (first: ${broken[0]!.table} rowid ${broken[0]!.rowid} -> ${broken[0]!.parent}); nothing was changed`);
+        throw new Error(
+          `migration stopped: ${broken.length} row(s) reference rows that do not exist (first: ${broken[0]!.table} rowid ${broken[0]!.rowid} -> ${broken[0]!.parent}); nothing was changed`,
+        );
       }
       db.exec("COMMIT");
     } catch (e) {
@@ -103,7 +113,11 @@ async function migratePostgres(url: string, migrations: Migration[], log: (l: st
       "migration_name" VARCHAR(255) NOT NULL, "logs" TEXT, "rolled_back_at" TIMESTAMPTZ,
       "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`);
     const done = new Set(
-      (await client.query(`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`)).rows.map((r) => r.migration_name as string),
+      (
+        await client.query(
+          `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+        )
+      ).rows.map((r) => r.migration_name as string),
     );
     const applied: string[] = [];
     for (const m of migrations) {

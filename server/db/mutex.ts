@@ -9,9 +9,12 @@ import { AsyncLocalStorage } from "node:async_hooks";
 export class Mutex {
   private tail: Promise<void> = Promise.resolve();
   private readonly holder = new AsyncLocalStorage<{ held: boolean }>();
+  /** Callers holding or waiting for the lock (the metrics' database pool gauge). */
+  pending = 0;
 
   async run<T>(fn: () => Promise<T> | T): Promise<T> {
     if (this.holder.getStore()?.held) return fn();
+    this.pending++;
     let release!: () => void;
     const next = new Promise<void>((resolve) => (release = resolve));
     const previous = this.tail;
@@ -22,6 +25,7 @@ export class Mutex {
       return await this.holder.run(hold, fn);
     } finally {
       hold.held = false;
+      this.pending--;
       release();
     }
   }

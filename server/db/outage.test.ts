@@ -4,12 +4,23 @@ import { toDomainError } from "../errors";
 
 // The shapes these errors take, as node-postgres, Prisma's adapters and better-sqlite3 throw them.
 const pgTerminated = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
-const prismaRefused = Object.assign(new Error("Database error. Code: `55000`. Message: `database \"x\" is not currently accepting connections`"), {
-  code: "P2039",
-  meta: { driverAdapterError: { name: "DriverAdapterError", cause: { kind: "postgres", code: "55000", message: 'database "x" is not currently accepting connections' } } },
-});
+const prismaRefused = Object.assign(
+  new Error('Database error. Code: `55000`. Message: `database "x" is not currently accepting connections`'),
+  {
+    code: "P2039",
+    meta: {
+      driverAdapterError: {
+        name: "DriverAdapterError",
+        cause: { kind: "postgres", code: "55000", message: 'database "x" is not currently accepting connections' },
+      },
+    },
+  },
+);
 const notQueryable = new Error("Client has encountered a connection error and is not queryable");
-const sqliteFull = Object.assign(new Error("Raw query failed. Code: `SQLITE_FULL`. Message: `database or disk is full`"), { code: "P2010" });
+const sqliteFull = Object.assign(
+  new Error("Raw query failed. Code: `SQLITE_FULL`. Message: `database or disk is full`"),
+  { code: "P2010" },
+);
 const sqliteBusy = Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
 
 describe("outages", () => {
@@ -21,7 +32,9 @@ describe("outages", () => {
     expect(outageKind(notQueryable)).toBe("database_unavailable");
     expect(outageKind(Object.assign(new Error("x"), { code: "08006" }))).toBe("database_unavailable");
     expect(outageKind(Object.assign(new Error("x"), { code: "57P03" }))).toBe("database_unavailable");
-    expect(outageKind(new Error("wrapped", { cause: Object.assign(new Error("read"), { code: "ECONNRESET" }) }))).toBe("database_unavailable");
+    expect(outageKind(new Error("wrapped", { cause: Object.assign(new Error("read"), { code: "ECONNRESET" }) }))).toBe(
+      "database_unavailable",
+    );
     expect(outageKind(sqliteBusy)).toBe("database_unavailable");
     expect(outageKind(sqliteFull)).toBe("storage_full");
     expect(outageKind(Object.assign(new Error("could not extend file"), { code: "53100" }))).toBe("storage_full");

@@ -1,4 +1,5 @@
 import { statfsSync } from "node:fs";
+import { logger } from "../telemetry/log";
 
 /**
  * Database outages: telling a failure of the database (it went away, refuses connections, is
@@ -17,7 +18,19 @@ export type OutageKind = "database_unavailable" | "storage_full";
 const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
 const FULL_STATES = new Set(["53100", "SQLITE_FULL"]);
 // Node's socket errors and SQLite's busy database (another process holding the write lock past the timeout).
-const UNAVAILABLE_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH", "SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT", "SQLITE_BUSY_RECOVERY", "SQLITE_IOERR", "SQLITE_CANTOPEN"]);
+const UNAVAILABLE_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "SQLITE_BUSY",
+  "SQLITE_BUSY_SNAPSHOT",
+  "SQLITE_BUSY_RECOVERY",
+  "SQLITE_IOERR",
+  "SQLITE_CANTOPEN",
+]);
 // Prisma's own codes for an unreachable or lost server and an exhausted pool.
 const PRISMA_UNAVAILABLE = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
 // What node-postgres and Prisma's adapters say, without a code, about a connection they lost.
@@ -31,12 +44,20 @@ export function outageKind(error: unknown): OutageKind | undefined {
   const visit = (e: unknown, depth: number): OutageKind | undefined => {
     if (e === null || typeof e !== "object" || seen.has(e) || depth > 6) return undefined;
     seen.add(e);
-    const o = e as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown }; kind?: unknown };
+    const o = e as {
+      code?: unknown;
+      originalCode?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      meta?: { driverAdapterError?: unknown };
+      kind?: unknown;
+    };
     for (const c of [o.code, o.originalCode]) {
       if (typeof c !== "string") continue;
       if (FULL_STATES.has(c) || c.startsWith("SQLITE_FULL")) return "storage_full";
       if (c.startsWith("08") && c.length === 5) return "database_unavailable";
-      if (UNAVAILABLE_STATES.has(c) || UNAVAILABLE_CODES.has(c) || PRISMA_UNAVAILABLE.has(c)) return "database_unavailable";
+      if (UNAVAILABLE_STATES.has(c) || UNAVAILABLE_CODES.has(c) || PRISMA_UNAVAILABLE.has(c))
+        return "database_unavailable";
     }
     if (typeof o.message === "string") {
       if (FULL_MESSAGES.test(o.message)) return "storage_full";
@@ -69,8 +90,14 @@ interface OutageState {
 const TAIL_MS = 1000;
 
 // One outage per process, whichever copy of this module (Next.js's bundle, the server's) meets it.
-const slot = globalThis as typeof globalThis & { __svcOutage?: { current?: OutageState; last?: { kind: OutageKind; endedAt: number; state: OutageState }; log: (line: string) => void } };
-const state = (slot.__svcOutage ??= { log: (line) => console.error(`svc: ${line}`) });
+const slot = globalThis as typeof globalThis & {
+  __svcOutage?: {
+    current?: OutageState;
+    last?: { kind: OutageKind; endedAt: number; state: OutageState };
+    log: (line: string) => void;
+  };
+};
+const state = (slot.__svcOutage ??= { log: (line) => logger().warn(line) });
 
 /** Resolves when the outage under way ends (undefined when there is none): work waiting to retry goes at once. */
 export function outageEnded(): Promise<void> | undefined {

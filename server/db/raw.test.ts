@@ -6,9 +6,17 @@ describe("one placeholder style", () => {
   it("PostgreSQL takes $n as written; SQLite gets ? with the parameters in placeholder order, repeats included", () => {
     const sql = `SELECT * FROM "t" WHERE "b" = $2 AND "a" = $1 OR "c" = $2`;
     expect(forEngine("postgresql", sql, ["a", "b"])).toEqual([sql, "a", "b"]);
-    expect(forEngine("sqlite", sql, ["a", "b"])).toEqual([`SELECT * FROM "t" WHERE "b" = ? AND "a" = ? OR "c" = ?`, "b", "a", "b"]);
+    expect(forEngine("sqlite", sql, ["a", "b"])).toEqual([
+      `SELECT * FROM "t" WHERE "b" = ? AND "a" = ? OR "c" = ?`,
+      "b",
+      "a",
+      "b",
+    ]);
     // JSON paths and other dollar signs that are not $<digits> are left alone.
-    expect(forEngine("sqlite", `SELECT json_extract("j", '$.d') FROM "t" WHERE "x" = $1`, [1])).toEqual([`SELECT json_extract("j", '$.d') FROM "t" WHERE "x" = ?`, 1]);
+    expect(forEngine("sqlite", `SELECT json_extract("j", '$.d') FROM "t" WHERE "x" = $1`, [1])).toEqual([
+      `SELECT json_extract("j", '$.d') FROM "t" WHERE "x" = ?`,
+      1,
+    ]);
   });
 });
 
@@ -32,7 +40,9 @@ describe("the write lock", () => {
     const order: string[] = [];
     let late!: Promise<void>;
     await lock.run(async () => {
-      late = new Promise<void>((resolve) => setTimeout(() => void lock.run(async () => void order.push("late")).then(resolve), 10));
+      late = new Promise<void>((resolve) =>
+        setTimeout(() => void lock.run(async () => void order.push("late")).then(resolve), 10),
+      );
     });
     const other = lock.run(async () => {
       await new Promise((r) => setTimeout(r, 30));

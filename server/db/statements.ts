@@ -19,11 +19,14 @@ const tally = processWide<Tally>("db.statementTally", () => ({ count: 0, recordi
 /** Counts one statement sent to the database. */
 export function countStatement(sql: string): void {
   tally.count++;
-  if (tally.recording > 0 && tally.sql.length < 10_000) tally.sql.push(sql.length > 200 ? `${sql.slice(0, 200)}…` : sql);
+  if (tally.recording > 0 && tally.sql.length < 10_000)
+    tally.sql.push(sql.length > 200 ? `${sql.slice(0, 200)}…` : sql);
 }
 
 /** The statements `fn` (and whatever runs meanwhile: keep the process quiet) sent to the database. */
-export async function countStatements<T>(fn: () => Promise<T>): Promise<{ value: T; count: number; statements: string[] }> {
+export async function countStatements<T>(
+  fn: () => Promise<T>,
+): Promise<{ value: T; count: number; statements: string[] }> {
   const start = tally.count;
   const from = tally.sql.length;
   tally.recording++;
@@ -38,9 +41,16 @@ export async function countStatements<T>(fn: () => Promise<T>): Promise<{ value:
 const QUERY_METHODS = new Set(["queryRaw", "executeRaw"]);
 // COMMIT and ROLLBACK reach the adapters as `executeRaw` (their commit() and rollback() only
 // release the connection); the savepoint methods send theirs below the proxy.
-const TX_METHODS: Record<string, string> = { createSavepoint: "SAVEPOINT", rollbackToSavepoint: "ROLLBACK TO SAVEPOINT", releaseSavepoint: "RELEASE SAVEPOINT" };
+const TX_METHODS: Record<string, string> = {
+  createSavepoint: "SAVEPOINT",
+  rollbackToSavepoint: "ROLLBACK TO SAVEPOINT",
+  releaseSavepoint: "RELEASE SAVEPOINT",
+};
 
-function countedQueryable<Q extends object>(target: Q, extra: (name: string, value: Function, target: Q) => unknown): Q {
+function countedQueryable<Q extends object>(
+  target: Q,
+  extra: (name: string, value: Function, target: Q) => unknown,
+): Q {
   return new Proxy(target, {
     get(t, name, receiver) {
       const value = Reflect.get(t, name, receiver) as unknown;
@@ -87,7 +97,8 @@ export function countingAdapter<F extends SqlDriverAdapterFactory>(factory: F): 
   return new Proxy(factory, {
     get(t, name, receiver) {
       const value = Reflect.get(t, name, receiver) as unknown;
-      if (name === "connect" && typeof value === "function") return async () => countedAdapter(await (value as Function).call(t));
+      if (name === "connect" && typeof value === "function")
+        return async () => countedAdapter(await (value as Function).call(t));
       return typeof value === "function" ? (value as Function).bind(t) : value;
     },
   });

@@ -30,7 +30,10 @@ const dispatchers = processWide("events.subscriptionDispatchers", () => new Map<
  * registers the events area's `agent_trigger` and the webhooks area's `webhook`. A kind with no dispatcher in this process is still matched and
  * recorded (`event_match` without an execution or delivery).
  */
-export function registerSubscriptionDispatcher(kind: "webhook" | "agent_trigger", dispatcher: SubscriptionDispatcher): () => void {
+export function registerSubscriptionDispatcher(
+  kind: "webhook" | "agent_trigger",
+  dispatcher: SubscriptionDispatcher,
+): () => void {
   dispatchers.set(kind, dispatcher);
   return () => {
     if (dispatchers.get(kind) === dispatcher) dispatchers.delete(kind);

@@ -27,8 +27,20 @@ export async function emitFromRun(run: RunInfo, args: unknown[]): Promise<unknow
   const raw = { type: args[0], payload: args[1] ?? {} };
   try {
     const { value } = await governCall(
-      { id: "emitEvent", label: "POST /v1/events/emit", capability: "svc_api:events:write", resourceType: "event", write: true, successStatus: 202 },
-      { authorization: null, clientAddress: "sandbox", requestId: newId("req"), authenticate: async () => delegationPrincipal((await database()).read, delegationId) },
+      {
+        id: "emitEvent",
+        label: "POST /v1/events/emit",
+        capability: "svc_api:events:write",
+        resourceType: "event",
+        write: true,
+        successStatus: 202,
+      },
+      {
+        authorization: null,
+        clientAddress: "sandbox",
+        requestId: newId("req"),
+        authenticate: async () => delegationPrincipal((await database()).read, delegationId),
+      },
       async () => {
         // Iterative checks first: nothing recursive (hashing, the schema) sees what they refuse.
         refuseHostileInput(raw, "body");
@@ -43,7 +55,11 @@ export async function emitFromRun(run: RunInfo, args: unknown[]): Promise<unknow
         const budget = config().runEmitBudget;
         const emitted = await scope.db.event.count({ where: { delegationId, ingestedVia: "emit" } });
         if (emitted >= budget) {
-          throw domainError("emit_budget_exhausted", `This run already emitted ${emitted} event(s); a run may emit at most ${budget} (SVC_RUN_EMIT_BUDGET).`, { budget, emitted });
+          throw domainError(
+            "emit_budget_exhausted",
+            `This run already emitted ${emitted} event(s); a run may emit at most ${budget} (SVC_RUN_EMIT_BUDGET).`,
+            { budget, emitted },
+          );
         }
         const chain = executionId ? await chainOfRun(scope.db, executionId) : { depth: 0, rootEventId: null };
         return putEvent(scope, body, "emit", chain.depth, chain.rootEventId);
@@ -56,7 +72,7 @@ export async function emitFromRun(run: RunInfo, args: unknown[]): Promise<unknow
 }
 
 /** What the guest is told: a refusal's code and reason (with its field errors); anything else stays on the host. */
-function guestError(inner: unknown): Error {
+export function guestError(inner: unknown): Error {
   if (inner instanceof DomainError && inner.status < 500) {
     const fields = inner.extra.errors?.map((f) => `${f.field}: ${f.message}`).join("; ");
     const err = new Error(fields ? `${inner.message} ${fields}` : inner.message);

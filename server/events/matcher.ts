@@ -108,7 +108,10 @@ export class SubscriptionIndex {
     const fp = await fingerprintOf(db, engine);
     this.checkedAt = Date.now();
     if (fp === this.fingerprint) return;
-    const rows = await db.subscription.findMany({ where: { status: "active" }, select: { id: true, orgDid: true, eventTypes: true } });
+    const rows = await db.subscription.findMany({
+      where: { status: "active" },
+      select: { id: true, orgDid: true, eventTypes: true },
+    });
     const previous = { orgs: this.orgs, size: this.size };
     this.orgs = new Map();
     this.size = 0;
@@ -124,7 +127,10 @@ export class SubscriptionIndex {
 
 async function fingerprintOf(db: Db, engine: Database["engine"]): Promise<string> {
   const version = await db.serviceState.findUnique({ where: { key: VERSION_KEY }, select: { value: true } });
-  const sql = engine === "postgresql" ? `SELECT COUNT(*)::text AS "n", MAX("updated_at")::text AS "m" FROM "subscription"` : `SELECT CAST(COUNT(*) AS TEXT) AS "n", CAST(MAX("updated_at") AS TEXT) AS "m" FROM "subscription"`;
+  const sql =
+    engine === "postgresql"
+      ? `SELECT COUNT(*)::text AS "n", MAX("updated_at")::text AS "m" FROM "subscription"`
+      : `SELECT CAST(COUNT(*) AS TEXT) AS "n", CAST(MAX("updated_at") AS TEXT) AS "m" FROM "subscription"`;
   const [row] = await db.$queryRawUnsafe<{ n: string; m: string | null }[]>(sql);
   return `${version?.value ?? ""}|${row?.n ?? "0"}|${row?.m ?? ""}`;
 }

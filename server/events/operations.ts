@@ -30,7 +30,8 @@ export const emitEventOp = defineOperation({
   path: "/v1/events/emit",
   tag,
   summary: "Put an outbound event on the bus",
-  description: "An event from the organization's own systems; the same bus, matching and dispatch as ingest (agents emit through `ctx.events.emit`, recorded under this operation).",
+  description:
+    "An event from the organization's own systems; the same bus, matching and dispatch as ingest (agents emit through `ctx.events.emit`, recorded under this operation).",
   capability: "svc_api:events:write",
   resourceType: "event",
   body: s.EventBody,
@@ -48,7 +49,8 @@ export const listEventsOp = defineOperation({
   path: "/v1/events",
   tag,
   summary: "List events with what they matched",
-  description: "Newest first; each with its matches (subscription, the execution or delivery it caused) and its provenance record and leaf index.",
+  description:
+    "Newest first; each with its matches (subscription, the execution or delivery it caused) and its provenance record and leaf index.",
   capability: "svc_api:events:read",
   resourceType: "event",
   query: s.EventListQuery,

@@ -3,10 +3,27 @@ import { isReservedEventType, platformEntriesMatchedBy, reservePlatformEventType
 
 describe("the platform event type catalogue", () => {
   it("reserves the contract's families and types, not look-alikes", () => {
-    for (const t of ["agent.deployed", "agent.x.y", "execution.completed", "approval.requested", "workflow.failed", "connector.installed", "webhook.disabled", "delegation.revoked"]) {
+    for (const t of [
+      "agent.deployed",
+      "agent.x.y",
+      "execution.completed",
+      "approval.requested",
+      "workflow.failed",
+      "connector.installed",
+      "webhook.disabled",
+      "delegation.revoked",
+    ]) {
       expect(isReservedEventType(t), t).toBe(true);
     }
-    for (const t of ["agents.deployed", "agent", "execution", "webhook.enabled", "delegation.created", "invoice.paid", "executionx.completed"]) {
+    for (const t of [
+      "agents.deployed",
+      "agent",
+      "execution",
+      "webhook.enabled",
+      "delegation.created",
+      "invoice.paid",
+      "executionx.completed",
+    ]) {
       expect(isReservedEventType(t), t).toBe(false);
     }
   });
@@ -24,7 +41,9 @@ describe("the platform event type catalogue", () => {
 
   it("takes a later area's types", () => {
     expect(isReservedEventType("prompt.published")).toBe(false);
-    reservePlatformEventTypes([{ pattern: "prompt.*", readCapability: "svc_api:prompts:read", description: "prompts" }]);
+    reservePlatformEventTypes([
+      { pattern: "prompt.*", readCapability: "svc_api:prompts:read", description: "prompts" },
+    ]);
     expect(isReservedEventType("prompt.published")).toBe(true);
     expect(platformEntriesMatchedBy("prompt.published").map((e) => e.readCapability)).toEqual(["svc_api:prompts:read"]);
   });

@@ -21,13 +21,33 @@ export interface PlatformEventEntry {
 }
 
 const builtIn: PlatformEventEntry[] = [
-  { pattern: "agent.*", readCapability: "svc_api:agents:read", description: "agents: deployed, activated, deactivated" },
-  { pattern: "execution.*", readCapability: "svc_api:executions:read", description: "executions: completed, failed (the AsyncExecution, result included)" },
-  { pattern: "approval.*", readCapability: "svc_api:approvals:read", description: "approvals: requested, decided, expired" },
+  {
+    pattern: "agent.*",
+    readCapability: "svc_api:agents:read",
+    description: "agents: deployed, activated, deactivated",
+  },
+  {
+    pattern: "execution.*",
+    readCapability: "svc_api:executions:read",
+    description: "executions: completed, failed (the AsyncExecution, result included)",
+  },
+  {
+    pattern: "approval.*",
+    readCapability: "svc_api:approvals:read",
+    description: "approvals: requested, decided, escalated, expired",
+  },
   { pattern: "workflow.*", readCapability: "svc_api:workflows:read", description: "workflows: completed, failed" },
-  { pattern: "connector.*", readCapability: "svc_api:marketplace:read", description: "the marketplace: installed, connection_expired" },
+  {
+    pattern: "connector.*",
+    readCapability: "svc_api:marketplace:read",
+    description: "the marketplace: installed, connection_expired",
+  },
   { pattern: "webhook.disabled", readCapability: "svc_api:events:read", description: "a webhook was disabled" },
-  { pattern: "delegation.revoked", readCapability: "svc_api:delegations:read", description: "a delegation was revoked" },
+  {
+    pattern: "delegation.revoked",
+    readCapability: "svc_api:delegations:read",
+    description: "a delegation was revoked",
+  },
 ];
 const catalogue = processWide("events.platformEventCatalogue", () => [...builtIn]);
 
@@ -85,4 +105,3 @@ export function platformEntriesMatchedBy(pattern: string): PlatformEventEntry[] 
     return pattern === e.pattern;
   });
 }
-

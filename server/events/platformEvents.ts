@@ -16,7 +16,18 @@ import type { z } from "zod";
  * agents/triggerAuthority.ts); webhooks are delivered as for any event.
  */
 export function servicePrincipal(orgDid: string): Principal {
-  return { delegationId: "", orgDid, actorDid: orgDid, grantorDid: orgDid, capabilities: [], environment: null, riskLevel: "low", kind: "service", expiresAt: new Date(8.64e15), chain: [] };
+  return {
+    delegationId: "",
+    orgDid,
+    actorDid: orgDid,
+    grantorDid: orgDid,
+    capabilities: [],
+    environment: null,
+    riskLevel: "low",
+    kind: "service",
+    expiresAt: new Date(8.64e15),
+    chain: [],
+  };
 }
 
 /**
@@ -27,14 +38,21 @@ export function servicePrincipal(orgDid: string): Principal {
  * `execution.completed` cannot start itself for ever; past SVC_EVENT_MAX_DEPTH the event is
  * not put on the bus (a zero answer).
  */
-export async function putPlatformEvent(tx: Db, engine: Database["engine"] | undefined, orgDid: string, body: z.output<typeof EventBody>, causedBy?: string): Promise<EventAnswer> {
+export async function putPlatformEvent(
+  tx: Db,
+  engine: Database["engine"] | undefined,
+  orgDid: string,
+  body: z.output<typeof EventBody>,
+  causedBy?: string,
+): Promise<EventAnswer> {
   engine ??= (await database()).engine;
   let depth = 0;
   if (causedBy) {
     // Only a run that something listens to needs its depth read.
     await subscriptionIndex.refresh(tx, engine);
     if (subscriptionIndex.match(orgDid, body.type).length > 0) depth = await depthOfRun(tx, causedBy);
-    if (depth >= config().eventMaxDepth) return { event_id: "", matched_subscriptions: 0, queued_executions: 0, replayed: false };
+    if (depth >= config().eventMaxDepth)
+      return { event_id: "", matched_subscriptions: 0, queued_executions: 0, replayed: false };
   }
   const hooks: Array<(tx: Db, record: ProvenanceRecord) => Promise<void>> = [];
   let resource: string | null = null;

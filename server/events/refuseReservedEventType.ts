@@ -9,7 +9,14 @@ export function refuseReservedEventType(type: string): void {
   const entry = platformEventEntry(type);
   if (!entry) return;
   throw ValidationFailed(
-    [{ field: "type", code: "RESERVED_EVENT_TYPE", message: `${type} is a platform event type (${entry.pattern} is reserved: only svc raises it); use a type of your own.`, received: type }],
+    [
+      {
+        field: "type",
+        code: "RESERVED_EVENT_TYPE",
+        message: `${type} is a platform event type (${entry.pattern} is reserved: only svc raises it); use a type of your own.`,
+        received: type,
+      },
+    ],
     "The event type is reserved for the platform.",
   );
 }

@@ -13,7 +13,10 @@ export const EVENT_TYPE_RE = /^[a-z0-9_]+(\.[a-z0-9_]+)*$/;
 export const EventType = z
   .string()
   .max(EVENT_TYPE_MAX, `An event type has at most ${EVENT_TYPE_MAX} characters.`)
-  .regex(EVENT_TYPE_RE, "An event type is dot notation: lowercase words of a-z, 0-9 and _ joined by single dots, e.g. invoice.paid.")
+  .regex(
+    EVENT_TYPE_RE,
+    "An event type is dot notation: lowercase words of a-z, 0-9 and _ joined by single dots, e.g. invoice.paid.",
+  )
   .describe("Dot notation, e.g. invoice.paid");
 
 /** Whether `pattern` is a subscription pattern: a type, or a type followed by `.*` (every type under that prefix). */
@@ -26,8 +29,13 @@ export function isEventPattern(pattern: string): boolean {
 export const EventPattern = z
   .string()
   .max(EVENT_TYPE_MAX, `A pattern has at most ${EVENT_TYPE_MAX} characters.`)
-  .refine(isEventPattern, "A pattern is an event type (dot notation, e.g. invoice.paid), optionally ending in .* to match every type under that prefix (invoice.*).")
-  .describe("An event type, or a prefix ending in `.*`: `invoice.*` matches invoice.paid and invoice.line.added, not invoices.x nor invoice");
+  .refine(
+    isEventPattern,
+    "A pattern is an event type (dot notation, e.g. invoice.paid), optionally ending in .* to match every type under that prefix (invoice.*).",
+  )
+  .describe(
+    "An event type, or a prefix ending in `.*`: `invoice.*` matches invoice.paid and invoice.line.added, not invoices.x nor invoice",
+  );
 
 export const EVENT_EXAMPLE = {
   eventId: "evt_01m806mp6q2v9w3x5y7z8a0b1c",
@@ -38,21 +46,47 @@ export const EventBody = z
   .object({
     type: EventType,
     payload: z.record(z.string(), z.unknown()).optional().describe("The event's data (a JSON object); {} when absent"),
-    id: z.string().min(1).max(200).optional().describe("The sender's id for this event: a repeat with the same id answers the first answer and dispatches nothing"),
+    id: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        "The sender's id for this event: a repeat with the same id answers the first answer and dispatches nothing",
+      ),
     source: z.string().min(1).max(200).optional().describe("Free-form origin, e.g. billing-service"),
     occurred_at: z.iso.datetime({ offset: true }).optional().describe("When it happened; defaults to now"),
   })
   .strict()
-  .meta({ id: "EventBody", example: { type: "invoice.paid", payload: { invoice_id: "inv_2041", amount: 1250 }, id: "evt-billing-88121", source: "billing", occurred_at: "2026-11-21T09:30:00.000Z" } });
+  .meta({
+    id: "EventBody",
+    example: {
+      type: "invoice.paid",
+      payload: { invoice_id: "inv_2041", amount: 1250 },
+      id: "evt-billing-88121",
+      source: "billing",
+      occurred_at: "2026-11-21T09:30:00.000Z",
+    },
+  });
 
 export const EventAccepted = z
   .object({
     event_id: z.string(),
-    matched_subscriptions: z.number().int().describe("How many active subscriptions (webhooks and agent triggers) matched"),
+    matched_subscriptions: z
+      .number()
+      .int()
+      .describe("How many active subscriptions (webhooks and agent triggers) matched"),
     queued_executions: z.number().int().describe("How many agent executions it queued"),
-    replayed: z.boolean().describe("true when the sender's `id` was seen before: this is the first answer again and nothing was dispatched (the answer also carries `Idempotent-Replayed: true`)"),
+    replayed: z
+      .boolean()
+      .describe(
+        "true when the sender's `id` was seen before: this is the first answer again and nothing was dispatched (the answer also carries `Idempotent-Replayed: true`)",
+      ),
   })
-  .meta({ id: "EventAccepted", example: { event_id: EVENT_EXAMPLE.eventId, matched_subscriptions: 2, queued_executions: 1, replayed: false } });
+  .meta({
+    id: "EventAccepted",
+    example: { event_id: EVENT_EXAMPLE.eventId, matched_subscriptions: 2, queued_executions: 1, replayed: false },
+  });
 
 export const EventMatchView = z.object({
   subscription_id: z.string(),
@@ -76,7 +110,15 @@ const eventExample = {
   leaf_index: 4211,
   depth: 0,
   created_at: "2026-11-21T09:30:00.012Z",
-  matches: [{ subscription_id: EVENT_EXAMPLE.triggerId, kind: "agent_trigger" as const, agent_id: "agt_01m806mp6t3m7bq1xkz3k9r2hd", execution_id: "exe_01m806mp6v2d8h5qz0w3c6p9ka", delivery_id: null }],
+  matches: [
+    {
+      subscription_id: EVENT_EXAMPLE.triggerId,
+      kind: "agent_trigger" as const,
+      agent_id: "agt_01m806mp6t3m7bq1xkz3k9r2hd",
+      execution_id: "exe_01m806mp6v2d8h5qz0w3c6p9ka",
+      delivery_id: null,
+    },
+  ],
 };
 
 export const EventView = z

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import { newId } from "../ids";
-import { invokeAgent } from "../executions/invokeAgent";
+import { invokeLoadedAgent } from "../executions/invokeAgent";
 import type { SubscriptionDispatcher } from "./dispatch";
 import { subscriptionsChanged } from "./matcher";
 import { triggerPrincipal } from "../agents/triggerAuthority";
@@ -19,9 +19,13 @@ interface ManifestOn {
 export async function syncAgentTriggers(tx: Db, agentId: string): Promise<void> {
   const agent = await tx.agent.findUnique({ where: { id: agentId } });
   if (!agent) return;
-  const version = agent.currentVersionId ? await tx.agentVersion.findUnique({ where: { id: agent.currentVersionId }, select: { manifest: true } }) : null;
+  const version = agent.currentVersionId
+    ? await tx.agentVersion.findUnique({ where: { id: agent.currentVersionId }, select: { manifest: true } })
+    : null;
   const wanted = new Map<string, string>();
-  if (agent.status === "active") for (const entry of (version?.manifest as ManifestOn | undefined)?.on ?? []) if (!wanted.has(entry.event)) wanted.set(entry.event, entry.description);
+  if (agent.status === "active")
+    for (const entry of (version?.manifest as ManifestOn | undefined)?.on ?? [])
+      if (!wanted.has(entry.event)) wanted.set(entry.event, entry.description);
   const existing = await tx.subscription.findMany({ where: { agentId, kind: "agent_trigger" } });
   let changed = false;
   for (const sub of existing) {
@@ -29,8 +33,20 @@ export async function syncAgentTriggers(tx: Db, agentId: string): Promise<void> 
     const description = wanted.get(pattern);
     if (description !== undefined) {
       wanted.delete(pattern);
-      if (sub.status !== "active" || sub.description !== description || sub.createdByDelegationId !== agent.triggerDelegationId) {
-        await tx.subscription.update({ where: { id: sub.id }, data: { status: "active", description, disabledReason: null, createdByDelegationId: agent.triggerDelegationId } });
+      if (
+        sub.status !== "active" ||
+        sub.description !== description ||
+        sub.createdByDelegationId !== agent.triggerDelegationId
+      ) {
+        await tx.subscription.update({
+          where: { id: sub.id },
+          data: {
+            status: "active",
+            description,
+            disabledReason: null,
+            createdByDelegationId: agent.triggerDelegationId,
+          },
+        });
         changed = true;
       }
     } else if (sub.status === "active") {
@@ -41,7 +57,17 @@ export async function syncAgentTriggers(tx: Db, agentId: string): Promise<void> 
   }
   for (const [event, description] of wanted) {
     await tx.subscription.create({
-      data: { id: newId("sub"), orgDid: agent.orgDid, kind: "agent_trigger", eventTypes: [event], targetUrl: "", agentId, description, status: "active", createdByDelegationId: agent.triggerDelegationId },
+      data: {
+        id: newId("sub"),
+        orgDid: agent.orgDid,
+        kind: "agent_trigger",
+        eventTypes: [event],
+        targetUrl: "",
+        agentId,
+        description,
+        status: "active",
+        createdByDelegationId: agent.triggerDelegationId,
+      },
     });
     changed = true;
   }
@@ -62,9 +88,14 @@ export const dispatchToTrigger: SubscriptionDispatcher = async (tx, { event, sub
   if (!subscription.agentId) return;
   // A trigger runs under the authority of whoever deployed or activated the agent (its trigger
   // delegation); a subscription from before trigger authorities derives from the sender's.
-  const principal = subscription.createdByDelegationId ? await triggerPrincipal(tx, subscription.createdByDelegationId) : sender.delegationId ? sender : undefined;
+  const principal = subscription.createdByDelegationId
+    ? await triggerPrincipal(tx, subscription.createdByDelegationId)
+    : sender.delegationId
+      ? sender
+      : undefined;
   if (!principal) return;
-  const agent = await tx.agent.findUnique({ where: { id: subscription.agentId }, select: { status: true, currentVersionId: true } });
+  // Read once, for this check and for the invoke service (invokeLoadedAgent).
+  const agent = await tx.agent.findFirst({ where: { id: subscription.agentId, orgDid: principal.orgDid } });
   if (agent?.status !== "active" || !agent.currentVersionId) return;
   const input = {
     event_id: event.id,
@@ -78,6 +109,6 @@ export const dispatchToTrigger: SubscriptionDispatcher = async (tx, { event, sub
       via: event.ingestedVia,
     },
   };
-  const execution = await invokeAgent(tx, principal, subscription.agentId, { input, max_attempts: 3 });
+  const execution = await invokeLoadedAgent(tx, principal, agent, { input, max_attempts: 3 });
   return { executionId: execution.id };
 };

@@ -1,9 +1,12 @@
 import { DbNull } from "@prisma/client/runtime/client";
-import { afterCommit, type Database, type Db } from "../db/client";
+import { config } from "../config";
+import { afterCommit, sqlIn, type Database, type Db } from "../db/client";
+import { sqliteTimestamp } from "../db/raw";
 import { commitGrouped } from "../db/groupCommit";
 import type { ExecutionAttempt } from "../db/generated/sqlite/client";
 import { jobLeaseMs, WorkerLost, type ClaimedJob } from "../jobs";
 import type { SandboxOutcome } from "../sandbox/pool";
+import { lineLog } from "../telemetry/log";
 
 // The attempt history of an execution: one row per claim of its run job, opened when the run
 // starts and closed with how it ended. An attempt whose worker vanished (crashed, or frozen past
@@ -19,13 +22,26 @@ const STOPPED = new Set(["cancelled", "delegation_revoked", "delegation_expired"
  * Earlier attempts left open lost their worker: each is closed (`lost`, with `worker_lost` or
  * `timeout` and the cause), and a line saying so goes to the execution's log and the worker's.
  */
-export async function beginAttempt(tx: Db, job: ClaimedJob, executionId: string, timeoutMs: number, log: (line: string) => void): Promise<void> {
+export async function beginAttempt(
+  tx: Db,
+  job: ClaimedJob,
+  executionId: string,
+  timeoutMs: number,
+  log: (line: string) => void,
+): Promise<void> {
   const now = new Date();
   if (job.attempts > 1) await closeLostAttempts(tx, executionId, job.attempts, timeoutMs, log, now);
   // An attempt given back uncounted (the database failed during it) is claimed again under the same number.
   await tx.executionAttempt.upsert({
     where: { id: attemptId(executionId, job.attempts) },
-    create: { id: attemptId(executionId, job.attempts), executionId, attempt: job.attempts, workerId: job.workerId, status: "running", startedAt: now },
+    create: {
+      id: attemptId(executionId, job.attempts),
+      executionId,
+      attempt: job.attempts,
+      workerId: job.workerId,
+      status: "running",
+      startedAt: now,
+    },
     update: { workerId: job.workerId, status: "running", startedAt: now, endedAt: null, errorJson: DbNull },
   });
 }
@@ -35,7 +51,13 @@ export async function beginAttempt(tx: Db, job: ClaimedJob, executionId: string,
  * the raw driver (the hot path); a later one also closes the attempts its lost workers left open
  * (`beginAttempt`, in a transaction of its own).
  */
-export async function openAttempt(db: Database, job: ClaimedJob, executionId: string, timeoutMs: number, log: (line: string) => void): Promise<void> {
+export async function openAttempt(
+  db: Database,
+  job: ClaimedJob,
+  executionId: string,
+  timeoutMs: number,
+  log: (line: string) => void,
+): Promise<void> {
   if (job.attempts > 1) return commitGrouped(db, (tx) => beginAttempt(tx, job, executionId, timeoutMs, log));
   await db.raw.execute(
     `INSERT INTO "execution_attempt" ("id","execution_id","attempt","worker_id","status","started_at") VALUES ($1,$2,$3,$4,'running',$5) ON CONFLICT ("execution_id","attempt") DO NOTHING`,
@@ -45,11 +67,25 @@ export async function openAttempt(db: Database, job: ClaimedJob, executionId: st
 
 /** Closes the attempt with the sandbox's outcome, in the transaction that records it (and rolls back with it). */
 export async function endAttempt(tx: Db, executionId: string, attempt: number, outcome: SandboxOutcome): Promise<void> {
-  const status = outcome.ok ? "completed" : STOPPED.has(outcome.error.code) ? "cancelled" : "failed";
-  await tx.executionAttempt.updateMany({
-    where: { id: attemptId(executionId, attempt), endedAt: null },
-    data: { status, errorJson: outcome.ok ? DbNull : ({ ...outcome.error, attempt } as object), endedAt: new Date() },
-  });
+  const status = outcome.ok
+    ? "completed"
+    : outcome.error.code === "awaiting_approval"
+      ? "paused"
+      : STOPPED.has(outcome.error.code)
+        ? "cancelled"
+        : "failed";
+  const engine = config().engine;
+  const now = new Date();
+  await sqlIn(tx, engine).execute(
+    `UPDATE "execution_attempt" SET "status" = $2, "error_json" = ${engine === "postgresql" ? "$3::jsonb" : "$3"}, "ended_at" = $4
+      WHERE "id" = $1 AND "ended_at" IS NULL`,
+    [
+      attemptId(executionId, attempt),
+      status,
+      outcome.ok ? null : JSON.stringify({ ...outcome.error, attempt }),
+      engine === "sqlite" ? sqliteTimestamp(now) : now,
+    ],
+  );
 }
 
 /**
@@ -58,16 +94,31 @@ export async function endAttempt(tx: Db, executionId: string, attempt: number, o
  * or exhausted. `timeout` when the attempt has been going longer than the run's wall-clock limit
  * (it would have been stopped by now had its worker been alive), else `worker_lost`.
  */
-export async function closeLostAttempts(tx: Db, executionId: string, before: number, timeoutMs: number, log: (line: string) => void, now = new Date()): Promise<void> {
-  const open = await tx.executionAttempt.findMany({ where: { executionId, endedAt: null, attempt: { lt: before } }, orderBy: { attempt: "asc" } });
+export async function closeLostAttempts(
+  tx: Db,
+  executionId: string,
+  before: number,
+  timeoutMs: number,
+  log: (line: string) => void,
+  now = new Date(),
+): Promise<void> {
+  const open = await tx.executionAttempt.findMany({
+    where: { executionId, endedAt: null, attempt: { lt: before } },
+    orderBy: { attempt: "asc" },
+  });
   if (open.length === 0) return;
   let seq = await tx.executionLog.count({ where: { executionId } });
   for (const a of open) {
     const error = lostError(a, timeoutMs, now);
-    await tx.executionAttempt.updateMany({ where: { id: a.id, endedAt: null }, data: { status: "lost", errorJson: error, endedAt: now } });
+    await tx.executionAttempt.updateMany({
+      where: { id: a.id, endedAt: null },
+      data: { status: "lost", errorJson: error, endedAt: now },
+    });
     const line = `attempt ${a.attempt} ${error.code}: ${error.message}`;
     seq += 1;
-    await tx.executionLog.create({ data: { id: `${executionId}:${seq}`, executionId, seq, level: "warn", line, createdAt: now, attempt: a.attempt } });
+    await tx.executionLog.create({
+      data: { id: `${executionId}:${seq}`, executionId, seq, level: "warn", line, createdAt: now, attempt: a.attempt },
+    });
     afterCommit(tx, () => log(`execution ${executionId}: ${line}`));
   }
 }
@@ -113,14 +164,24 @@ export function attemptView(a: ExecutionAttempt) {
  * The run job's exhaustion: an attempt still open lost its worker (the job was claimed once more
  * than allowed), or threw outside the sandbox (an internal error of the service).
  */
-export async function closeExhaustedAttempts(tx: Db, job: ClaimedJob<{ executionId: string }>, error: unknown): Promise<void> {
+export async function closeExhaustedAttempts(
+  tx: Db,
+  job: ClaimedJob<{ executionId: string }>,
+  error: unknown,
+): Promise<void> {
   const executionId = job.payload.executionId;
   if (!(error instanceof WorkerLost)) {
     const errorJson = { code: "internal", message: "The attempt ended in an internal error of the service." };
-    await tx.executionAttempt.updateMany({ where: { executionId, endedAt: null }, data: { status: "failed", errorJson, endedAt: new Date() } });
+    await tx.executionAttempt.updateMany({
+      where: { executionId, endedAt: null },
+      data: { status: "failed", errorJson, endedAt: new Date() },
+    });
     return;
   }
-  const e = await tx.asyncExecution.findUnique({ where: { id: executionId }, select: { version: { select: { timeoutMs: true } } } });
+  const e = await tx.asyncExecution.findUnique({
+    where: { id: executionId },
+    select: { version: { select: { timeoutMs: true } } },
+  });
   if (!e) return;
-  await closeLostAttempts(tx, executionId, job.attempts + 1, e.version.timeoutMs, (line) => console.warn(`svc-jobs: ${line}`));
+  await closeLostAttempts(tx, executionId, job.attempts + 1, e.version.timeoutMs, lineLog("svc-jobs", "warn"));
 }

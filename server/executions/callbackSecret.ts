@@ -9,19 +9,33 @@ const OVERLAP_MS = 24 * 3600 * 1000;
 const context = (orgDid: string) => `${orgDid}|${PURPOSE}`;
 
 async function current(tx: Db, orgDid: string) {
-  return tx.signingSecret.findFirst({ where: { orgDid, purpose: PURPOSE, expiresAt: null }, orderBy: { createdAt: "desc" } });
+  return tx.signingSecret.findFirst({
+    where: { orgDid, purpose: PURPOSE, expiresAt: null },
+    orderBy: { createdAt: "desc" },
+  });
 }
 
 async function create(tx: Db, orgDid: string): Promise<string> {
   const secret = newWebhookSecret();
-  await tx.signingSecret.create({ data: { id: newId("sec"), orgDid, purpose: PURPOSE, ciphertext: await encryptSecret(secret, context(orgDid)), createdAt: new Date(), expiresAt: null } });
+  await tx.signingSecret.create({
+    data: {
+      id: newId("sec"),
+      orgDid,
+      purpose: PURPOSE,
+      ciphertext: await encryptSecret(secret, context(orgDid)),
+      createdAt: new Date(),
+      expiresAt: null,
+    },
+  });
   return secret;
 }
 
 /** The organization's callback secret, created on first use. */
 export async function callbackSecret(tx: Db, principal: Principal) {
   const row = await current(tx, principal.orgDid);
-  return { secret: row ? await decryptSecret(row.ciphertext, context(principal.orgDid)) : await create(tx, principal.orgDid) };
+  return {
+    secret: row ? await decryptSecret(row.ciphertext, context(principal.orgDid)) : await create(tx, principal.orgDid),
+  };
 }
 
 /** A new secret becomes current; the previous one keeps signing for 24 hours beside it. */
@@ -34,7 +48,10 @@ export async function rotateCallbackSecret(tx: Db, principal: Principal) {
 
 /** Every secret a callback is signed with now: the current one first, then those still overlapping. */
 export async function signingSecrets(tx: Db, orgDid: string): Promise<string[]> {
-  const rows = await tx.signingSecret.findMany({ where: { orgDid, purpose: PURPOSE, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] }, orderBy: [{ createdAt: "desc" }] });
+  const rows = await tx.signingSecret.findMany({
+    where: { orgDid, purpose: PURPOSE, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+    orderBy: [{ createdAt: "desc" }],
+  });
   const ordered = [...rows.filter((r) => r.expiresAt === null), ...rows.filter((r) => r.expiresAt !== null)];
   if (ordered.length === 0) return [await create(tx, orgDid)];
   return Promise.all(ordered.map((r) => decryptSecret(r.ciphertext, context(orgDid))));

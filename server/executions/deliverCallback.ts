@@ -23,7 +23,18 @@ export async function deliverCallbackJob(job: ClaimedJob<{ executionId: string }
   if (!e?.callbackUrl || e.callbackSuccess !== null) return;
   const url = e.callbackUrl;
   const secrets = await db.writeTx((tx) => signingSecrets(tx, e.orgDid));
-  const post = { url, msgId: `msg_${e.id}`, body: JSON.stringify({ type: `execution.${e.status}`, timestamp: new Date().toISOString(), data: executionView(e) }), secrets, userAgent: "svc-callbacks", timeoutMs: 10_000 };
+  const post = {
+    url,
+    msgId: `msg_${e.id}`,
+    body: JSON.stringify({
+      type: `execution.${e.status}`,
+      timestamp: new Date().toISOString(),
+      data: executionView(e),
+    }),
+    secrets,
+    userAgent: "svc-callbacks",
+    timeoutMs: 10_000,
+  };
   const outcome = await sendSignedPost(post);
   const { statusCode, success, error, timestamp } = outcome;
   const final = outcome.refused;
@@ -48,14 +59,24 @@ export async function deliverCallbackJob(job: ClaimedJob<{ executionId: string }
     });
     await tx.asyncExecution.update({
       where: { id: e.id },
-      data: { callbackAttempts: { increment: 1 }, ...(success ? { callbackSuccess: true } : retry ? {} : { callbackSuccess: false }) },
+      data: {
+        callbackAttempts: { increment: 1 },
+        ...(success ? { callbackSuccess: true } : retry ? {} : { callbackSuccess: false }),
+      },
     });
     // The outbound call is the service acting for the run: recorded under the run's delegation.
     const delegation = await tx.delegation.findUnique({ where: { id: e.delegationId }, select: { delegateDid: true } });
     await appendInTransaction(
       tx,
       db.engine,
-      deliveryRecord("CALLBACK", post, outcome, { org_did: e.orgDid, actor_did: delegation?.delegateDid ?? e.orgDid, delegation_id: e.delegationId, grantor_did: e.requesterPassportId, resource_type: "execution", resource_id: e.id }),
+      deliveryRecord("CALLBACK", post, outcome, {
+        org_did: e.orgDid,
+        actor_did: delegation?.delegateDid ?? e.orgDid,
+        delegation_id: e.delegationId,
+        grantor_did: e.requesterPassportId,
+        resource_type: "execution",
+        resource_id: e.id,
+      }),
     );
     if (retry) await retryJob(tx, job, error ?? `HTTP ${statusCode}`, delayMs);
     else await finishJob(tx, job);

@@ -1,5 +1,6 @@
 import { config } from "../config";
-import { afterCommit, type Database, type Db } from "../db/client";
+import { afterCommit, sqlIn, type Database, type Db } from "../db/client";
+import { sqliteTimestamp } from "../db/raw";
 import type { AsyncExecution } from "../db/generated/sqlite/client";
 import { enqueue } from "../jobs";
 import { appendInTransaction } from "../provenance/appendProvenance";
@@ -7,6 +8,7 @@ import { requestHash } from "../provenance/record";
 import { newId } from "../ids";
 import { stopLocalRun } from "./localRuns";
 import { executionChanged } from "./executionChanged";
+import { runRunEndHooks } from "./runEndHooks";
 
 export const CALLBACK_JOB = "execution.callback";
 
@@ -25,7 +27,9 @@ export async function appendRunRecord(
   known: { recordId?: string; actorDid?: string } = {},
 ): Promise<string> {
   // The run already knows its actor (read with the run) and may have pointed its row at the record's id.
-  const actorDid = known.actorDid ?? (await tx.delegation.findUnique({ where: { id: e.delegationId }, select: { delegateDid: true } }))?.delegateDid;
+  const actorDid =
+    known.actorDid ??
+    (await tx.delegation.findUnique({ where: { id: e.delegationId }, select: { delegateDid: true } }))?.delegateDid;
   // The run's own delegation ends with it, in the same transaction.
   await endRunDelegation(tx, e);
   const entry = {
@@ -49,16 +53,30 @@ export async function appendRunRecord(
 export async function queueCallback(tx: Db, e: Pick<AsyncExecution, "id" | "orgDid" | "callbackUrl">): Promise<void> {
   if (!e.callbackUrl) return;
   const schedule = config().callbackRetrySchedule;
-  await enqueue(tx, CALLBACK_JOB, { executionId: e.id }, { orgDid: e.orgDid, maxAttempts: Math.max(1, schedule.length), runAt: new Date(Date.now() + (schedule[0] ?? 0) * 1000) });
+  await enqueue(
+    tx,
+    CALLBACK_JOB,
+    { executionId: e.id },
+    {
+      orgDid: e.orgDid,
+      maxAttempts: Math.max(1, schedule.length),
+      runAt: new Date(Date.now() + (schedule[0] ?? 0) * 1000),
+    },
+  );
 }
 
 /**
  * Cancels executions that have not ended (queued → cancelled, processing → cancelled), with
  * `error_json = {code, message}`: their queued jobs are deleted, their callbacks queued, and a
  * run in this process stops once this commits (runs elsewhere within a poll). Returns those
- * cancelled; an execution that ended meanwhile is left as it is.
+ * cancelled; an execution that ended meanwhile is left as it is. The areas waiting for a run
+ * (runEndHooks.ts) hear of it in the same transaction.
  */
-export async function cancelExecutions(tx: Db, rows: AsyncExecution[], error: { code: string; message: string } & Record<string, unknown>): Promise<AsyncExecution[]> {
+export async function cancelExecutions(
+  tx: Db,
+  rows: AsyncExecution[],
+  error: { code: string; message: string } & Record<string, unknown>,
+): Promise<AsyncExecution[]> {
   const cancelled: AsyncExecution[] = [];
   for (const e of rows) {
     const { count } = await tx.asyncExecution.updateMany({
@@ -72,6 +90,7 @@ export async function cancelExecutions(tx: Db, rows: AsyncExecution[], error: { 
     await queueCallback(tx, e);
     afterCommit(tx, () => stopLocalRun(e.id, error.code));
     executionChanged(tx, e);
+    await runRunEndHooks(tx, { id: e.id, orgDid: e.orgDid, status: "cancelled" });
     cancelled.push((await tx.asyncExecution.findUnique({ where: { id: e.id } }))!);
   }
   return cancelled;
@@ -83,9 +102,22 @@ export async function cancelExecutions(tx: Db, rows: AsyncExecution[], error: { 
  * and keys count only what can still act. Nothing derives from a run's delegation (trigger runs
  * derive from their subscription's), so this cascades to nothing; one already revoked is left as is.
  */
-export async function endRunDelegation(tx: Db, e: Pick<AsyncExecution, "id" | "orgDid" | "delegationId">): Promise<void> {
-  const revokedAt = new Date();
-  const { count } = await tx.delegation.updateMany({ where: { id: e.delegationId, kind: "execution", revokedAt: null }, data: { revokedAt } });
+export async function endRunDelegation(
+  tx: Db,
+  e: Pick<AsyncExecution, "id" | "orgDid" | "delegationId">,
+): Promise<void> {
+  const engine = config().engine;
+  const sql = sqlIn(tx, engine);
+  const now = new Date();
+  const revokedAt = engine === "sqlite" ? sqliteTimestamp(now) : now;
+  const count = await sql.execute(
+    `UPDATE "delegation" SET "revoked_at" = $2 WHERE "id" = $1 AND "kind" = 'execution' AND "revoked_at" IS NULL`,
+    [e.delegationId, revokedAt],
+  );
   if (count === 0) return;
-  await tx.revocation.create({ data: { id: newId("rev"), delegationId: e.delegationId, orgDid: e.orgDid, revokedBy: e.orgDid, revokedAt, reason: "run_ended", metadata: { execution_id: e.id } } });
+  await sql.execute(
+    `INSERT INTO "revocation" ("id","delegation_id","org_did","revoked_by","revoked_at","reason","metadata")
+     VALUES ($1,$2,$3,$3,$4,'run_ended',${engine === "postgresql" ? "$5::jsonb" : "$5"})`,
+    [newId("rev"), e.delegationId, e.orgDid, revokedAt, JSON.stringify({ execution_id: e.id })],
+  );
 }

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { AsyncExecution } from "../db/generated/sqlite/client";
 import type { Db } from "../db/client";
 import { IllegalTransition, NotFound } from "../errors";
-import { keyset } from "../http/cursor";
+import { keyset, olderThan } from "../http/cursor";
 import type { Principal } from "../governance/principal";
 import type { RevocationHook } from "../identity/revocationHooks";
 import { attemptView } from "./attempts";
@@ -11,14 +11,22 @@ import type { ExecutionListQuery } from "./schemas";
 import { callbackAttemptView, executionView, logLineView } from "./views";
 
 /** The organization's executions, newest first, by status and agent. */
-export async function listExecutions(db: Db, principal: Principal, query: z.output<typeof ExecutionListQuery>, secret: Buffer) {
-  const { after, take, page } = keyset<AsyncExecution>(secret, "executions", query, (last) => [last.queuedAt.toISOString(), last.id]);
+export async function listExecutions(
+  db: Db,
+  principal: Principal,
+  query: z.output<typeof ExecutionListQuery>,
+  secret: Buffer,
+) {
+  const { after, take, page } = keyset<AsyncExecution>(secret, "executions", query, (last) => [
+    last.queuedAt.toISOString(),
+    last.id,
+  ]);
   const rows = await db.asyncExecution.findMany({
     where: {
       orgDid: principal.orgDid,
       ...(query.status ? { status: query.status } : {}),
       ...(query.agent_id ? { agentId: query.agent_id } : {}),
-      ...(after ? { OR: [{ queuedAt: { lt: new Date(after[0] as string) } }, { queuedAt: new Date(after[0] as string), id: { lt: after[1] as string } }] } : {}),
+      ...olderThan(after, "queuedAt", "id"),
     },
     orderBy: [{ queuedAt: "desc" }, { id: "desc" }],
     take,
@@ -44,7 +52,12 @@ export async function getExecution(db: Db, principal: Principal, id: string) {
   });
   if (!row) throw NotFound("execution", id);
   const redacted = (row.version.manifest as { redact_input?: boolean }).redact_input === true;
-  return { ...executionView(row), input: redacted ? null : (row.input ?? null), input_redacted: redacted, attempts: row.attempts.map(attemptView) };
+  return {
+    ...executionView(row),
+    input: redacted ? null : (row.input ?? null),
+    input_redacted: redacted,
+    attempts: row.attempts.map(attemptView),
+  };
 }
 
 /** The callback's delivery attempts, oldest first. */
@@ -65,7 +78,11 @@ export async function listExecutionLogs(db: Db, principal: Principal, id: string
 export async function cancelExecution(db: Db, principal: Principal, id: string) {
   const e = await findExecution(db, principal, id);
   if (e.status !== "queued" && e.status !== "processing") throw IllegalTransition("execution", e.status, "cancelled");
-  const [cancelled] = await cancelExecutions(db, [e], { code: "cancelled", message: "Cancelled by a caller.", cancelled_by: principal.actorDid });
+  const [cancelled] = await cancelExecutions(db, [e], {
+    code: "cancelled",
+    message: "Cancelled by a caller.",
+    cancelled_by: principal.actorDid,
+  });
   if (!cancelled) throw IllegalTransition("execution", (await findExecution(db, principal, id)).status, "cancelled");
   return executionView(cancelled);
 }
@@ -76,8 +93,14 @@ export async function cancelExecution(db: Db, principal: Principal, id: string) 
 export const cancelRunsOfRevokedDelegations: RevocationHook = async (tx, ids) => {
   if (ids.length === 0) return;
   const rows = await tx.asyncExecution.findMany({
-    where: { status: { in: ["queued", "processing"] }, OR: [{ delegationId: { in: [...ids] } }, ...ids.map((id) => ({ delegation: { ancestry: { contains: id } } }))] },
+    where: {
+      status: { in: ["queued", "processing"] },
+      OR: [{ delegationId: { in: [...ids] } }, ...ids.map((id) => ({ delegation: { ancestry: { contains: id } } }))],
+    },
   });
   if (rows.length === 0) return;
-  await cancelExecutions(tx, rows, { code: "delegation_revoked", message: "The delegation this run acts under (or one it derives from) was revoked." });
+  await cancelExecutions(tx, rows, {
+    code: "delegation_revoked",
+    message: "The delegation this run acts under (or one it derives from) was revoked.",
+  });
 };

@@ -1,5 +1,7 @@
 import { config } from "../config";
-import type { Db } from "../db/client";
+import { type Db, sqlIn } from "../db/client";
+import type { Agent, AsyncExecution, Prisma } from "../db/generated/sqlite/client";
+import { sqliteTimestamp } from "../db/raw";
 import { domainError, NotFound } from "../errors";
 import { newId } from "../ids";
 import type { Principal } from "../governance/principal";
@@ -28,8 +30,20 @@ interface InvokeBody {
 export async function invokeAgent(tx: Db, principal: Principal, agentId: string, body: InvokeBody) {
   const agent = await tx.agent.findFirst({ where: { id: agentId, orgDid: principal.orgDid } });
   if (!agent) throw NotFound("agent", agentId);
+  return invokeLoadedAgent(tx, principal, agent, body);
+}
+
+/**
+ * `invokeAgent` for a caller that has read the agent in this transaction already (a trigger, which
+ * checks that it is active before starting anything): one read of the agent per run, not two.
+ */
+export async function invokeLoadedAgent(tx: Db, principal: Principal, agent: Agent, body: InvokeBody) {
   if (agent.status !== "active" || !agent.currentVersionId) {
-    throw domainError("illegal_state_transition", `The agent is ${agent.status}; only an active agent can be invoked.`, { current_state: agent.status, requested_state: "active" });
+    throw domainError(
+      "illegal_state_transition",
+      `The agent is ${agent.status}; only an active agent can be invoked.`,
+      { current_state: agent.status, requested_state: "active" },
+    );
   }
   if (body.callback_url !== undefined) assertOutboundUrl(body.callback_url, { field: "callback_url" });
   // Trigger declarations (event_trigger…) say what may start the agent; they are never granted to a run.
@@ -43,24 +57,40 @@ export async function invokeAgent(tx: Db, principal: Principal, agentId: string,
   });
   const id = newId("exe");
   const taskId = newId("job");
-  const row = await tx.asyncExecution.create({
-    data: {
-      id,
-      orgDid: principal.orgDid,
-      agentId: agent.id,
-      agentVersionId: agent.currentVersionId,
-      taskId,
-      requesterPassportId: principal.actorDid,
-      delegationId: issued.row.id,
-      status: "queued",
-      input: body.input === undefined || body.input === null ? undefined : (body.input as object),
-      callbackUrl: body.callback_url ?? null,
-      maxAttempts: body.max_attempts,
-      queuedAt: new Date(),
-    },
-  });
+  const now = new Date();
+  const row: AsyncExecution = {
+    id,
+    orgDid: principal.orgDid,
+    agentId: agent.id,
+    agentVersionId: agent.currentVersionId,
+    taskId,
+    requesterPassportId: principal.actorDid,
+    delegationId: issued.row.id,
+    status: "queued",
+    input: body.input === undefined || body.input === null ? null : (body.input as Prisma.JsonValue),
+    resultJson: null,
+    errorJson: null,
+    progressPercent: 0,
+    progressMessage: null,
+    callbackUrl: body.callback_url ?? null,
+    callbackSuccess: null,
+    callbackAttempts: 0,
+    maxAttempts: body.max_attempts,
+    currentAttempt: 0,
+    queuedAt: now,
+    startedAt: null,
+    completedAt: null,
+    provenanceId: null,
+    updatedAt: now,
+  };
+  await insertExecution(tx, row);
   executionChanged(tx, row);
-  await enqueue(tx, RUN_JOB, { executionId: id }, { id: taskId, orgDid: principal.orgDid, maxAttempts: body.max_attempts });
+  await enqueue(
+    tx,
+    RUN_JOB,
+    { executionId: id },
+    { id: taskId, orgDid: principal.orgDid, maxAttempts: body.max_attempts },
+  );
   return executionView(row);
 }
 
@@ -76,4 +106,33 @@ export function narrowed(wanted: readonly string[], held: readonly string[]): st
     else for (const h of held) if (coveredBy([w], h)) out.add(h);
   }
   return [...out];
+}
+
+/**
+ * Inserts a queued execution as raw SQL through the caller's transaction: a third of the CPU of
+ * Prisma's `asyncExecution.create` on the invoke path. Stored as Prisma stores it (timestamps as
+ * ISO 8601 text on SQLite, `input` as JSON, jsonb on PostgreSQL); the columns left out take their
+ * defaults, which `row` repeats for the answer.
+ */
+async function insertExecution(tx: Db, row: AsyncExecution): Promise<void> {
+  const engine = config().engine;
+  const at = (t: Date) => (engine === "sqlite" ? sqliteTimestamp(t) : t);
+  await sqlIn(tx, engine).execute(
+    `INSERT INTO "async_execution" ("id","org_did","agent_id","agent_version_id","task_id","requester_passport_id","delegation_id","status","input","callback_url","max_attempts","queued_at","updated_at")
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,${engine === "postgresql" ? "$9::jsonb" : "$9"},$10,$11,$12,$12)`,
+    [
+      row.id,
+      row.orgDid,
+      row.agentId,
+      row.agentVersionId,
+      row.taskId,
+      row.requesterPassportId,
+      row.delegationId,
+      row.status,
+      row.input === null ? null : JSON.stringify(row.input),
+      row.callbackUrl,
+      row.maxAttempts,
+      at(row.queuedAt),
+    ],
+  );
 }

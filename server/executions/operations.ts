@@ -26,7 +26,8 @@ export const callbackSecretOp = defineOperation({
   path: "/v1/executions/callback-secret",
   tag,
   summary: "The organization's callback signing secret",
-  description: "Verify callbacks with it (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature); created on first use.",
+  description:
+    "Verify callbacks with it (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature); created on first use.",
   capability: "svc_api:executions:write",
   resourceType: "signing_secret",
   response: s.CallbackSecret,
@@ -41,7 +42,8 @@ export const rotateCallbackSecretOp = defineOperation({
   path: "/v1/executions/callback-secret/rotate",
   tag,
   summary: "Replace the callback signing secret",
-  description: "The new secret signs from now on; the previous one keeps signing beside it for 24 hours (`webhook-signature` then carries both).",
+  description:
+    "The new secret signs from now on; the previous one keeps signing beside it for 24 hours (`webhook-signature` then carries both).",
   capability: "svc_api:executions:write",
   resourceType: "signing_secret",
   response: s.RotatedCallbackSecret,
@@ -69,7 +71,8 @@ export const cancelExecutionOp = defineOperation({
   path: "/v1/executions/{id}/cancel",
   tag,
   summary: "Cancel a queued or running execution",
-  description: "queued or processing → cancelled; a running sandbox stops within a second. An execution that has ended is 409 naming both states.",
+  description:
+    "queued or processing → cancelled; a running sandbox stops within a second. An execution that has ended is 409 naming both states.",
   capability: "svc_api:executions:write",
   resourceType: "execution",
   params: s.ExecutionIdParams,
@@ -110,4 +113,12 @@ export const executionLogsOp = defineOperation({
   handler: (ctx) => listExecutionLogs(ctx.db, ctx.principal, ctx.params.id),
 });
 
-export const executionOperations = [listExecutionsOp, callbackSecretOp, rotateCallbackSecretOp, getExecutionOp, cancelExecutionOp, callbackAttemptsOp, executionLogsOp];
+export const executionOperations = [
+  listExecutionsOp,
+  callbackSecretOp,
+  rotateCallbackSecretOp,
+  getExecutionOp,
+  cancelExecutionOp,
+  callbackAttemptsOp,
+  executionLogsOp,
+];

@@ -1,7 +1,7 @@
 import { config } from "../config";
-import { database, type Database, type Db } from "../db/client";
+import { database, type Database, type Db, sqlIn } from "../db/client";
 import { commitGrouped } from "../db/groupCommit";
-import { forEngine, sqliteTimestamp } from "../db/raw";
+import { sqliteTimestamp } from "../db/raw";
 import { backoffDelay, finishJob, retryJob, WorkerLost, type ClaimedJob, type JobHelpers } from "../jobs";
 import { DomainError } from "../errors";
 import { refuseHostileInput } from "../http/validation";
@@ -13,6 +13,8 @@ import { endAttempt, openAttempt } from "./attempts";
 import { executionChanged, executionChangedNow } from "./executionChanged";
 import { appendRunRecord, cancelExecutions, queueCallback } from "./endExecution";
 import { localRuns } from "./localRuns";
+import { AWAITING_APPROVAL, pauseRun } from "./pauseRun";
+import { runRunEndHooks } from "./runEndHooks";
 import { executionView, resultJson } from "./views";
 
 export const RUN_JOB = "execution.run";
@@ -22,7 +24,14 @@ const POLL_MS = 250;
 const FLUSH_MS = 200;
 const MAX_LOG_LINES = 200;
 /** Errors after which another attempt cannot help. */
-const FINAL_CODES = new Set(["cancelled", "delegation_revoked", "delegation_expired", "no_handler", "syntax_error", "invalid_result"]);
+const FINAL_CODES = new Set([
+  "cancelled",
+  "delegation_revoked",
+  "delegation_expired",
+  "no_handler",
+  "syntax_error",
+  "invalid_result",
+]);
 
 type ChainEnd = "delegation_revoked" | "delegation_expired";
 const chainEndError = (code: ChainEnd) => ({
@@ -52,10 +61,15 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
   // The worker was abandoned (as in a crash) or lost the lease: it records nothing; the job is
   // claimed again after its lease, and counts as an attempt (worker_lost once they are spent).
   if (!outcome.ok && outcome.error.code === "worker_stopped") throw new Error("the worker stopped during the run");
+  // Paused for a person's decision (ctx.approvals.request): the attempt ends, the run waits unclaimed.
+  if (!outcome.ok && outcome.error.code === AWAITING_APPROVAL)
+    return helpers.commit(() => commitGrouped(db, (tx) => pauseRun(tx, job, run, outcome), { retryable: true }));
   // Conditional moves only: safe to run again if its group rolls back. The outcome is kept while
   // the database is away: recording it is retried under the job's lease (helpers.commit), not the run.
   const stored = storableOutcome(outcome);
-  await helpers.commit(() => commitGrouped(db, (tx) => settleRun(tx, db.engine, job, run, stored), { retryable: true }));
+  await helpers.commit(() =>
+    commitGrouped(db, (tx) => settleRun(tx, db.engine, job, run, stored), { retryable: true }),
+  );
 }
 
 /** What a run needs of its execution, its version and its delegation, read in one query. */
@@ -90,7 +104,8 @@ async function loadRun(db: Database, id: string): Promise<Run | undefined> {
   );
   if (!r) return undefined;
   // SQLite keeps Prisma's Json as text; node-postgres parses jsonb itself.
-  const input = db.engine === "sqlite" && typeof r.input === "string" ? (JSON.parse(r.input) as unknown) : (r.input ?? null);
+  const input =
+    db.engine === "sqlite" && typeof r.input === "string" ? (JSON.parse(r.input) as unknown) : (r.input ?? null);
   return {
     id,
     orgDid: r.org_did as string,
@@ -135,7 +150,8 @@ async function startRun(db: Database, job: ClaimedJob, run: Run): Promise<boolea
     executionChanged(tx, run);
     const now = await tx.asyncExecution.findUnique({ where: { id: run.id } });
     const ended = await chainEnded(tx, run.chain);
-    if (now && ended && (now.status === "queued" || now.status === "processing")) await cancelExecutions(tx, [now], chainEndError(ended));
+    if (now && ended && (now.status === "queued" || now.status === "processing"))
+      await cancelExecutions(tx, [now], chainEndError(ended));
     await finishJob(tx, job);
   });
   return false;
@@ -183,7 +199,8 @@ function pollForEnd(db: Database, run: Run, cancel: (code: string) => void): Nod
       .findUnique({ where: { id: run.id }, select: { status: true, errorJson: true } })
       .then(async (now) => {
         if (!now) return;
-        if (now.status === "cancelled") cancel(((now.errorJson as { code?: string } | null)?.code ?? "cancelled") as string);
+        if (now.status === "cancelled")
+          cancel(((now.errorJson as { code?: string } | null)?.code ?? "cancelled") as string);
         else {
           const end = await chainEnded(db.read, run.chain);
           if (end) cancel(end);
@@ -213,15 +230,15 @@ async function openTelemetry(db: Database, run: Run, helpers: JobHelpers, attemp
         const batch = lines.splice(0);
         progress = undefined;
         if (p) {
-          await db.raw.execute(`UPDATE "async_execution" SET "progress_percent" = $2, "progress_message" = $3, "updated_at" = $4 WHERE "id" = $1 AND "status" = 'processing'`, [
-            run.id,
-            p.percent,
-            p.message,
-            new Date(),
-          ]);
+          await db.raw.execute(
+            `UPDATE "async_execution" SET "progress_percent" = $2, "progress_message" = $3, "updated_at" = $4 WHERE "id" = $1 AND "status" = 'processing'`,
+            [run.id, p.percent, p.message, new Date()],
+          );
         }
         if (batch.length > 0) {
-          const values = batch.map((_, i) => `(${[1, 2, 3, 4, 5, 6, 7].map((k) => `$${i * 7 + k}`).join(",")})`).join(",");
+          const values = batch
+            .map((_, i) => `(${[1, 2, 3, 4, 5, 6, 7].map((k) => `$${i * 7 + k}`).join(",")})`)
+            .join(",");
           await db.raw.execute(
             `INSERT INTO "execution_log" ("id","execution_id","seq","level","line","created_at","attempt") VALUES ${values}`,
             batch.flatMap((l) => [`${run.id}:${l.seq}`, run.id, l.seq, l.level, l.line, l.at, attempt]),
@@ -229,10 +246,13 @@ async function openTelemetry(db: Database, run: Run, helpers: JobHelpers, attemp
         }
         if (p || batch.length > 0) executionChangedNow(run);
       })
-      .catch((err: unknown) => helpers.log(`execution ${run.id}: telemetry not written: ${err instanceof Error ? err.message : String(err)}`)));
+      .catch((err: unknown) =>
+        helpers.log(`execution ${run.id}: telemetry not written: ${err instanceof Error ? err.message : String(err)}`),
+      ));
   const flusher = setInterval(() => void flush(), FLUSH_MS);
   return {
-    progress: (percent: number, message: string | undefined) => void (progress = { percent, message: message === undefined ? null : storableText(message) }),
+    progress: (percent: number, message: string | undefined) =>
+      void (progress = { percent, message: message === undefined ? null : storableText(message) }),
     log: (line: string, level: string) => {
       if (logged >= MAX_LOG_LINES) return;
       lines.push({ seq: ++logged, level, line: storableText(line), at: new Date() });
@@ -262,14 +282,21 @@ function storableOutcome(outcome: SandboxOutcome): SandboxOutcome {
 }
 
 /** Telemetry text as the database can store it: NUL and lone surrogates become U+FFFD. */
-const storableText = (s: string) => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+const storableText = (s: string) =>
+  s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 
 /**
  * Records how an attempt ended, in the settling transaction: completed, failed, or queued again
  * while attempts remain. Each move is one conditional UPDATE (not ended, chain live); when one
  * moves nothing, `settleContested` reads why and records that instead.
  */
-async function settleRun(tx: Db, engine: Database["engine"], job: ClaimedJob, run: Run, outcome: SandboxOutcome): Promise<void> {
+async function settleRun(
+  tx: Db,
+  engine: Database["engine"],
+  job: ClaimedJob,
+  run: Run,
+  outcome: SandboxOutcome,
+): Promise<void> {
   executionChanged(tx, run);
   await endAttempt(tx, run.id, job.attempts, outcome);
   if (!outcome.ok && (outcome.error.code === "delegation_revoked" || outcome.error.code === "delegation_expired")) {
@@ -282,7 +309,12 @@ async function settleRun(tx: Db, engine: Database["engine"], job: ClaimedJob, ru
   const error = { ...outcome.error, attempt: job.attempts };
   if (!FINAL_CODES.has(error.code) && job.attempts < run.maxAttempts && job.attempts < job.maxAttempts) {
     if (await requeueRun(tx, engine, run, error)) {
-      await retryJob(tx, job, `${error.code}: ${error.message}`, backoffDelay(job.attempts, config().executionRetryBaseMs));
+      await retryJob(
+        tx,
+        job,
+        `${error.code}: ${error.message}`,
+        backoffDelay(job.attempts, config().executionRetryBaseMs),
+      );
       return;
     }
     return settleContested(tx, engine, job, run);
@@ -295,20 +327,24 @@ const at = (engine: Database["engine"], d: Date) => (engine === "sqlite" ? sqlit
 const jsonParam = (engine: Database["engine"], n: number) => (engine === "postgresql" ? `$${n}::jsonb` : `$${n}`);
 
 /** processing → completed | failed with its record, callback, platform event and the job's end; false if it moved nothing. */
-async function endRun(tx: Db, engine: Database["engine"], job: ClaimedJob, run: Run, status: "completed" | "failed", end: { result?: object; error?: object }): Promise<boolean> {
+async function endRun(
+  tx: Db,
+  engine: Database["engine"],
+  job: ClaimedJob,
+  run: Run,
+  status: "completed" | "failed",
+  end: { result?: object; error?: object },
+): Promise<boolean> {
   const provenanceId = newId("prv");
   const now = at(engine, new Date());
   const set =
     status === "completed"
       ? `"result_json" = ${jsonParam(engine, 4)}, "error_json" = NULL, "progress_percent" = 100`
       : `"error_json" = ${jsonParam(engine, 4)}`;
-  const moved = await tx.$executeRawUnsafe(
-    ...forEngine(
-      engine,
-      `UPDATE "async_execution" SET "status" = $2, ${set}, "completed_at" = $3, "updated_at" = $3, "provenance_id" = $5
+  const moved = await sqlIn(tx, engine).execute(
+    `UPDATE "async_execution" SET "status" = $2, ${set}, "completed_at" = $3, "updated_at" = $3, "provenance_id" = $5
         WHERE "id" = $1 AND "status" IN ('processing', 'queued') AND ${chainLive(run.chain, 6, "$3")}`,
-      [run.id, status, now, JSON.stringify(status === "completed" ? end.result : end.error), provenanceId, ...run.chain],
-    ),
+    [run.id, status, now, JSON.stringify(status === "completed" ? end.result : end.error), provenanceId, ...run.chain],
   );
   if (moved === 0) return false;
   await recordRunEnd(tx, engine, run, status, provenanceId);
@@ -319,13 +355,10 @@ async function endRun(tx: Db, engine: Database["engine"], job: ClaimedJob, run: 
 /** processing → queued for another attempt, keeping the error; false if it moved nothing. */
 async function requeueRun(tx: Db, engine: Database["engine"], run: Run, error: object): Promise<boolean> {
   const now = at(engine, new Date());
-  const moved = await tx.$executeRawUnsafe(
-    ...forEngine(
-      engine,
-      `UPDATE "async_execution" SET "status" = 'queued', "error_json" = ${jsonParam(engine, 2)}, "updated_at" = $3
+  const moved = await sqlIn(tx, engine).execute(
+    `UPDATE "async_execution" SET "status" = 'queued', "error_json" = ${jsonParam(engine, 2)}, "updated_at" = $3
         WHERE "id" = $1 AND "status" IN ('processing', 'queued') AND ${chainLive(run.chain, 4, "$3")}`,
-      [run.id, JSON.stringify(error), now, ...run.chain],
-    ),
+    [run.id, JSON.stringify(error), now, ...run.chain],
   );
   return moved > 0;
 }
@@ -334,11 +367,19 @@ async function requeueRun(tx: Db, engine: Database["engine"], run: Run, error: o
  * The end of a run, written in one place for every way a run ends (a settled attempt, an
  * exhausted job, a cancel the run finds): its provenance record under the id the execution
  * already points at, its callback's job, and its platform event when something subscribes to it
- * (unsubscribed, it would be an event and a ledger record nobody reads).
+ * (unsubscribed, it would be an event and a ledger record nobody reads), and the hooks of the
+ * areas that wait for runs (a workflow's agent node).
  */
-async function recordRunEnd(tx: Db, engine: Database["engine"], run: RunEnd, status: "completed" | "failed", provenanceId: string): Promise<void> {
+async function recordRunEnd(
+  tx: Db,
+  engine: Database["engine"],
+  run: RunEnd,
+  status: "completed" | "failed",
+  provenanceId: string,
+): Promise<void> {
   await appendRunRecord(tx, engine, run, status, { recordId: provenanceId, actorDid: run.delegateDid });
   await queueCallback(tx, run);
+  await runRunEndHooks(tx, { id: run.id, orgDid: run.orgDid, status });
   const type = `execution.${status}`;
   await subscriptionIndex.refresh(tx, engine);
   if (subscriptionIndex.match(run.orgDid, type).length === 0) return;
@@ -346,13 +387,21 @@ async function recordRunEnd(tx: Db, engine: Database["engine"], run: RunEnd, sta
   await putPlatformEvent(tx, engine, run.orgDid, { type, payload: executionView(ended) }, run.id);
 }
 
-type RunEnd = Pick<Run, "id" | "orgDid" | "agentId" | "delegationId" | "requesterPassportId" | "callbackUrl"> & { delegateDid?: string };
+type RunEnd = Pick<Run, "id" | "orgDid" | "agentId" | "delegationId" | "requesterPassportId" | "callbackUrl"> & {
+  delegateDid?: string;
+};
 
 /**
  * A move found nothing to move: the execution ended meanwhile (a cancel: the run still gets its
  * record) or the chain ended (the run is cancelled, with its record).
  */
-async function settleContested(tx: Db, engine: Database["engine"], job: ClaimedJob, run: Run, reported?: ChainEnd): Promise<void> {
+async function settleContested(
+  tx: Db,
+  engine: Database["engine"],
+  job: ClaimedJob,
+  run: Run,
+  reported?: ChainEnd,
+): Promise<void> {
   const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: run.id } });
   if (now.status === "processing" || now.status === "queued") {
     const chainEnd = reported ?? (await chainEnded(tx, run.chain));
@@ -376,13 +425,19 @@ async function recordCancel(tx: Db, engine: Database["engine"], run: Run): Promi
  * job is dead-lettered; the execution ends `failed` with it (`worker_lost`, else `internal`), with
  * the run's record and its callback, as any failed run does.
  */
-export async function failExhaustedRun(tx: Db, job: ClaimedJob<{ executionId: string }>, error: unknown): Promise<void> {
+export async function failExhaustedRun(
+  tx: Db,
+  job: ClaimedJob<{ executionId: string }>,
+  error: unknown,
+): Promise<void> {
   const now = await tx.asyncExecution.findUnique({ where: { id: job.payload.executionId } });
   if (!now || (now.status !== "queued" && now.status !== "processing")) return;
   const lost = error instanceof WorkerLost;
   const errorJson = {
     code: lost ? "worker_lost" : "internal",
-    message: lost ? "The worker running the last attempt stopped before it ended." : "The last attempt ended in an internal error of the service.",
+    message: lost
+      ? "The worker running the last attempt stopped before it ended."
+      : "The last attempt ended in an internal error of the service.",
     attempt: Math.max(now.currentAttempt, 1),
   };
   const provenanceId = newId("prv");
@@ -397,7 +452,10 @@ export async function failExhaustedRun(tx: Db, job: ClaimedJob<{ executionId: st
 
 /** Whether a delegation of the chain was revoked, else whether one has expired. */
 async function chainEnded(db: Db, chain: string[]): Promise<ChainEnd | undefined> {
-  const rows = await db.delegation.findMany({ where: { id: { in: chain } }, select: { revokedAt: true, expiresAt: true } });
+  const rows = await db.delegation.findMany({
+    where: { id: { in: chain } },
+    select: { revokedAt: true, expiresAt: true },
+  });
   if (rows.some((d) => d.revokedAt !== null)) return "delegation_revoked";
   const now = Date.now();
   if (rows.some((d) => d.expiresAt.getTime() <= now)) return "delegation_expired";

@@ -22,7 +22,11 @@ const callbackJob: JobKind<{ executionId: string }> = {
   concurrency: 10,
   handler: (job) => deliverCallbackJob(job),
   // A callback whose attempts ran out without an answer recorded has failed.
-  onExhausted: async (tx, job) => void (await tx.asyncExecution.updateMany({ where: { id: job.payload.executionId, callbackUrl: { not: null }, callbackSuccess: null }, data: { callbackSuccess: false } })),
+  onExhausted: async (tx, job) =>
+    void (await tx.asyncExecution.updateMany({
+      where: { id: job.payload.executionId, callbackUrl: { not: null }, callbackSuccess: null },
+      data: { callbackSuccess: false },
+    })),
 };
 
 export const executionJobKinds = { [RUN_JOB]: runJob as JobKind, [CALLBACK_JOB]: callbackJob as JobKind };

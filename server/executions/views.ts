@@ -41,10 +41,18 @@ export function callbackAttemptView(a: CallbackAttempt) {
 }
 
 export function logLineView(l: ExecutionLog) {
-  return { seq: l.seq, level: l.level as "debug" | "info" | "warn" | "error", line: l.line, created_at: l.createdAt.toISOString(), attempt: l.attempt };
+  return {
+    seq: l.seq,
+    level: l.level as "debug" | "info" | "warn" | "error",
+    line: l.line,
+    created_at: l.createdAt.toISOString(),
+    attempt: l.attempt,
+  };
 }
 
 /** A handler's result as `result_json`: a JSON object as it is, anything else as `{value}`. */
 export function resultJson(result: unknown): Json {
-  return result !== null && typeof result === "object" && !Array.isArray(result) ? (result as Json) : { value: result ?? null };
+  return result !== null && typeof result === "object" && !Array.isArray(result)
+    ? (result as Json)
+    : { value: result ?? null };
 }

@@ -11,6 +11,9 @@ import { appendInTransaction, appendProvenance } from "../provenance/appendProve
 import { requestHash, type ProvenanceEntry, type ProvenanceRecord } from "../provenance/record";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { processWide } from "../processWide";
+import { loggedCall, logger } from "../telemetry/log";
+import { observeCall } from "../telemetry/metrics";
+import { inSpan, tracedCall, type CallTrace } from "../telemetry/tracing";
 
 /**
  * The governance gate, independent of transport: authenticate → rate limit → authorize
@@ -43,6 +46,9 @@ export interface CallMeta {
   requestId: string;
   /** A caller already authenticated by its transport (a console session); replaces the bearer token. */
   authenticate?: () => Promise<Principal>;
+  /** The caller's W3C trace context headers: the call's span continues its trace (server/telemetry/tracing.ts). */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 export interface CallScope {
@@ -63,7 +69,8 @@ export interface CallScope {
    * Work the call's answer waits for once its transaction has committed, outside it (nothing is
    * locked meanwhile; on SQLite every other write would wait otherwise). It may still change the
    * answer (its body, `setStatus`); its record and an idempotent replay keep what was known at commit.
-   * It must not throw: the call has committed.
+   * The call has committed: a `DomainError` it throws becomes the answer (a problem), anything else
+   * is logged.
    */
   afterCommit(fn: () => Promise<void>): void;
 }
@@ -105,12 +112,33 @@ export const tooManyRequests = (rl: RateLimitState) => {
   return RateLimited(`The rate limit of ${rl.limit} requests per minute for this route has been reached.`, retryAfter);
 };
 
-export async function governCall<T>(
+type Governed<T> = { value: T | undefined; status: number; rateLimit: RateLimitState; replayed: boolean };
+
+export function governCall<T>(
   spec: CallSpec,
   meta: CallMeta,
   prepare: (principal: Principal) => Promise<Prepared>,
   run: (scope: CallScope) => Promise<T>,
-): Promise<{ value: T | undefined; status: number; rateLimit: RateLimitState; replayed: boolean }> {
+): Promise<Governed<T>> {
+  // The span outermost: the call's log lines carry its trace id.
+  return tracedCall(spec.label, meta, (span) =>
+    loggedCall(
+      { request_id: meta.requestId, operation: spec.label },
+      (caller) => governedCall(span, spec, meta, prepare, run, caller),
+      (e) => statusOf(e instanceof GateError ? e.error : e),
+    ),
+  );
+}
+
+async function governedCall<T>(
+  span: CallTrace,
+  spec: CallSpec,
+  meta: CallMeta,
+  prepare: (principal: Principal) => Promise<Prepared>,
+  run: (scope: CallScope) => Promise<T>,
+  caller: (orgDid: string) => void,
+): Promise<Governed<T>> {
+  const startedAt = performance.now();
   const cfg = config();
   const db = await database();
   let principal: Principal | undefined;
@@ -120,7 +148,7 @@ export async function governCall<T>(
   let reqHash = EMPTY_SHA256;
   let resource: { type: string | null; id: string | null } = { type: spec.resourceType, id: null };
 
-  const entry = (status: number): ProvenanceEntry => ({
+  const fields = (status: number): ProvenanceEntry => ({
     org_did: principal?.orgDid ?? rootOrg.did ?? "unknown",
     actor_did: principal?.actorDid ?? null,
     delegation_id: principal?.delegationId || null,
@@ -134,6 +162,8 @@ export async function governCall<T>(
     request_hash: reqHash,
     request_id: meta.requestId,
   });
+  // The record carries the call's trace id, and the call's span the record's outcome.
+  const entry = (status: number): ProvenanceEntry => span.record(fields(status));
 
   try {
     try {
@@ -141,20 +171,28 @@ export async function governCall<T>(
     } catch (e) {
       await loadRootOrgDid(db);
       // Refused credentials still count against the caller's address, so guessing is rate limited too.
-      rl = takeToken(`addr:${meta.clientAddress}:${spec.id}`, cfg.rateLimitAnonymousPerMinute);
+      rl = await takeToken(`addr:${meta.clientAddress}:${spec.id}`, cfg.rateLimitAnonymousPerMinute);
       throw rl.allowed ? e : tooManyRequests(rl);
     }
+    caller(principal.orgDid);
     // One bucket per root grant: sessions derived from a key share its limit.
-    rl = takeToken(`dlg:${principal.chain[0] ?? principal.actorDid}:${spec.id}`, cfg.rateLimitPerMinute);
+    rl = await takeToken(`dlg:${principal.chain[0] ?? principal.actorDid}:${spec.id}`, cfg.rateLimitPerMinute);
     if (!rl.allowed) throw tooManyRequests(rl);
     if (spec.capability && !coveredBy(principal.capabilities, spec.capability)) {
-      throw Forbidden(`This operation needs the capability ${spec.capability}, which your delegation does not hold.`, { missing_capability: spec.capability });
+      throw Forbidden(`This operation needs the capability ${spec.capability}, which your delegation does not hold.`, {
+        missing_capability: spec.capability,
+      });
     }
     if (spec.roles && principal.role === undefined) {
-      throw Forbidden("This is one of the console's own procedures: it takes a signed-in person's session, not a bearer token.", { required_roles: spec.roles });
+      throw Forbidden(
+        "This is one of the console's own procedures: it takes a signed-in person's session, not a bearer token.",
+        { required_roles: spec.roles },
+      );
     }
     if (spec.roles && !spec.roles.includes(principal.role!)) {
-      throw Forbidden(`This needs the ${spec.roles.join(" or ")} role; you are ${principal.role}.`, { required_roles: spec.roles });
+      throw Forbidden(`This needs the ${spec.roles.join(" or ")} role; you are ${principal.role}.`, {
+        required_roles: spec.roles,
+      });
     }
     authorized = true;
 
@@ -163,6 +201,7 @@ export async function governCall<T>(
     if (prepared.replay) {
       await appendProvenance(db, entry(prepared.replay.status));
       recorded = true;
+      observeCall(spec.id, prepared.replay.status, startedAt);
       return { value: undefined, status: prepared.replay.status, rateLimit: rl, replayed: true };
     }
 
@@ -195,20 +234,35 @@ export async function governCall<T>(
       await appendProvenance(db, entry(status));
     } else {
       // Calls arriving together share one transaction, each in its own savepoint (db/groupCommit.ts).
-      value = await commitGrouped(db, async (tx) => {
-        // A revocation that commits while this call runs must not let its writes through.
-        await assertChainLive(tx, db.engine, principal!.chain);
-        const out = await run(scope(tx));
-        await prepared.beforeCommit?.(tx, out, status);
-        const record = await appendInTransaction(tx, db.engine, entry(status));
-        for (const fn of afterRecord) await fn(tx, record);
-        return out;
-      });
+      value = await inSpan("svc.transaction", { "svc.operation": spec.label }, () =>
+        commitGrouped(db, async (tx) => {
+          // A revocation that commits while this call runs must not let its writes through.
+          await assertChainLive(tx, db.engine, principal!.chain);
+          const out = await run(scope(tx));
+          await prepared.beforeCommit?.(tx, out, status);
+          const record = await appendInTransaction(tx, db.engine, entry(status));
+          for (const fn of afterRecord) await fn(tx, record);
+          return out;
+        }),
+      );
     }
     recorded = true;
-    for (const fn of afterCommitted) await fn().catch((e: unknown) => console.error(`svc: ${spec.id}: work after commit failed:`, e));
+    // A refusal work after commit reaches (every model of a reasoning call failed) is the answer;
+    // anything else it throws is logged. The record keeps what was known at commit.
+    let lateRefusal: DomainError | undefined;
+    for (const fn of afterCommitted) {
+      await fn().catch((e: unknown) => {
+        if (e instanceof DomainError) lateRefusal ??= e;
+        else logger().error({ err: e }, `${spec.id}: work after commit failed`);
+      });
+    }
+    if (lateRefusal) throw lateRefusal;
+    observeCall(spec.id, status, startedAt);
     return { value, status, rateLimit: rl, replayed: false };
   } catch (error) {
+    const { status, code } = toDomainError(error);
+    // A refusal is what the record calls denied (see REFUSALS): its problem code is the reason.
+    observeCall(spec.id, status, startedAt, !authorized || REFUSALS.has(status) ? code : undefined);
     if (!recorded) {
       try {
         await appendProvenance(db, entry(statusOf(error)));

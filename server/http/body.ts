@@ -50,13 +50,25 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   }
   const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
-    throw UnsupportedMediaType(type, `A JSON body is UTF-8; charset=${charset} is not accepted. Send it as UTF-8 (or leave the charset out).`);
+    throw UnsupportedMediaType(
+      type,
+      `A JSON body is UTF-8; charset=${charset} is not accepted. Send it as UTF-8 (or leave the charset out).`,
+    );
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw ValidationFailed([{ field: "body", code: "MALFORMED_JSON", message: "The body is not valid UTF-8: JSON text must be UTF-8 (RFC 8259)." }], "The body is not valid UTF-8.");
+    throw ValidationFailed(
+      [
+        {
+          field: "body",
+          code: "MALFORMED_JSON",
+          message: "The body is not valid UTF-8: JSON text must be UTF-8 (RFC 8259).",
+        },
+      ],
+      "The body is not valid UTF-8.",
+    );
   }
   return parseJsonText(text);
 }
@@ -67,7 +79,17 @@ export async function readJson(request: Request, limit: number): Promise<unknown
  */
 export async function refuseBody(request: Request): Promise<void> {
   const bytes = await readLimited(request, 64 * 1024).catch(() => Buffer.alloc(1));
-  if (bytes.length > 0) throw ValidationFailed([{ field: "body", code: "UNKNOWN_FIELD", message: "This operation takes no body: send the request without one." }], "This operation takes no body.");
+  if (bytes.length > 0)
+    throw ValidationFailed(
+      [
+        {
+          field: "body",
+          code: "UNKNOWN_FIELD",
+          message: "This operation takes no body: send the request without one.",
+        },
+      ],
+      "This operation takes no body.",
+    );
 }
 
 /** JSON.parse with the contract's 400 (MALFORMED_JSON) instead of a SyntaxError. */
@@ -75,7 +97,10 @@ export function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw ValidationFailed([{ field: "body", code: "MALFORMED_JSON", message: `The body is not valid JSON: ${(e as Error).message}` }], "The body is not valid JSON.");
+    throw ValidationFailed(
+      [{ field: "body", code: "MALFORMED_JSON", message: `The body is not valid JSON: ${(e as Error).message}` }],
+      "The body is not valid JSON.",
+    );
   }
 }
 

@@ -14,7 +14,13 @@ describe("cursors", () => {
   it("refuse another list's cursor, an edited one, another secret's, and garbage", () => {
     const c = encodeCursor(secret, "passports", ["a"]);
     const edited = `${Buffer.from('["b"]').toString("base64url")}.${c.split(".")[1]}`;
-    for (const [list, cursor, key] of [["delegations", c, secret], ["passports", edited, secret], ["passports", c, randomBytes(32)], ["passports", "x", secret], ["passports", "a.b.c", secret]] as const) {
+    for (const [list, cursor, key] of [
+      ["delegations", c, secret],
+      ["passports", edited, secret],
+      ["passports", c, randomBytes(32)],
+      ["passports", "x", secret],
+      ["passports", "a.b.c", secret],
+    ] as const) {
       try {
         decodeCursor(key, list, cursor);
         expect.unreachable();
@@ -29,7 +35,8 @@ describe("cursors", () => {
 describe("keyset pagination", () => {
   // A list of 0..9, newest (largest) first, read the way a service reads its table.
   const rows = Array.from({ length: 10 }, (_, i) => 9 - i);
-  const fetch = (after: (string | number)[] | undefined, take: number) => rows.filter((r) => after === undefined || r < Number(after[0])).slice(0, take);
+  const fetch = (after: (string | number)[] | undefined, take: number) =>
+    rows.filter((r) => after === undefined || r < Number(after[0])).slice(0, take);
 
   it("walks a list page by page without gaps or repeats, and the last page says there is no more", () => {
     const seen: number[] = [];
@@ -50,6 +57,8 @@ describe("keyset pagination", () => {
 
   it("refuses a cursor another list issued", () => {
     const { pagination } = keyset<number>(secret, "numbers", { limit: 2 }, (last) => [last]).page(fetch(undefined, 3));
-    expect(() => keyset(secret, "letters", { limit: 2, cursor: pagination.next_cursor! }, () => [])).toThrow(DomainError);
+    expect(() => keyset(secret, "letters", { limit: 2, cursor: pagination.next_cursor! }, () => [])).toThrow(
+      DomainError,
+    );
   });
 });

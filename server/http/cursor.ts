@@ -11,7 +11,16 @@ import { ListQuery, PaginationInfo } from "./listSchemas";
 export type CursorPosition = (string | number)[];
 
 const invalidCursor = () =>
-  ValidationFailed([{ field: "cursor", code: "INVALID_CURSOR", message: "The cursor is not one this list issued. Start again without a cursor." }], "The cursor is not valid.");
+  ValidationFailed(
+    [
+      {
+        field: "cursor",
+        code: "INVALID_CURSOR",
+        message: "The cursor is not one this list issued. Start again without a cursor.",
+      },
+    ],
+    "The cursor is not valid.",
+  );
 
 function mac(secret: Buffer, list: string, payload: string): string {
   return createHmac("sha256", secret).update(list).update("\n").update(payload).digest("base64url").slice(0, 22);
@@ -30,7 +39,8 @@ export function decodeCursor(secret: Buffer, list: string, cursor: string): Curs
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidCursor();
   try {
     const position = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-    if (Array.isArray(position) && position.every((p) => typeof p === "string" || typeof p === "number")) return position;
+    if (Array.isArray(position) && position.every((p) => typeof p === "string" || typeof p === "number"))
+      return position;
   } catch {
     // fall through
   }
@@ -55,7 +65,12 @@ export type Page<T> = { items: T[]; pagination: z.infer<typeof PaginationInfo> }
  * position `key` gives for the page's last row as the next cursor. The query stays in the service,
  * beside its filters; only the cursor's mechanics live here.
  */
-export function keyset<T>(secret: Buffer, list: string, query: { limit: number; cursor?: string }, key: (row: T) => CursorPosition): { after: CursorPosition | undefined; take: number; page(rows: T[]): Page<T> } {
+export function keyset<T>(
+  secret: Buffer,
+  list: string,
+  query: { limit: number; cursor?: string },
+  key: (row: T) => CursorPosition,
+): { after: CursorPosition | undefined; take: number; page(rows: T[]): Page<T> } {
   return {
     after: query.cursor ? decodeCursor(secret, list, query.cursor) : undefined,
     take: query.limit + 1,
@@ -68,4 +83,26 @@ function page<T>(rows: T[], limit: number, next: (last: T) => string): Page<T> {
   const has_more = rows.length > limit;
   const items = has_more ? rows.slice(0, limit) : rows;
   return { items, pagination: { has_more, next_cursor: has_more ? next(items[items.length - 1]!) : null } };
+}
+
+/**
+ * The where-clause of a "newest first" page (ordered by `time` desc, then `tie` desc): the rows
+ * strictly after `after` = [ISO time, tie-breaker] in that order; nothing on the first page.
+ *
+ *     where: { orgDid, ...olderThan(after, "createdAt", "id") },
+ *     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+ */
+export function olderThan<T extends string, K extends string>(
+  after: CursorPosition | undefined,
+  time: T,
+  tie: K,
+): { OR?: Array<Record<T, { lt: Date }> | (Record<T, Date> & Record<K, { lt: string }>)> } {
+  if (!after) return {};
+  const at = new Date(after[0] as string);
+  return {
+    OR: [
+      { [time]: { lt: at } } as Record<T, { lt: Date }>,
+      { [time]: at, [tie]: { lt: after[1] as string } } as Record<T, Date> & Record<K, { lt: string }>,
+    ],
+  };
 }

@@ -60,17 +60,40 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
         refuseHostileInput(raw, "body");
         hash = requestHash(raw);
       }
-      if (raw === undefined && !op.bodyOptional) throw ValidationFailed([{ field: "body", code: "REQUIRED_FIELD_MISSING", message: "This operation needs a JSON body." }]);
+      if (raw === undefined && !op.bodyOptional)
+        throw ValidationFailed([
+          { field: "body", code: "REQUIRED_FIELD_MISSING", message: "This operation needs a JSON body." },
+        ]);
       body = raw === undefined ? undefined : parseOrThrow(op.body, raw);
     } else if (op.method !== "GET") await refuseBody(request);
     if (idempotencyKey === null) return { requestHash: hash };
-    return idempotency(principal.delegationId || principal.actorDid, idempotencyKey, createHash("sha256").update(`${label}\n${url.pathname}\n${hash}`).digest("hex"), hash, (stored) => (replayBody = stored));
+    return idempotency(
+      principal.delegationId || principal.actorDid,
+      idempotencyKey,
+      createHash("sha256").update(`${label}\n${url.pathname}\n${hash}`).digest("hex"),
+      hash,
+      (stored) => (replayBody = stored),
+    );
   };
 
   try {
     const outcome = await governCall(
-      { id: op.id, label, capability: op.capability, resourceType: op.resourceType, write: op.method !== "GET", successStatus: op.successStatus },
-      { authorization: request.headers.get("authorization"), clientAddress: request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown", requestId },
+      {
+        id: op.id,
+        label,
+        capability: op.capability,
+        resourceType: op.resourceType,
+        write: op.method !== "GET",
+        successStatus: op.successStatus,
+      },
+      {
+        authorization: request.headers.get("authorization"),
+        clientAddress: request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown",
+        requestId,
+        traceparent: request.headers.get("traceparent"),
+        tracestate: request.headers.get("tracestate"),
+        ...(op.authenticateRequest ? { authenticate: () => op.authenticateRequest!(request) } : {}),
+      },
       prepare,
       async (scope) => {
         if (firstParam !== undefined) scope.setResource(firstParam);
@@ -78,19 +101,34 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
         return checkResponse(op, out);
       },
     );
-    const headers = { "X-Request-Id": requestId, ...rateLimitHeaders(outcome.rateLimit), "Content-Type": "application/json" };
+    const headers = {
+      "X-Request-Id": requestId,
+      ...rateLimitHeaders(outcome.rateLimit),
+      "Content-Type": "application/json",
+    };
     if (outcome.value instanceof Response) {
       for (const [k, v] of Object.entries(headers)) if (!outcome.value.headers.has(k)) outcome.value.headers.set(k, v);
       return outcome.value;
     }
-    if (outcome.replayed) return new Response(replayBody, { status: outcome.status, headers: { ...headers, "Idempotent-Replayed": "true" } });
+    if (outcome.replayed)
+      return new Response(replayBody, {
+        status: outcome.status,
+        headers: { ...headers, "Idempotent-Replayed": "true" },
+      });
     // An answer that says it repeats an earlier one (a sender id seen before) says so in the header too, like an Idempotency-Key replay.
     const repeated = (outcome.value as { replayed?: unknown } | null)?.replayed === true;
-    return new Response(JSON.stringify(outcome.value), { status: outcome.status, headers: repeated ? { ...headers, "Idempotent-Replayed": "true" } : headers });
+    return new Response(JSON.stringify(outcome.value), {
+      status: outcome.status,
+      headers: repeated ? { ...headers, "Idempotent-Replayed": "true" } : headers,
+    });
   } catch (e) {
     const gateError = e instanceof GateError ? e : new GateError(e, undefined);
     const { problem, headers } = toProblem(gateError.error, url.pathname, requestId);
-    return problemResponse(problem, { "X-Request-Id": requestId, ...(gateError.rateLimit ? rateLimitHeaders(gateError.rateLimit) : {}), ...headers });
+    return problemResponse(problem, {
+      "X-Request-Id": requestId,
+      ...(gateError.rateLimit ? rateLimitHeaders(gateError.rateLimit) : {}),
+      ...headers,
+    });
   }
 }
 
@@ -98,6 +136,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
 function checkResponse(op: Operation, out: unknown): unknown {
   if (process.env.NODE_ENV === "production" || out instanceof Response) return out;
   const parsed = op.response.safeParse(out);
-  if (!parsed.success) throw new Error(`${op.id} returned a body that does not match its response schema: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new Error(`${op.id} returned a body that does not match its response schema: ${parsed.error.message}`);
   return out;
 }

@@ -12,7 +12,9 @@ import { keyRing } from "../keys/signingKeys";
  * derived from the service secret): some of them carry a bearer token. Kept 24 hours.
  */
 async function cipherKey(): Promise<Buffer> {
-  return createHmac("sha256", (await keyRing()).secret).update("svc idempotency responses").digest();
+  return createHmac("sha256", (await keyRing()).secret)
+    .update("svc idempotency responses")
+    .digest();
 }
 
 async function seal(plain: string): Promise<string> {
@@ -30,9 +32,21 @@ async function open(sealed: string): Promise<string> {
   return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
 }
 
-export async function idempotency(scope: string, key: string, fingerprint: string, hash: string, onReplay: (body: string) => void): Promise<Prepared> {
+export async function idempotency(
+  scope: string,
+  key: string,
+  fingerprint: string,
+  hash: string,
+  onReplay: (body: string) => void,
+): Promise<Prepared> {
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw ValidationFailed([{ field: "Idempotency-Key", code: "INVALID_FORMAT", message: "Idempotency-Key must be 1 to 255 visible ASCII characters." }]);
+    throw ValidationFailed([
+      {
+        field: "Idempotency-Key",
+        code: "INVALID_FORMAT",
+        message: "Idempotency-Key must be 1 to 255 visible ASCII characters.",
+      },
+    ]);
   }
   const db = await database();
   const previous = await db.read.idempotencyKey.findUnique({ where: { scope_key: { scope, key } } });
@@ -46,7 +60,9 @@ export async function idempotency(scope: string, key: string, fingerprint: strin
   return {
     requestHash: hash,
     beforeCommit: async (tx, value, status) => {
-      await tx.idempotencyKey.create({ data: { scope, key, requestHash: fingerprint, status, body: await seal(JSON.stringify(value)) } });
+      await tx.idempotencyKey.create({
+        data: { scope, key, requestHash: fingerprint, status, body: await seal(JSON.stringify(value)) },
+      });
     },
   };
 }

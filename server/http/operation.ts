@@ -31,7 +31,12 @@ export interface HandlerContext<P, Q, B> {
  * One public operation, declared once: its path, the capability it checks, its zod schemas and
  * its handler. The /v1 route file serves it, the OpenAPI document describes it, the tests call it.
  */
-export interface Operation<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+export interface Operation<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
   id: string;
   method: HttpMethod;
   /** OpenAPI path template, e.g. `/v1/passports/{did}`. */
@@ -55,10 +60,18 @@ export interface Operation<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   otherSuccessStatuses?: readonly number[];
   /** Problem codes beyond the ones every operation of its kind can answer (e.g. a GET's 409), for the OpenAPI document. */
   problems?: readonly ErrorCode[];
+  /**
+   * A caller identified by the request itself rather than a bearer token: the OAuth callback,
+   * which a provider's redirect brings with no Authorization header, is the installer its
+   * single-use `state` was issued to. Such an operation is unauthenticated in the OpenAPI document.
+   */
+  authenticateRequest?: (request: Request) => Promise<Principal>;
   handler(ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<z.input<R> | Response>;
 }
 
-export function defineOperation<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(op: Operation<P, Q, B, R>): Operation<P, Q, B, R> {
+export function defineOperation<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  op: Operation<P, Q, B, R>,
+): Operation<P, Q, B, R> {
   return op;
 }
 

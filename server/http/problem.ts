@@ -1,6 +1,7 @@
 import { config } from "../config";
 import { DomainError, toDomainError } from "../errors";
 import { newId } from "../ids";
+import { logger } from "../telemetry/log";
 
 export interface Problem {
   type: string;
@@ -13,25 +14,48 @@ export interface Problem {
 }
 
 /** Turns any thrown value into RFC 7807 problem details. Unexpected errors are logged with an incident id and never shown. */
-export function toProblem(error: unknown, instance: string, requestId: string): { problem: Problem; headers: Record<string, string> } {
+export function toProblem(
+  error: unknown,
+  instance: string,
+  requestId: string,
+): { problem: Problem; headers: Record<string, string> } {
   const base = `${config().publicUrl}/docs/errors#`;
   const mapped = toDomainError(error);
   // Only what was not a DomainError and maps to 500 is an incident: logged, never shown.
   if (error instanceof DomainError || mapped.status !== 500) {
     const { headers = {}, ...extra } = mapped.extra;
     return {
-      problem: { type: base + mapped.code, title: mapped.title, status: mapped.status, detail: mapped.message, instance, request_id: requestId, ...extra },
+      problem: {
+        type: base + mapped.code,
+        title: mapped.title,
+        status: mapped.status,
+        detail: mapped.message,
+        instance,
+        request_id: requestId,
+        ...extra,
+      },
       headers,
     };
   }
   const incident = newId("inc");
-  console.error(`[svc] incident ${incident} (request ${requestId}, ${instance}):`, error);
+  logger().error({ err: error, incident_id: incident, request_id: requestId }, `incident ${incident} (${instance})`);
   return {
-    problem: { type: base + mapped.code, title: mapped.title, status: mapped.status, detail: mapped.message, instance, request_id: requestId, incident_id: incident },
+    problem: {
+      type: base + mapped.code,
+      title: mapped.title,
+      status: mapped.status,
+      detail: mapped.message,
+      instance,
+      request_id: requestId,
+      incident_id: incident,
+    },
     headers: {},
   };
 }
 
 export function problemResponse(problem: Problem, headers: Record<string, string>): Response {
-  return new Response(JSON.stringify(problem), { status: problem.status, headers: { ...headers, "Content-Type": "application/problem+json" } });
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { ...headers, "Content-Type": "application/problem+json" },
+  });
 }

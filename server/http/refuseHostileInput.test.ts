@@ -7,14 +7,23 @@ function refusal(value: unknown) {
   try {
     refuseHostileInput(value, "body");
   } catch (e) {
-    return { status: (e as DomainError).status, errors: (e as DomainError).extra.errors as { field: string; code: string }[] };
+    return {
+      status: (e as DomainError).status,
+      errors: (e as DomainError).extra.errors as { field: string; code: string }[],
+    };
   }
   return undefined;
 }
 
 describe("refuseHostileInput", () => {
   it("refuses lone surrogates in values and in keys as 400 INVALID_FORMAT", () => {
-    for (const text of ['{"x":"\\ud800"}', '{"x":"a\\udc00b"}', '{"a":{"b":["ok","\\udbff"]}}', '{"\\ud800":1}', '"\\ud800"']) {
+    for (const text of [
+      '{"x":"\\ud800"}',
+      '{"x":"a\\udc00b"}',
+      '{"a":{"b":["ok","\\udbff"]}}',
+      '{"\\ud800":1}',
+      '"\\ud800"',
+    ]) {
       const r = refusal(JSON.parse(text));
       expect(r, text).toMatchObject({ status: 400, errors: [expect.objectContaining({ code: "INVALID_FORMAT" })] });
     }
@@ -22,7 +31,10 @@ describe("refuseHostileInput", () => {
   });
 
   it("refuses numbers canonical JSON cannot carry", () => {
-    expect(refusal(JSON.parse('{"x":1e999}'))).toMatchObject({ status: 400, errors: [expect.objectContaining({ field: "x", code: "OUT_OF_RANGE" })] });
+    expect(refusal(JSON.parse('{"x":1e999}'))).toMatchObject({
+      status: 400,
+      errors: [expect.objectContaining({ field: "x", code: "OUT_OF_RANGE" })],
+    });
     expect(refusal({ x: 10n })).toMatchObject({ status: 400 });
   });
 
@@ -31,7 +43,18 @@ describe("refuseHostileInput", () => {
   });
 
   it("whatever it accepts can be hashed: requestHash never throws after it", () => {
-    const samples = ['{"x":"\\ud800"}', '{"x":1e999}', '{"x":-1e999}', '{"\\udfff":"y"}', '[["\\ud800\\udc00"]]', '{"x":"\\u0000"}', '{"a":[{"b":"\\ud834"}]}', '"plain"', "12", "null"];
+    const samples = [
+      '{"x":"\\ud800"}',
+      '{"x":1e999}',
+      '{"x":-1e999}',
+      '{"\\udfff":"y"}',
+      '[["\\ud800\\udc00"]]',
+      '{"x":"\\u0000"}',
+      '{"a":[{"b":"\\ud834"}]}',
+      '"plain"',
+      "12",
+      "null",
+    ];
     for (const text of samples) {
       const value = JSON.parse(text);
       if (refusal(value) === undefined) expect(() => requestHash(value), text).not.toThrow();

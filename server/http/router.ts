@@ -11,6 +11,7 @@ import type { Operation } from "./operation";
 import { operations } from "./operations";
 import { problemResponse, toProblem } from "./problem";
 import { rateLimitHeaders, takeToken, type RateLimitState } from "./rateLimit";
+import { logger } from "../telemetry/log";
 
 /**
  * The one routing table of the public API: every declared operation (server/http/operations.ts),
@@ -68,7 +69,11 @@ export function resolveV1(method: string, pathname: string): Resolution {
   const route = same.find((r) => r.method === method || (method === "HEAD" && r.method === "GET"));
   if (!route) {
     const methods = same.map((r) => r.method);
-    return { kind: "method_not_allowed", template: first.template, allow: (methods.includes("GET") ? [...methods, "HEAD"] : methods).sort() };
+    return {
+      kind: "method_not_allowed",
+      template: first.template,
+      allow: (methods.includes("GET") ? [...methods, "HEAD"] : methods).sort(),
+    };
   }
   const match = route.pattern.exec(pathname)!;
   const params = Object.fromEntries(route.names.map((n, i) => [n, decodeParam(match[i + 1]!)]));
@@ -83,9 +88,14 @@ function decodeParam(raw: string): string {
   }
 }
 
-/** Whether the table answers this path at all (everything under /v1, and the JWKS). */
+/** Whether the table answers this path at all (everything under /v1, the JWKS and /metrics). */
 export function servesPath(pathname: string): boolean {
-  return pathname === "/v1" || pathname.startsWith("/v1/") || pathname === "/.well-known/jwks.json";
+  return (
+    pathname === "/v1" ||
+    pathname.startsWith("/v1/") ||
+    pathname === "/.well-known/jwks.json" ||
+    pathname === "/metrics"
+  );
 }
 
 /**
@@ -95,7 +105,9 @@ export function servesPath(pathname: string): boolean {
  */
 export async function dispatchV1(request: Request): Promise<Response> {
   const response = await answer(request);
-  return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
+  return request.method === "HEAD"
+    ? new Response(null, { status: response.status, headers: response.headers })
+    : response;
 }
 
 async function answer(request: Request): Promise<Response> {
@@ -105,21 +117,40 @@ async function answer(request: Request): Promise<Response> {
   try {
     pathname = new URL(request.url).pathname;
     const found = resolveV1(request.method, pathname);
-    if (found.kind === "route" && "op" in found.route.target) return await serveOperation(found.route.target.op, request, found.params);
+    if (found.kind === "route" && "op" in found.route.target)
+      return await serveOperation(found.route.target.op, request, found.params);
 
     // Public documents, 404s and 405s answer before authentication: the caller's address is its rate-limit key.
-    const document = found.kind === "route" && "document" in found.route.target ? found.route.target.document : undefined;
+    const document =
+      found.kind === "route" && "document" in found.route.target ? found.route.target.document : undefined;
     const clientAddress = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
-    rl = takeToken(`addr:${clientAddress}:${document ? `doc:${document.id}` : "unrouted"}`, config().rateLimitAnonymousPerMinute);
-    if (rl.allowed && document) return withHeaders(await document.serve(), { "X-Request-Id": requestId, ...rateLimitHeaders(rl) });
-    const refusal = !rl.allowed ? tooManyRequests(rl) : found.kind === "method_not_allowed" ? methodNotAllowed(request.method, pathname, found.allow) : notFound(pathname);
-    const template = found.kind === "route" ? found.route.template : found.kind === "method_not_allowed" ? found.template : pathname.slice(0, 200);
+    rl = await takeToken(
+      `addr:${clientAddress}:${document ? `doc:${document.id}` : "unrouted"}`,
+      config().rateLimitAnonymousPerMinute,
+    );
+    if (rl.allowed && document)
+      return withHeaders(await document.serve(), { "X-Request-Id": requestId, ...rateLimitHeaders(rl) });
+    const refusal = !rl.allowed
+      ? tooManyRequests(rl)
+      : found.kind === "method_not_allowed"
+        ? methodNotAllowed(request.method, pathname, found.allow)
+        : notFound(pathname);
+    const template =
+      found.kind === "route"
+        ? found.route.template
+        : found.kind === "method_not_allowed"
+          ? found.template
+          : pathname.slice(0, 200);
     await recordRefusal(`${request.method} ${template}`, requestId, refusal.status);
     throw new GateError(refusal, rl);
   } catch (e) {
     const gateError = e instanceof GateError ? e : new GateError(e, rl);
     const { problem, headers } = toProblem(gateError.error, pathname, requestId);
-    return problemResponse(problem, { "X-Request-Id": requestId, ...(gateError.rateLimit ? rateLimitHeaders(gateError.rateLimit) : {}), ...headers });
+    return problemResponse(problem, {
+      "X-Request-Id": requestId,
+      ...(gateError.rateLimit ? rateLimitHeaders(gateError.rateLimit) : {}),
+      ...headers,
+    });
   }
 }
 
@@ -127,7 +158,11 @@ const notFound = RouteNotFound;
 const methodNotAllowed = MethodNotAllowed;
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {
-  const out = new Response(response.body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  const out = new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
   for (const [k, v] of Object.entries(headers)) if (!out.headers.has(k)) out.headers.set(k, v);
   return out;
 }
@@ -170,10 +205,19 @@ export async function handleV1(req: IncomingMessage, res: ServerResponse): Promi
     res.end();
   } catch (e) {
     // Only the transport itself can fail here (dispatchV1 answers every error): a client gone mid-stream.
-    console.error("svc: /v1 transport failed:", e);
+    logger().error({ err: e }, "/v1 transport failed");
     if (!res.headersSent) {
       res.writeHead(500, { "Content-Type": "application/problem+json" });
-      res.end(JSON.stringify({ type: `${config().publicUrl}/docs/errors#internal_error`, title: "Internal error", status: 500, detail: "The response could not be sent.", instance: (req.url ?? "/").split("?")[0], request_id: headers.get("x-request-id") ?? "" }));
+      res.end(
+        JSON.stringify({
+          type: `${config().publicUrl}/docs/errors#internal_error`,
+          title: "Internal error",
+          status: 500,
+          detail: "The response could not be sent.",
+          instance: (req.url ?? "/").split("?")[0],
+          request_id: headers.get("x-request-id") ?? "",
+        }),
+      );
     } else res.destroy();
   }
 }

@@ -8,7 +8,9 @@ export const idempotencyTasks: Task[] = [
     name: "expire idempotency keys",
     everyMs: 10 * 60 * 1000,
     async run(db) {
-      const { count } = await db.writeTx((tx) => tx.idempotencyKey.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } }));
+      const { count } = await db.writeTx((tx) =>
+        tx.idempotencyKey.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } }),
+      );
       return count;
     },
   },

@@ -8,18 +8,46 @@ export function fieldErrors(error: z.ZodError, prefix?: string): FieldError[] {
     const path = [prefix, ...issue.path.map(String)].filter((p) => p !== undefined && p !== "").join(".");
     switch (issue.code) {
       case "unrecognized_keys":
-        for (const key of issue.keys) out.push({ field: path ? `${path}.${key}` : key, code: "UNKNOWN_FIELD", message: `Unknown field ${JSON.stringify(key)}.` });
+        for (const key of issue.keys)
+          out.push({
+            field: path ? `${path}.${key}` : key,
+            code: "UNKNOWN_FIELD",
+            message: `Unknown field ${JSON.stringify(key)}.`,
+          });
         break;
       case "invalid_type":
-        if (issue.input === undefined) out.push({ field: path || "body", code: "REQUIRED_FIELD_MISSING", message: `${path || "The body"} is required.` });
-        else out.push({ field: path || "body", code: "INVALID_TYPE", message: issue.message, expected: String(issue.expected), received: describe(issue.input) });
+        if (issue.input === undefined)
+          out.push({
+            field: path || "body",
+            code: "REQUIRED_FIELD_MISSING",
+            message: `${path || "The body"} is required.`,
+          });
+        else
+          out.push({
+            field: path || "body",
+            code: "INVALID_TYPE",
+            message: issue.message,
+            expected: String(issue.expected),
+            received: describe(issue.input),
+          });
         break;
       case "invalid_value":
         if (issue.input === undefined) {
-          out.push({ field: path, code: "REQUIRED_FIELD_MISSING", message: `${path} is required.`, expected: issue.values.map(String).join(" | ") });
+          out.push({
+            field: path,
+            code: "REQUIRED_FIELD_MISSING",
+            message: `${path} is required.`,
+            expected: issue.values.map(String).join(" | "),
+          });
           break;
         }
-        out.push({ field: path, code: "INVALID_ENUM", message: issue.message, expected: issue.values.map(String).join(" | "), received: shown(issue.input) });
+        out.push({
+          field: path,
+          code: "INVALID_ENUM",
+          message: issue.message,
+          expected: issue.values.map(String).join(" | "),
+          received: shown(issue.input),
+        });
         break;
       case "too_small":
       case "too_big":
@@ -38,7 +66,11 @@ export function fieldErrors(error: z.ZodError, prefix?: string): FieldError[] {
         out.push({ field: path, code: "INVALID_TYPE", message: issue.message });
         break;
       case "custom":
-        out.push({ field: path, code: (issue.params?.code as string | undefined) ?? "INVALID_VALUE", message: issue.message });
+        out.push({
+          field: path,
+          code: (issue.params?.code as string | undefined) ?? "INVALID_VALUE",
+          message: issue.message,
+        });
         break;
       default:
         out.push({ field: path, code: "INVALID_VALUE", message: issue.message });
@@ -78,7 +110,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** Why a string (a value or an object key) is refused, if it is. */
 function badString(s: string): string | undefined {
   if (s.includes("\u0000")) return "NUL characters are not allowed.";
-  if (LONE_SURROGATE.test(s)) return "Lone UTF-16 surrogates (e.g. \\ud800 without its pair) are not allowed: send well-formed Unicode.";
+  if (LONE_SURROGATE.test(s))
+    return "Lone UTF-16 surrogates (e.g. \\ud800 without its pair) are not allowed: send well-formed Unicode.";
   return undefined;
 }
 
@@ -95,12 +128,16 @@ export function refuseHostileInput(value: unknown, where: string): void {
   const refuse = (field: string, message: string) => ValidationFailed([{ field, code: "INVALID_FORMAT", message }]);
   while (stack.length > 0) {
     const [v, path, depth] = stack.pop()!;
-    if (depth > MAX_DEPTH) throw ValidationFailed([{ field: where, code: "OUT_OF_RANGE", message: `The input is nested more than ${MAX_DEPTH} levels deep.` }]);
+    if (depth > MAX_DEPTH)
+      throw ValidationFailed([
+        { field: where, code: "OUT_OF_RANGE", message: `The input is nested more than ${MAX_DEPTH} levels deep.` },
+      ]);
     if (typeof v === "string") {
       const why = badString(v);
       if (why) throw refuse(path, why);
     } else if (typeof v === "number") {
-      if (!Number.isFinite(v)) throw ValidationFailed([{ field: path, code: "OUT_OF_RANGE", message: "Numbers must be finite." }]);
+      if (!Number.isFinite(v))
+        throw ValidationFailed([{ field: path, code: "OUT_OF_RANGE", message: "Numbers must be finite." }]);
     } else if (typeof v === "bigint" || typeof v === "function" || typeof v === "symbol") {
       throw ValidationFailed([{ field: path, code: "INVALID_TYPE", message: "Only JSON values are accepted." }]);
     } else if (Array.isArray(v)) v.forEach((item, i) => stack.push([item, `${path}.${i}`, depth + 1]));
@@ -109,7 +146,14 @@ export function refuseHostileInput(value: unknown, where: string): void {
         const why = badString(k);
         if (why) throw refuse(path, `In a field name: ${why}`);
         // Kept by JSON.parse but lost (it sets the prototype) when an object is copied: refused rather than silently dropped.
-        if (k === "__proto__") throw ValidationFailed([{ field: path === where ? k : `${path}.${k}`, code: "UNKNOWN_FIELD", message: "A field named __proto__ is not accepted: rename it." }]);
+        if (k === "__proto__")
+          throw ValidationFailed([
+            {
+              field: path === where ? k : `${path}.${k}`,
+              code: "UNKNOWN_FIELD",
+              message: "A field named __proto__ is not accepted: rename it.",
+            },
+          ]);
         stack.push([item, path === where ? k : `${path}.${k}`, depth + 1]);
       }
     }

@@ -1,10 +1,8 @@
 import type { Principal } from "../governance/principal";
-import type { Database, Db } from "../db/client";
-import { forEngine } from "../db/raw";
+import { type Database, type Db, sqlIn } from "../db/client";
 import { Unauthenticated } from "../errors";
 import { tokenHash, verifyDelegationToken } from "../keys/tokens";
 import { processWide } from "../processWide";
-
 
 interface DelegationRow {
   id: string;
@@ -48,7 +46,8 @@ export async function authenticate(db: Database, authorization: string | null): 
 async function principalFromToken(db: Database, token: string): Promise<Principal> {
   const claims = await verifyDelegationToken(token);
   const principal = await principalFromDelegation(db, claims.jti);
-  if (principal.orgDid !== claims.org || principal.actorDid !== claims.sub) throw Unauthenticated("The token's delegation does not exist.");
+  if (principal.orgDid !== claims.org || principal.actorDid !== claims.sub)
+    throw Unauthenticated("The token's delegation does not exist.");
   return { ...principal, expiresAt: new Date(Math.min(principal.expiresAt.getTime(), claims.exp * 1000)) };
 }
 
@@ -60,7 +59,10 @@ export async function authenticateSession(db: Database, delegationId: string): P
   const principal = await principalFromDelegation(db, delegationId);
   if (principal.kind !== "session") throw Unauthenticated("Not a console session.");
   await assertNotRevoked(db, principal.chain);
-  const [member] = await db.raw.query<{ role: string; status: string }>(`SELECT "role","status" FROM "member" WHERE "passport_did" = $1`, [principal.actorDid]);
+  const [member] = await db.raw.query<{ role: string; status: string }>(
+    `SELECT "role","status" FROM "member" WHERE "passport_did" = $1`,
+    [principal.actorDid],
+  );
   if (!member || member.status !== "active") throw Unauthenticated("This person's access has been revoked.");
   return { ...principal, role: member.role };
 }
@@ -94,7 +96,8 @@ async function principalFromDelegation(db: Database, id: string): Promise<Princi
 export async function delegationPrincipal(tx: Db, id: string): Promise<Principal> {
   const row = await tx.delegation.findUnique({ where: { id } });
   if (!row || row.revokedAt) throw Unauthenticated("The delegation this session derives from has been revoked.");
-  if (row.expiresAt.getTime() <= Date.now()) throw Unauthenticated("The delegation this session derives from has expired.");
+  if (row.expiresAt.getTime() <= Date.now())
+    throw Unauthenticated("The delegation this session derives from has expired.");
   return {
     delegationId: row.id,
     orgDid: row.orgDid,
@@ -116,16 +119,24 @@ export async function delegationPrincipal(tx: Db, id: string): Promise<Principal
 export async function assertChainLive(tx: Db, engine: Database["engine"], chain: string[]): Promise<void> {
   if (chain.length === 0) return;
   const placeholders = chain.map((_, i) => `$${i + 1}`).join(",");
-  const rows = await tx.$queryRawUnsafe<{ id: string; revoked_at: unknown }[]>(
-    ...forEngine(engine, `SELECT "id","revoked_at" FROM "delegation" WHERE "id" IN (${placeholders})${engine === "postgresql" ? " FOR SHARE" : ""}`, chain),
+  const rows = await sqlIn(tx, engine).query<{ id: string; revoked_at: unknown }>(
+    `SELECT "id","revoked_at" FROM "delegation" WHERE "id" IN (${placeholders})${engine === "postgresql" ? " FOR SHARE" : ""}`,
+    chain,
   );
   if (rows.some((r) => r.revoked_at !== null)) throw Unauthenticated("The token's delegation has been revoked.");
 }
 
 async function assertNotRevoked(db: Database, chain: string[]): Promise<void> {
   const placeholders = chain.map((_, i) => `$${i + 1}`).join(",");
-  const revoked = await db.raw.query<{ id: string }>(`SELECT "id" FROM "delegation" WHERE "id" IN (${placeholders}) AND "revoked_at" IS NOT NULL LIMIT 1`, chain);
+  const revoked = await db.raw.query<{ id: string }>(
+    `SELECT "id" FROM "delegation" WHERE "id" IN (${placeholders}) AND "revoked_at" IS NOT NULL LIMIT 1`,
+    chain,
+  );
   if (revoked.length > 0) {
-    throw Unauthenticated(revoked[0]!.id === chain[chain.length - 1] ? "The token's delegation has been revoked." : `The token's delegation was derived from delegation ${revoked[0]!.id}, which has been revoked.`);
+    throw Unauthenticated(
+      revoked[0]!.id === chain[chain.length - 1]
+        ? "The token's delegation has been revoked."
+        : `The token's delegation was derived from delegation ${revoked[0]!.id}, which has been revoked.`,
+    );
   }
 }

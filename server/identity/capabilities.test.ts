@@ -17,11 +17,15 @@ describe("capability coverage", () => {
   });
 
   it("lists what is missing", () => {
-    expect(missingCapabilities(["svc_api:agents:*"], ["svc_api:agents:read", "svc_api:events:write"])).toEqual(["svc_api:events:write"]);
+    expect(missingCapabilities(["svc_api:agents:*"], ["svc_api:agents:read", "svc_api:events:write"])).toEqual([
+      "svc_api:events:write",
+    ]);
   });
 
   it("accepts capability strings and refuses others", () => {
-    for (const ok of ["svc_api:agents:read", "svc_api:*", "event_trigger:invoice.created", "svc_api:agents:*"]) expect(CAPABILITY_PATTERN.test(ok), ok).toBe(true);
-    for (const bad of ["", "*", "svc_api:*:read", "SVC:x", "svc_api::x", "svc api:x"]) expect(CAPABILITY_PATTERN.test(bad), bad).toBe(false);
+    for (const ok of ["svc_api:agents:read", "svc_api:*", "event_trigger:invoice.created", "svc_api:agents:*"])
+      expect(CAPABILITY_PATTERN.test(ok), ok).toBe(true);
+    for (const bad of ["", "*", "svc_api:*:read", "SVC:x", "svc_api::x", "svc api:x"])
+      expect(CAPABILITY_PATTERN.test(bad), bad).toBe(false);
   });
 });

@@ -31,6 +31,7 @@ export const CAPABILITY_AREAS = {
   cp: "Control plane",
   learning: "Learning",
   members: "Console members",
+  metrics: "Metrics",
 } as const;
 
 export type CapabilityArea = keyof typeof CAPABILITY_AREAS;
@@ -41,14 +42,26 @@ export interface CapabilityEntry {
   description: string;
 }
 
-const entry = <A extends CapabilityArea>(area: A, action: string, description: string): CapabilityEntry => ({ capability: `svc_api:${area}:${action}`, area, description });
+const entry = <A extends CapabilityArea>(area: A, action: string, description: string): CapabilityEntry => ({
+  capability: `svc_api:${area}:${action}`,
+  area,
+  description,
+});
 
 export const CAPABILITY_CATALOGUE: readonly CapabilityEntry[] = [
   entry("passports", "read", "List and read the organization's passports."),
   entry("passports", "write", "Register passports and change their name or description."),
-  entry("passports", "admin", "Set passports' verification and identity tiers, and delegate to passports of higher tiers."),
+  entry(
+    "passports",
+    "admin",
+    "Set passports' verification and identity tiers, and delegate to passports of higher tiers.",
+  ),
   entry("delegations", "read", "List and read delegations and revocation records."),
-  entry("delegations", "write", "Issue delegation tokens and revoke the caller's own delegations and those derived from them."),
+  entry(
+    "delegations",
+    "write",
+    "Issue delegation tokens and revoke the caller's own delegations and those derived from them.",
+  ),
   entry("delegations", "admin", "Revoke any delegation of the organization."),
   entry("provenance", "read", "Read provenance records, checkpoints, proofs and exports."),
   entry("agents", "read", "List agents, read their status, and match capabilities."),
@@ -71,6 +84,7 @@ export const CAPABILITY_CATALOGUE: readonly CapabilityEntry[] = [
   entry("marketplace", "invoke", "Invoke installed connectors."),
   entry("compliance", "read", "Read the deployment's compliance report and walled-garden status."),
   entry("models", "read", "List models and their performance; list benchmarks."),
+  entry("models", "admin", "Add and remove model providers; change models' prices and status."),
   entry("reasoning", "think", "Run reasoning requests."),
   entry("benchmarks", "write", "Submit benchmarks."),
   entry("prompts", "read", "List, read, render and score prompts."),
@@ -82,18 +96,31 @@ export const CAPABILITY_CATALOGUE: readonly CapabilityEntry[] = [
   entry("learning", "decide", "Approve, reject, apply and roll back learning proposals."),
   entry("members", "read", "List the console's members (people)."),
   entry("members", "write", "Invite people to the console and revoke their access."),
+  entry(
+    "metrics",
+    "read",
+    "Scrape the Prometheus metrics (GET /metrics): calls, refusals, queues, executions, spend, the ledger.",
+  ),
 ];
 
 /** Families a capability list may name: everything, or one area. */
 export const CAPABILITY_FAMILIES: readonly { capability: string; description: string }[] = [
   { capability: "svc_api:*", description: "Every capability, of every area (an administrator)." },
-  ...Object.entries(CAPABILITY_AREAS).map(([area, title]) => ({ capability: `svc_api:${area}:*`, description: `Every ${title.toLowerCase()} capability.` })),
+  ...Object.entries(CAPABILITY_AREAS).map(([area, title]) => ({
+    capability: `svc_api:${area}:*`,
+    description: `Every ${title.toLowerCase()} capability.`,
+  })),
 ];
 
-const KNOWN = new Set<string>([...CAPABILITY_CATALOGUE.map((c) => c.capability), ...CAPABILITY_FAMILIES.map((f) => f.capability)]);
+const KNOWN = new Set<string>([
+  ...CAPABILITY_CATALOGUE.map((c) => c.capability),
+  ...CAPABILITY_FAMILIES.map((f) => f.capability),
+]);
 
 // The capability areas the composition root offers (undefined until it has spoken).
-const offer = processWide("identity.offeredCapabilityAreas", () => ({ areas: undefined as ReadonlySet<string> | undefined }));
+const offer = processWide("identity.offeredCapabilityAreas", () => ({
+  areas: undefined as ReadonlySet<string> | undefined,
+}));
 
 /** The area of `svc_api:<area>:…`, or undefined (`svc_api:*`, another namespace). */
 export function capabilityAreaOf(capability: string): string | undefined {
@@ -118,7 +145,9 @@ export function isKnownCapability(capability: string): boolean {
 }
 
 /** Every read capability (`svc_api:<area>:read`) of the catalogue. */
-export const READ_CAPABILITIES: readonly string[] = CAPABILITY_CATALOGUE.filter((c) => c.capability.endsWith(":read")).map((c) => c.capability);
+export const READ_CAPABILITIES: readonly string[] = CAPABILITY_CATALOGUE.filter((c) =>
+  c.capability.endsWith(":read"),
+).map((c) => c.capability);
 
 export interface CapabilityGroup {
   area: string;
@@ -132,6 +161,13 @@ export function capabilityGroups(offered: ReadonlySet<string> | undefined = offe
     { area: "all", title: "Everything", capabilities: [CAPABILITY_FAMILIES[0]!] },
     ...Object.entries(CAPABILITY_AREAS)
       .filter(([area]) => isOfferedArea(area, offered))
-      .map(([area, title]) => ({ area, title, capabilities: CAPABILITY_CATALOGUE.filter((c) => c.area === area).map(({ capability, description }) => ({ capability, description })) })),
+      .map(([area, title]) => ({
+        area,
+        title,
+        capabilities: CAPABILITY_CATALOGUE.filter((c) => c.area === area).map(({ capability, description }) => ({
+          capability,
+          description,
+        })),
+      })),
   ];
 }

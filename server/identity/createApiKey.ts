@@ -25,7 +25,14 @@ export interface ApiKeyRequest {
 export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
   const unknown = req.capabilities.filter((c) => !isKnownCapability(c));
   if (unknown.length > 0) {
-    throw ValidationFailed(unknown.map((c) => ({ field: "capabilities", code: "UNKNOWN_CAPABILITY", message: `Unknown capability ${JSON.stringify(c)}: not in the capability catalogue of this service.` })), `Unknown capability: ${unknown.join(", ")}.`);
+    throw ValidationFailed(
+      unknown.map((c) => ({
+        field: "capabilities",
+        code: "UNKNOWN_CAPABILITY",
+        message: `Unknown capability ${JSON.stringify(c)}: not in the capability catalogue of this service.`,
+      })),
+      `Unknown capability: ${unknown.join(", ")}.`,
+    );
   }
   const org = await db.read.organization.findUnique({ where: { orgDid: req.orgDid } });
   if (!org) throw NotFound("organization", req.orgDid);
@@ -63,7 +70,13 @@ export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
       request_hash: requestHash({ org_did: req.orgDid, capabilities: req.capabilities, name: req.name ?? null }),
       request_id: newId("req"),
     });
-    return { token: issued.token, delegation_id: issued.row.id, org_did: org.orgDid, capabilities: req.capabilities, expires_at: issued.row.expiresAt.toISOString() };
+    return {
+      token: issued.token,
+      delegation_id: issued.row.id,
+      org_did: org.orgDid,
+      capabilities: req.capabilities,
+      expires_at: issued.row.expiresAt.toISOString(),
+    };
   });
 }
 
@@ -80,9 +93,18 @@ export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
 export async function createConsoleApiKey(db: Db, session: Principal, req: z.output<typeof CreateApiKeyRequest>) {
   const capabilities = [...new Set(req.capabilities)];
   const missing = missingCapabilities(session.capabilities, capabilities);
-  if (missing.length > 0) throw Forbidden(`A key can only hold capabilities you hold; yours do not cover ${missing.join(", ")}.`, { missing_capabilities: missing });
+  if (missing.length > 0)
+    throw Forbidden(`A key can only hold capabilities you hold; yours do not cover ${missing.join(", ")}.`, {
+      missing_capabilities: missing,
+    });
   const parentId = session.chain.length >= 2 ? session.chain[session.chain.length - 2]! : session.delegationId;
   const grantor = parentId === session.delegationId ? session : await delegationPrincipal(db, parentId);
-  const issued = await issueDelegation(db, grantor, { delegateDid: session.orgDid, capabilities, durationSeconds: req.days * 86_400, kind: "api_key", name: req.name });
+  const issued = await issueDelegation(db, grantor, {
+    delegateDid: session.orgDid,
+    capabilities,
+    durationSeconds: req.days * 86_400,
+    kind: "api_key",
+    name: req.name,
+  });
   return { ...sessionResponse(issued), name: req.name };
 }

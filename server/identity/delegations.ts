@@ -16,7 +16,12 @@ function statusWhere(status: z.output<typeof DelegationListQuery>["status"]) {
 }
 
 /** The caller's organization's delegations (API keys, tokens, sessions), newest first. Ids sort by time. */
-export async function listDelegations(db: Db, principal: Principal, query: z.output<typeof ListQuery> & z.output<typeof DelegationListQuery>, secret: Buffer) {
+export async function listDelegations(
+  db: Db,
+  principal: Principal,
+  query: z.output<typeof ListQuery> & z.output<typeof DelegationListQuery>,
+  secret: Buffer,
+) {
   const { after, take, page } = keyset<Delegation>(secret, "delegations", query, (last) => [last.id]);
   const rows = await db.delegation.findMany({
     where: {
@@ -38,8 +43,16 @@ export async function listDelegations(db: Db, principal: Principal, query: z.out
 export async function getDelegation(db: Db, principal: Principal, id: string) {
   const row = await db.delegation.findFirst({ where: { id, orgDid: principal.orgDid } });
   if (!row) throw NotFound("delegation", id);
-  const derived = await db.delegation.findMany({ where: { parentId: id, orgDid: principal.orgDid }, orderBy: { id: "desc" }, take: 100 });
-  return { ...delegationView(row), ancestry: row.ancestry ? row.ancestry.split(" ") : [], derived: derived.map(delegationView) };
+  const derived = await db.delegation.findMany({
+    where: { parentId: id, orgDid: principal.orgDid },
+    orderBy: { id: "desc" },
+    take: 100,
+  });
+  return {
+    ...delegationView(row),
+    ancestry: row.ancestry ? row.ancestry.split(" ") : [],
+    derived: derived.map(delegationView),
+  };
 }
 
 /** Revocation records of the caller's organization, newest first. */

@@ -12,7 +12,8 @@ const P256_PREFIX = Uint8Array.of(0x80, 0x24);
 const ED25519_SPKI = Buffer.from("302a300506032b6570032100", "hex");
 const P256_COMPRESSED_SPKI = Buffer.from("3039301306072a8648ce3d020106082a8648ce3d030107032200", "hex");
 
-const invalidKey = (message: string) => ValidationFailed([{ field: "public_key", code: "INVALID_FORMAT", message }], message);
+const invalidKey = (message: string) =>
+  ValidationFailed([{ field: "public_key", code: "INVALID_FORMAT", message }], message);
 
 export interface PublicKeyJwk {
   kty: "OKP" | "EC";
@@ -23,10 +24,15 @@ export interface PublicKeyJwk {
 
 /** Checks a public JWK (a real point on its curve, no private part) and returns its canonical form. */
 export function normalizePublicJwk(jwk: JWK): PublicKeyJwk {
-  if ("d" in jwk) throw invalidKey("The key carries a private part (`d`): send only the public key. The service never accepts a private key.");
+  if ("d" in jwk)
+    throw invalidKey(
+      "The key carries a private part (`d`): send only the public key. The service never accepts a private key.",
+    );
   let canonical: PublicKeyJwk;
-  if (jwk.kty === "OKP" && jwk.crv === "Ed25519" && typeof jwk.x === "string") canonical = { kty: "OKP", crv: "Ed25519", x: jwk.x };
-  else if (jwk.kty === "EC" && jwk.crv === "P-256" && typeof jwk.x === "string" && typeof jwk.y === "string") canonical = { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y };
+  if (jwk.kty === "OKP" && jwk.crv === "Ed25519" && typeof jwk.x === "string")
+    canonical = { kty: "OKP", crv: "Ed25519", x: jwk.x };
+  else if (jwk.kty === "EC" && jwk.crv === "P-256" && typeof jwk.x === "string" && typeof jwk.y === "string")
+    canonical = { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y };
   else throw invalidKey("public_key must be an Ed25519 (kty OKP) or P-256 (kty EC) public JWK, or a did:key.");
   try {
     createPublicKey({ key: { ...canonical }, format: "jwk" });
@@ -60,8 +66,10 @@ export function jwkFromDidKey(value: string): PublicKeyJwk {
   }
   const body = Buffer.from(bytes.subarray(2));
   let der: Buffer;
-  if (bytes[0] === ED25519_PREFIX[0] && bytes[1] === ED25519_PREFIX[1] && body.length === 32) der = Buffer.concat([ED25519_SPKI, body]);
-  else if (bytes[0] === P256_PREFIX[0] && bytes[1] === P256_PREFIX[1] && body.length === 33) der = Buffer.concat([P256_COMPRESSED_SPKI, body]);
+  if (bytes[0] === ED25519_PREFIX[0] && bytes[1] === ED25519_PREFIX[1] && body.length === 32)
+    der = Buffer.concat([ED25519_SPKI, body]);
+  else if (bytes[0] === P256_PREFIX[0] && bytes[1] === P256_PREFIX[1] && body.length === 33)
+    der = Buffer.concat([P256_COMPRESSED_SPKI, body]);
   else throw invalidKey("The did:key is neither an Ed25519 nor a P-256 key.");
   let jwk: JsonWebKey;
   try {

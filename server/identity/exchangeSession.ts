@@ -16,10 +16,21 @@ export async function exchangeSession(db: Db, principal: Principal, input: z.out
   if (input.capabilities?.length && input.scopes?.length) {
     const a = [...new Set(input.capabilities)].sort().join(" ");
     const b = [...new Set(input.scopes)].sort().join(" ");
-    if (a !== b) throw ValidationFailed([{ field: "scopes", code: "INVALID_VALUE", message: "scopes is an alias of capabilities: send one of them, or the same list in both." }]);
+    if (a !== b)
+      throw ValidationFailed([
+        {
+          field: "scopes",
+          code: "INVALID_VALUE",
+          message: "scopes is an alias of capabilities: send one of them, or the same list in both.",
+        },
+      ]);
   }
   // The default grants what of it the service offers (no reasoning before the reasoning area exists).
-  const requested = input.capabilities?.length ? input.capabilities : input.scopes?.length ? input.scopes : SESSION_DEFAULT_CAPABILITIES.filter(isKnownCapability);
+  const requested = input.capabilities?.length
+    ? input.capabilities
+    : input.scopes?.length
+      ? input.scopes
+      : SESSION_DEFAULT_CAPABILITIES.filter(isKnownCapability);
   const passport = await db.passport.findFirst({ where: { did: principal.actorDid, orgDid: principal.orgDid } });
   const verification = passport?.verificationTier ?? 0;
   const identity = passport?.identityTier ?? 0;
@@ -37,6 +48,7 @@ export async function exchangeSession(db: Db, principal: Principal, input: z.out
     environment: input.environment ?? null,
     riskLevel: input.risk_level ?? "standard",
     kind: "session",
+    budget: input.budget,
   });
   return sessionResponse({ ...issued, delegate: passport });
 }

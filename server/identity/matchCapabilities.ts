@@ -15,14 +15,26 @@ export async function matchCapabilities(db: Db, principal: Principal, required: 
     take: MAX_CANDIDATES,
   });
   const delegations = await db.delegation.findMany({
-    where: { orgDid: principal.orgDid, delegateDid: { in: passports.map((p) => p.did) }, revokedAt: null, expiresAt: { gt: new Date() } },
+    where: {
+      orgDid: principal.orgDid,
+      delegateDid: { in: passports.map((p) => p.did) },
+      revokedAt: null,
+      expiresAt: { gt: new Date() },
+    },
     select: { delegateDid: true, capabilities: true },
   });
   const held = new Map<string, string[]>();
-  for (const d of delegations) held.set(d.delegateDid, [...(held.get(d.delegateDid) ?? []), ...(d.capabilities as string[])]);
+  for (const d of delegations)
+    held.set(d.delegateDid, [...(held.get(d.delegateDid) ?? []), ...(d.capabilities as string[])]);
   const results = passports.map((p) => {
     const missing = missingCapabilities(held.get(p.did) ?? [], required);
-    return { passport_id: p.did, type: p.type as "agent" | "organization" | "human", name: p.name, covered: missing.length === 0, missing_capabilities: missing };
+    return {
+      passport_id: p.did,
+      type: p.type as "agent" | "organization" | "human",
+      name: p.name,
+      covered: missing.length === 0,
+      missing_capabilities: missing,
+    };
   });
   return {
     data: {

@@ -17,7 +17,8 @@ export const createPassportOp = defineOperation({
   path: "/v1/passports",
   tag,
   summary: "Register an agent or organization passport",
-  description: "Registers a passport from a public key (JWK or did:key). The passport's DID is the did:key of the key; the service never accepts or holds a private key.",
+  description:
+    "Registers a passport from a public key (JWK or did:key). The passport's DID is the did:key of the key; the service never accepts or holds a private key.",
   capability: "svc_api:passports:write",
   resourceType: "passport",
   body: s.CreatePassportRequest,
@@ -79,7 +80,8 @@ export const exchangeSessionOp = defineOperation({
   path: "/v1/sessions/exchange",
   tag,
   summary: "Exchange the caller's token for a session delegation",
-  description: "Needs only a valid token: the session can only narrow what the caller holds. Rejected with 403 when the caller's passport is below a required tier.",
+  description:
+    "Needs only a valid token: the session can only narrow what the caller holds. Rejected with 403 when the caller's passport is below a required tier.",
   capability: null,
   resourceType: "delegation",
   body: s.SessionExchangeRequest,
@@ -100,7 +102,8 @@ export const createDelegationTokenOp = defineOperation({
   path: "/v1/delegation-tokens",
   tag,
   summary: "Issue a delegation token to a passport",
-  description: "Derives a delegation from the caller's: capabilities and lifetime can only narrow.",
+  description:
+    "Derives a delegation from the caller's: capabilities, lifetime and a reasoning `budget` can only narrow (a budget above the tightest of the caller's chain is 403).",
   capability: "svc_api:delegations:write",
   resourceType: "delegation",
   body: s.DelegationTokenRequest,
@@ -113,6 +116,7 @@ export const createDelegationTokenOp = defineOperation({
       durationSeconds: ctx.body.duration_seconds,
       environment: ctx.body.environment ?? null,
       kind: "delegation_token",
+      budget: ctx.body.budget,
     });
     ctx.setResource(issued.row.id);
     return sessionResponse(issued);

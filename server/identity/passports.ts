@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Db } from "../db/client";
 import { Forbidden, NotFound } from "../errors";
 import { coveredBy } from "./capabilities";
-import { keyset, type ListQuery } from "../http/cursor";
+import { keyset, olderThan, type ListQuery } from "../http/cursor";
 import type { Passport } from "../db/generated/sqlite/client";
 import type { Principal } from "../governance/principal";
 import type { PassportListQuery, UpdatePassportRequest } from "./schemas";
@@ -18,13 +18,21 @@ export async function getPassport(db: Db, principal: Principal, did: string) {
 }
 
 /** The caller's organization's passports, newest first. */
-export async function listPassports(db: Db, principal: Principal, query: z.output<typeof ListQuery> & z.output<typeof PassportListQuery>, secret: Buffer) {
-  const { after, take, page } = keyset<Passport>(secret, "passports", query, (last) => [last.createdAt.toISOString(), last.did]);
+export async function listPassports(
+  db: Db,
+  principal: Principal,
+  query: z.output<typeof ListQuery> & z.output<typeof PassportListQuery>,
+  secret: Buffer,
+) {
+  const { after, take, page } = keyset<Passport>(secret, "passports", query, (last) => [
+    last.createdAt.toISOString(),
+    last.did,
+  ]);
   const rows = await db.passport.findMany({
     where: {
       orgDid: principal.orgDid,
       ...(query.type ? { type: query.type } : {}),
-      ...(after ? { OR: [{ createdAt: { lt: new Date(after[0] as string) } }, { createdAt: new Date(after[0] as string), did: { lt: after[1] as string } }] } : {}),
+      ...olderThan(after, "createdAt", "did"),
     },
     orderBy: [{ createdAt: "desc" }, { did: "desc" }],
     take,
@@ -34,12 +42,20 @@ export async function listPassports(db: Db, principal: Principal, query: z.outpu
 }
 
 /** Sets a passport's tiers (and name, description): an organization administrator's act. */
-export async function updatePassport(db: Db, principal: Principal, did: string, input: z.output<typeof UpdatePassportRequest>) {
+export async function updatePassport(
+  db: Db,
+  principal: Principal,
+  did: string,
+  input: z.output<typeof UpdatePassportRequest>,
+) {
   const found = await db.passport.findFirst({ where: { did, orgDid: principal.orgDid }, select: { did: true } });
   if (!found) throw NotFound("passport", did);
   if (input.verification_tier !== undefined || input.identity_tier !== undefined) {
     // Tiers gate the session exchange: only an organization administrator sets them, never on their own passport.
-    if (!coveredBy(principal.capabilities, TIER_ADMIN_CAPABILITY)) throw Forbidden(`Setting tiers needs the capability ${TIER_ADMIN_CAPABILITY}.`, { missing_capability: TIER_ADMIN_CAPABILITY });
+    if (!coveredBy(principal.capabilities, TIER_ADMIN_CAPABILITY))
+      throw Forbidden(`Setting tiers needs the capability ${TIER_ADMIN_CAPABILITY}.`, {
+        missing_capability: TIER_ADMIN_CAPABILITY,
+      });
     if (did === principal.actorDid) throw Forbidden("Nobody sets the tiers of their own passport.");
   }
   const row = await db.passport.update({

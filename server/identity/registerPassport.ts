@@ -13,12 +13,22 @@ import { passportView } from "./views";
  * private key: a JWK carrying `d` is refused.
  */
 export async function registerPassport(db: Db, principal: Principal, input: z.output<typeof CreatePassportRequest>) {
-  const jwk = typeof input.public_key === "string" ? jwkFromDidKey(input.public_key) : normalizePublicJwk(input.public_key as JWK);
+  const jwk =
+    typeof input.public_key === "string"
+      ? jwkFromDidKey(input.public_key)
+      : normalizePublicJwk(input.public_key as JWK);
   const did = didKeyFromJwk(jwk);
   const existing = await db.passport.findUnique({ where: { did }, select: { did: true } });
   if (existing) throw Conflict(`A passport for this public key is already registered.`);
   const row = await db.passport.create({
-    data: { did, type: input.type, name: input.name, description: input.description ?? null, orgDid: principal.orgDid, publicKeyJwk: jwk as object },
+    data: {
+      did,
+      type: input.type,
+      name: input.name,
+      description: input.description ?? null,
+      orgDid: principal.orgDid,
+      publicKeyJwk: jwk as object,
+    },
   });
   return passportView(row);
 }

@@ -1,10 +1,15 @@
 import { z } from "zod";
+import { DelegationBudget } from "../reasoning/schemas";
 import { PaginationInfo } from "../http/listSchemas";
 import { CAPABILITY_PATTERN } from "./capabilities";
 import { EXAMPLE } from "../openapi/examples";
 import { isKnownCapability } from "./capabilityCatalogue";
 
-const Did = z.string().min(8).max(512).regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%\-]+$/, "must be a DID (did:<method>:<id>)");
+const Did = z
+  .string()
+  .min(8)
+  .max(512)
+  .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%\-]+$/, "must be a DID (did:<method>:<id>)");
 // A capability the catalogue does not list would be issued and silently grant nothing: refused, named.
 export const Capability = z
   .string()
@@ -13,18 +18,30 @@ export const Capability = z
   .regex(CAPABILITY_PATTERN, "must be a capability such as svc_api:agents:read or svc_api:agents:*")
   .superRefine((value, ctx) => {
     if (CAPABILITY_PATTERN.test(value) && !isKnownCapability(value)) {
-      ctx.addIssue({ code: "custom", message: `Unknown capability ${JSON.stringify(value)}: not in the capability catalogue of this service.`, params: { code: "UNKNOWN_CAPABILITY" } });
+      ctx.addIssue({
+        code: "custom",
+        message: `Unknown capability ${JSON.stringify(value)}: not in the capability catalogue of this service.`,
+        params: { code: "UNKNOWN_CAPABILITY" },
+      });
     }
   });
 const Tier = z.number().int().min(0).max(3);
 const Timestamp = z.string().describe("ISO 8601 date-time");
 
 export const PublicJwk = z
-  .object({ kty: z.string(), crv: z.string().optional(), x: z.string().optional(), y: z.string().optional(), d: z.string().optional() })
+  .object({
+    kty: z.string(),
+    crv: z.string().optional(),
+    x: z.string().optional(),
+    y: z.string().optional(),
+    d: z.string().optional(),
+  })
   .passthrough()
   .describe("A public JWK: Ed25519 (kty OKP) or P-256 (kty EC). A JWK with a private part (d) is refused.");
 
-export const PassportType = z.enum(["agent", "organization", "human"]).describe("human passports come only from the console's WebAuthn registration");
+export const PassportType = z
+  .enum(["agent", "organization", "human"])
+  .describe("human passports come only from the console's WebAuthn registration");
 
 /** Passport types a caller may register (human passports come from the console's WebAuthn registration). */
 export const RegisterablePassportType = z.enum(["agent", "organization"]);
@@ -41,17 +58,42 @@ export const Passport = z
     public_key_jwk: z.record(z.string(), z.unknown()),
     created_at: Timestamp,
   })
-  .meta({ id: "Passport", example: { did: EXAMPLE.agentDid, type: "agent", name: "invoice-triage", description: "Reads supplier invoices and routes them for approval", org_did: EXAMPLE.rootOrgDid, verification_tier: 1, identity_tier: 0, public_key_jwk: EXAMPLE.agentJwk, created_at: EXAMPLE.createdAt } });
+  .meta({
+    id: "Passport",
+    example: {
+      did: EXAMPLE.agentDid,
+      type: "agent",
+      name: "invoice-triage",
+      description: "Reads supplier invoices and routes them for approval",
+      org_did: EXAMPLE.rootOrgDid,
+      verification_tier: 1,
+      identity_tier: 0,
+      public_key_jwk: EXAMPLE.agentJwk,
+      created_at: EXAMPLE.createdAt,
+    },
+  });
 
 export const CreatePassportRequest = z
   .object({
-    type: RegisterablePassportType.describe("agent or organization; human passports are created by WebAuthn registration in the console"),
+    type: RegisterablePassportType.describe(
+      "agent or organization; human passports are created by WebAuthn registration in the console",
+    ),
     name: z.string().trim().min(1).max(200),
-    public_key: z.union([PublicJwk, z.string().min(10).max(512)]).describe("A public JWK, or a did:key / its multibase key string"),
+    public_key: z
+      .union([PublicJwk, z.string().min(10).max(512)])
+      .describe("A public JWK, or a did:key / its multibase key string"),
     description: z.string().max(2000).nullable().optional(),
   })
   .strict()
-  .meta({ id: "CreatePassportRequest", example: { type: "agent", name: "invoice-triage", public_key: { ...EXAMPLE.agentJwk }, description: "Reads supplier invoices and routes them for approval" } });
+  .meta({
+    id: "CreatePassportRequest",
+    example: {
+      type: "agent",
+      name: "invoice-triage",
+      public_key: { ...EXAMPLE.agentJwk },
+      description: "Reads supplier invoices and routes them for approval",
+    },
+  });
 
 export const UpdatePassportRequest = z
   .object({
@@ -61,13 +103,34 @@ export const UpdatePassportRequest = z
     description: z.string().max(2000).nullable().optional(),
   })
   .strict()
-  .meta({ id: "UpdatePassportRequest", example: { verification_tier: 1, description: "Reads supplier invoices and routes them for approval" } });
+  .meta({
+    id: "UpdatePassportRequest",
+    example: { verification_tier: 1, description: "Reads supplier invoices and routes them for approval" },
+  });
 
 export const PassportListQuery = z.object({
   type: PassportType.optional().describe("Only passports of this type"),
 });
 
-export const PassportList = z.object({ data: z.array(Passport), pagination: PaginationInfo }).meta({ id: "PassportList", example: { data: [{ did: EXAMPLE.agentDid, type: "agent", name: "invoice-triage", description: "Reads supplier invoices and routes them for approval", org_did: EXAMPLE.rootOrgDid, verification_tier: 1, identity_tier: 0, public_key_jwk: EXAMPLE.agentJwk, created_at: EXAMPLE.createdAt }], pagination: { has_more: true, next_cursor: EXAMPLE.nextCursor } } });
+export const PassportList = z.object({ data: z.array(Passport), pagination: PaginationInfo }).meta({
+  id: "PassportList",
+  example: {
+    data: [
+      {
+        did: EXAMPLE.agentDid,
+        type: "agent",
+        name: "invoice-triage",
+        description: "Reads supplier invoices and routes them for approval",
+        org_did: EXAMPLE.rootOrgDid,
+        verification_tier: 1,
+        identity_tier: 0,
+        public_key_jwk: EXAMPLE.agentJwk,
+        created_at: EXAMPLE.createdAt,
+      },
+    ],
+    pagination: { has_more: true, next_cursor: EXAMPLE.nextCursor },
+  },
+});
 
 export const DidParams = z.object({ did: Did });
 export const IdParams = z.object({ id: z.string().min(1).max(100) });
@@ -76,16 +139,34 @@ export const RiskLevel = z.enum(["low", "standard", "high"]);
 
 export const SessionExchangeRequest = z
   .object({
-    capabilities: z.array(Capability).max(100).optional().describe("Requested capabilities; when empty, svc_api:agents:read, svc_api:agents:invoke, and svc_api:reasoning:think once the service offers reasoning"),
+    capabilities: z
+      .array(Capability)
+      .max(100)
+      .optional()
+      .describe(
+        "Requested capabilities; when empty, svc_api:agents:read, svc_api:agents:invoke, and svc_api:reasoning:think once the service offers reasoning",
+      ),
     scopes: z.array(Capability).max(100).optional().describe("Alias of capabilities"),
-    duration_seconds: z.number().int().min(1).max(2_592_000).optional().describe("Lifetime, 1 to 2592000 seconds; default 86400 (or what is left of the caller's delegation, if less)"),
+    duration_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(2_592_000)
+      .optional()
+      .describe("Lifetime, 1 to 2592000 seconds; default 86400 (or what is left of the caller's delegation, if less)"),
     environment: z.string().min(1).max(100).optional(),
     risk_level: RiskLevel.optional().describe("default standard"),
     required_verification_tier: Tier.optional(),
     required_identity_tier: Tier.optional(),
+    budget: DelegationBudget.optional().describe(
+      "A spending limit for reasoning calls made with the session; it can only narrow the caller's",
+    ),
   })
   .strict()
-  .meta({ id: "SessionExchangeRequest", example: { capabilities: [...EXAMPLE.capabilities], duration_seconds: 3600, risk_level: "standard" } });
+  .meta({
+    id: "SessionExchangeRequest",
+    example: { capabilities: [...EXAMPLE.capabilities], duration_seconds: 3600, risk_level: "standard" },
+  });
 
 export const SessionExchangeResponse = z
   .object({
@@ -98,8 +179,22 @@ export const SessionExchangeResponse = z
     expires_at: Timestamp,
     verification_tier: z.number().int().optional(),
     identity_tier: z.number().int().optional(),
+    budget: DelegationBudget.optional().describe("The delegation's own reasoning budget, when it has one"),
   })
-  .meta({ id: "SessionExchangeResponse", example: { delegation_id: EXAMPLE.delegationId, token: EXAMPLE.token, passport_id: EXAMPLE.agentDid, did: EXAMPLE.agentDid, capabilities: [...EXAMPLE.capabilities], created_at: EXAMPLE.createdAt, expires_at: EXAMPLE.expiresAt, verification_tier: 1, identity_tier: 0 } });
+  .meta({
+    id: "SessionExchangeResponse",
+    example: {
+      delegation_id: EXAMPLE.delegationId,
+      token: EXAMPLE.token,
+      passport_id: EXAMPLE.agentDid,
+      did: EXAMPLE.agentDid,
+      capabilities: [...EXAMPLE.capabilities],
+      created_at: EXAMPLE.createdAt,
+      expires_at: EXAMPLE.expiresAt,
+      verification_tier: 1,
+      identity_tier: 0,
+    },
+  });
 
 export const DelegationTokenRequest = z
   .object({
@@ -107,9 +202,20 @@ export const DelegationTokenRequest = z
     capabilities: z.array(Capability).min(1).max(100),
     duration_seconds: z.number().int().min(1).max(2_592_000),
     environment: z.string().min(1).max(100).optional(),
+    budget: DelegationBudget.optional().describe(
+      "A spending limit for reasoning calls under the delegation (and those derived from it); it can only narrow the caller's",
+    ),
   })
   .strict()
-  .meta({ id: "DelegationTokenRequest", example: { delegate_did: EXAMPLE.agentDid, capabilities: [...EXAMPLE.capabilities], duration_seconds: 86400, environment: "production" } });
+  .meta({
+    id: "DelegationTokenRequest",
+    example: {
+      delegate_did: EXAMPLE.agentDid,
+      capabilities: [...EXAMPLE.capabilities],
+      duration_seconds: 86400,
+      environment: "production",
+    },
+  });
 
 export const DelegationKind = z
   .enum(["api_key", "delegation_token", "session", "member", "execution", "trigger"])
@@ -117,6 +223,23 @@ export const DelegationKind = z
     "member: a console member's standing grant, from which their sessions and the API keys they create derive; execution: the delegation an agent run acts under, derived from its invoker's (revoked with reason run_ended when the run ends); trigger: the authority an agent's event triggers carry, derived from whoever deployed or activated it, narrowed to its manifest",
   );
 export const DelegationStatus = z.enum(["active", "expired", "revoked"]);
+
+const DELEGATION_EXAMPLE = {
+  id: EXAMPLE.delegationId,
+  org_did: EXAMPLE.rootOrgDid,
+  kind: "delegation_token" as const,
+  name: null,
+  grantor_did: EXAMPLE.rootOrgDid,
+  delegate_did: EXAMPLE.agentDid,
+  parent_id: EXAMPLE.parentDelegationId,
+  capabilities: [...EXAMPLE.capabilities],
+  environment: "production",
+  risk_level: "standard",
+  status: "active" as const,
+  created_at: EXAMPLE.createdAt,
+  expires_at: EXAMPLE.expiresAt,
+  revoked_at: null,
+};
 
 export const Delegation = z
   .object({
@@ -135,12 +258,19 @@ export const Delegation = z
     expires_at: Timestamp,
     revoked_at: Timestamp.nullable(),
   })
-  .meta({ id: "Delegation", example: { id: EXAMPLE.delegationId, org_did: EXAMPLE.rootOrgDid, kind: "delegation_token", name: null, grantor_did: EXAMPLE.rootOrgDid, delegate_did: EXAMPLE.agentDid, parent_id: EXAMPLE.parentDelegationId, capabilities: [...EXAMPLE.capabilities], environment: "production", risk_level: "standard", status: "active", created_at: EXAMPLE.createdAt, expires_at: EXAMPLE.expiresAt, revoked_at: null } });
+  .meta({ id: "Delegation", example: DELEGATION_EXAMPLE });
 
 export const DelegationDetail = Delegation.extend({
   ancestry: z.array(z.string()).describe("Ancestor delegation ids, root first"),
   derived: z.array(Delegation).describe("Delegations derived directly from this one (up to 100)"),
-}).meta({ id: "DelegationDetail", example: { ...{ id: EXAMPLE.delegationId, org_did: EXAMPLE.rootOrgDid, kind: "delegation_token", name: null, grantor_did: EXAMPLE.rootOrgDid, delegate_did: EXAMPLE.agentDid, parent_id: EXAMPLE.parentDelegationId, capabilities: [...EXAMPLE.capabilities], environment: "production", risk_level: "standard", status: "active", created_at: EXAMPLE.createdAt, expires_at: EXAMPLE.expiresAt, revoked_at: null }, ancestry: [EXAMPLE.parentDelegationId], derived: [] } });
+}).meta({
+  id: "DelegationDetail",
+  example: {
+    ...DELEGATION_EXAMPLE,
+    ancestry: [EXAMPLE.parentDelegationId],
+    derived: [],
+  },
+});
 
 export const DelegationListQuery = z.object({
   status: DelegationStatus.optional(),
@@ -149,7 +279,30 @@ export const DelegationListQuery = z.object({
   parent_id: z.string().max(100).optional(),
 });
 
-export const DelegationList = z.object({ data: z.array(Delegation), pagination: PaginationInfo }).meta({ id: "DelegationList", example: { data: [{ id: EXAMPLE.delegationId, org_did: EXAMPLE.rootOrgDid, kind: "delegation_token", name: null, grantor_did: EXAMPLE.rootOrgDid, delegate_did: EXAMPLE.agentDid, parent_id: EXAMPLE.parentDelegationId, capabilities: [...EXAMPLE.capabilities], environment: "production", risk_level: "standard", status: "active", created_at: EXAMPLE.createdAt, expires_at: EXAMPLE.expiresAt, revoked_at: null }], pagination: { has_more: true, next_cursor: EXAMPLE.nextCursor } } });
+export const DelegationList = z.object({ data: z.array(Delegation), pagination: PaginationInfo }).meta({
+  id: "DelegationList",
+  example: {
+    data: [
+      {
+        id: EXAMPLE.delegationId,
+        org_did: EXAMPLE.rootOrgDid,
+        kind: "delegation_token",
+        name: null,
+        grantor_did: EXAMPLE.rootOrgDid,
+        delegate_did: EXAMPLE.agentDid,
+        parent_id: EXAMPLE.parentDelegationId,
+        capabilities: [...EXAMPLE.capabilities],
+        environment: "production",
+        risk_level: "standard",
+        status: "active",
+        created_at: EXAMPLE.createdAt,
+        expires_at: EXAMPLE.expiresAt,
+        revoked_at: null,
+      },
+    ],
+    pagination: { has_more: true, next_cursor: EXAMPLE.nextCursor },
+  },
+});
 
 export const RevokeRequest = z
   .object({
@@ -168,9 +321,34 @@ export const RevocationRecord = z
     reason: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()).nullable(),
   })
-  .meta({ id: "RevocationRecord", example: { id: EXAMPLE.revocationId, delegation_id: EXAMPLE.delegationId, revoked_by: EXAMPLE.rootOrgDid, revoked_at: EXAMPLE.createdAt, reason: "Agent decommissioned", metadata: { ticket: "OPS-1432" } } });
+  .meta({
+    id: "RevocationRecord",
+    example: {
+      id: EXAMPLE.revocationId,
+      delegation_id: EXAMPLE.delegationId,
+      revoked_by: EXAMPLE.rootOrgDid,
+      revoked_at: EXAMPLE.createdAt,
+      reason: "Agent decommissioned",
+      metadata: { ticket: "OPS-1432" },
+    },
+  });
 
-export const RevocationList = z.object({ data: z.array(RevocationRecord), pagination: PaginationInfo }).meta({ id: "RevocationList", example: { data: [{ id: EXAMPLE.revocationId, delegation_id: EXAMPLE.delegationId, revoked_by: EXAMPLE.rootOrgDid, revoked_at: EXAMPLE.createdAt, reason: "Agent decommissioned", metadata: { ticket: "OPS-1432" } }], pagination: { has_more: false, next_cursor: null } } });
+export const RevocationList = z.object({ data: z.array(RevocationRecord), pagination: PaginationInfo }).meta({
+  id: "RevocationList",
+  example: {
+    data: [
+      {
+        id: EXAMPLE.revocationId,
+        delegation_id: EXAMPLE.delegationId,
+        revoked_by: EXAMPLE.rootOrgDid,
+        revoked_at: EXAMPLE.createdAt,
+        reason: "Agent decommissioned",
+        metadata: { ticket: "OPS-1432" },
+      },
+    ],
+    pagination: { has_more: false, next_cursor: null },
+  },
+});
 
 const RequiredCapabilities = z.array(Capability).min(1).max(100);
 
@@ -180,19 +358,39 @@ const RequiredCapabilities = z.array(Capability).min(1).max(100);
  */
 export const CapabilityMatchRequest = z
   .object({
-    requiredCapabilities: RequiredCapabilities.optional().describe("The capabilities to match (the spec's name). Exactly one of requiredCapabilities and required_capabilities is required."),
-    required_capabilities: RequiredCapabilities.optional().describe("Alias of requiredCapabilities, spelled as in the response; send one or the other, not both."),
+    requiredCapabilities: RequiredCapabilities.optional().describe(
+      "The capabilities to match (the spec's name). Exactly one of requiredCapabilities and required_capabilities is required.",
+    ),
+    required_capabilities: RequiredCapabilities.optional().describe(
+      "Alias of requiredCapabilities, spelled as in the response; send one or the other, not both.",
+    ),
     agent_ids: z.array(z.string().max(512)).max(100).optional().describe("Only consider these passports / agents"),
   })
   .strict()
   .superRefine((body, ctx) => {
     if (body.requiredCapabilities && body.required_capabilities)
-      ctx.addIssue({ code: "custom", path: ["required_capabilities"], message: "Send requiredCapabilities or its alias required_capabilities, not both.", params: { code: "CONFLICTING_FIELDS" } });
+      ctx.addIssue({
+        code: "custom",
+        path: ["required_capabilities"],
+        message: "Send requiredCapabilities or its alias required_capabilities, not both.",
+        params: { code: "CONFLICTING_FIELDS" },
+      });
     else if (!body.requiredCapabilities && !body.required_capabilities)
-      ctx.addIssue({ code: "custom", path: ["requiredCapabilities"], message: "requiredCapabilities is required.", params: { code: "REQUIRED_FIELD_MISSING" } });
+      ctx.addIssue({
+        code: "custom",
+        path: ["requiredCapabilities"],
+        message: "requiredCapabilities is required.",
+        params: { code: "REQUIRED_FIELD_MISSING" },
+      });
   })
-  .transform(({ requiredCapabilities, required_capabilities, ...rest }) => ({ ...rest, requiredCapabilities: (requiredCapabilities ?? required_capabilities)! }))
-  .meta({ id: "CapabilityMatchRequest", example: { requiredCapabilities: [...EXAMPLE.capabilities], agent_ids: [EXAMPLE.agentDid] } });
+  .transform(({ requiredCapabilities, required_capabilities, ...rest }) => ({
+    ...rest,
+    requiredCapabilities: (requiredCapabilities ?? required_capabilities)!,
+  }))
+  .meta({
+    id: "CapabilityMatchRequest",
+    example: { requiredCapabilities: [...EXAMPLE.capabilities], agent_ids: [EXAMPLE.agentDid] },
+  });
 
 export const CapabilityMatch = z.object({
   passport_id: z.string(),
@@ -210,14 +408,37 @@ export const CapabilityMatchResponse = z
       partial: z.array(CapabilityMatch).describe("Passports covering some but not all"),
     }),
   })
-  .meta({ id: "CapabilityMatchResponse", example: { data: { required_capabilities: [...EXAMPLE.capabilities], matches: [{ passport_id: EXAMPLE.agentDid, type: "agent", name: "invoice-triage", covered: true, missing_capabilities: [] }], partial: [] } } });
+  .meta({
+    id: "CapabilityMatchResponse",
+    example: {
+      data: {
+        required_capabilities: [...EXAMPLE.capabilities],
+        matches: [
+          {
+            passport_id: EXAMPLE.agentDid,
+            type: "agent",
+            name: "invoice-triage",
+            covered: true,
+            missing_capabilities: [],
+          },
+        ],
+        partial: [],
+      },
+    },
+  });
 
 // The console's API key form (no /v1 route, so no OpenAPI component).
 export const CreateApiKeyRequest = z
   .object({
     name: z.string().trim().min(1).max(200),
     capabilities: z.array(Capability).min(1).max(100),
-    days: z.number().int().min(1).max(3650).default(90).describe("Lifetime in days; it cannot outlive the delegation it derives from"),
+    days: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .default(90)
+      .describe("Lifetime in days; it cannot outlive the delegation it derives from"),
   })
   .strict();
 

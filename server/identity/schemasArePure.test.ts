@@ -28,7 +28,14 @@ function closure(entry: string): { files: string[]; external: string[] } {
 }
 
 describe("schemas the console imports are pure", () => {
-  for (const entry of ["identity/schemas.ts", "identity/capabilityCatalogue.ts", "controlPlane/schemas.ts", "members/schemas.ts", "agents/schemas.ts", "executions/schemas.ts"]) {
+  for (const entry of [
+    "identity/schemas.ts",
+    "identity/capabilityCatalogue.ts",
+    "controlPlane/schemas.ts",
+    "members/schemas.ts",
+    "agents/schemas.ts",
+    "executions/schemas.ts",
+  ]) {
     it(entry, () => {
       const { external } = closure(join(__dirname, "..", entry));
       expect(external.filter((m) => m !== "zod")).toEqual([]);

@@ -1,5 +1,9 @@
 import type { z } from "zod";
-import type { Delegation as DelegationRow, Passport as PassportRow, Revocation as RevocationRow } from "../db/generated/sqlite/client";
+import type {
+  Delegation as DelegationRow,
+  Passport as PassportRow,
+  Revocation as RevocationRow,
+} from "../db/generated/sqlite/client";
 import type { Delegation, DelegationKind, Passport, RevocationRecord } from "./schemas";
 
 /** API shapes of identity rows: the one place that maps columns to the contract's field names. */
@@ -17,7 +21,10 @@ export function passportView(p: PassportRow): z.input<typeof Passport> {
   };
 }
 
-export function delegationStatus(d: Pick<DelegationRow, "revokedAt" | "expiresAt">, now = Date.now()): "active" | "expired" | "revoked" {
+export function delegationStatus(
+  d: Pick<DelegationRow, "revokedAt" | "expiresAt">,
+  now = Date.now(),
+): "active" | "expired" | "revoked" {
   if (d.revokedAt) return "revoked";
   return d.expiresAt.getTime() <= now ? "expired" : "active";
 }

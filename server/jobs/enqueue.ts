@@ -1,7 +1,9 @@
 import { config } from "../config";
-import { afterCommit, type Db } from "../db/client";
+import { afterCommit, type Db, sqlIn } from "../db/client";
 import { newId } from "../ids";
+import { sqliteTimestamp } from "../db/raw";
 import { JOBS_CHANNEL, wakeWorkers } from "./wake";
+import { currentTraceparent } from "../telemetry/tracing";
 
 export interface EnqueueOptions {
   /** Not before this time (default: now). */
@@ -21,12 +23,34 @@ export interface EnqueueOptions {
  */
 export async function enqueue(tx: Db, kind: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string> {
   const maxAttempts = opts.maxAttempts ?? 3;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
   const id = opts.id ?? newId("job");
-  await tx.job.create({
-    data: { id, kind, orgDid: opts.orgDid ?? null, payload: JSON.stringify(payload ?? null), availableAt: opts.runAt ?? new Date(), maxAttempts },
-  });
-  if (config().engine === "postgresql") await tx.$executeRawUnsafe(`SELECT pg_notify('${JOBS_CHANNEL}', $1)`, kind);
+  // Raw SQL through the caller's transaction: a third of the CPU of Prisma's `job.create` (every
+  // invoke, trigger run and webhook delivery queues one). Timestamps as Prisma stores them.
+  const engine = config().engine;
+  const now = new Date();
+  const at = (d: Date) => (engine === "sqlite" ? sqliteTimestamp(d) : d);
+  // The trace of the call queuing it, which the job's run continues (null when not tracing).
+  const insert = `INSERT INTO "job" ("id","kind","org_did","payload","state","available_at","attempts","max_attempts","created_at","updated_at","traceparent")
+       VALUES ($1,$2,$3,$4,'queued',$5,0,$6,$7,$7,$8)`;
+  const params = [
+    id,
+    kind,
+    opts.orgDid ?? null,
+    JSON.stringify(payload ?? null),
+    at(opts.runAt ?? now),
+    maxAttempts,
+    at(now),
+    currentTraceparent(),
+  ];
+  // PostgreSQL: the NOTIFY rides in the same statement (one round trip, not two).
+  if (engine === "postgresql")
+    await sqlIn(tx, engine).execute(
+      `WITH "queued" AS (${insert} RETURNING "kind") SELECT pg_notify('${JOBS_CHANNEL}', "kind") FROM "queued"`,
+      params,
+    );
+  else await sqlIn(tx, engine).execute(insert, params);
   afterCommit(tx, () => wakeWorkers(kind));
   return id;
 }

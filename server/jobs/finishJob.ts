@@ -1,4 +1,5 @@
-import { afterCommit, type Db } from "../db/client";
+import { config } from "../config";
+import { afterCommit, sqlIn, type Db } from "../db/client";
 import { backoffDelay } from "./backoff";
 import { jobKind } from "./registry";
 import { LeaseLost, type ClaimedJob } from "./types";
@@ -11,7 +12,10 @@ import { processWide } from "../processWide";
  * `LeaseLost`, so the whole transaction rolls back and the worker that took the job over decides.
  */
 export async function finishJob(tx: Db, job: ClaimedJob): Promise<void> {
-  const { count } = await tx.job.deleteMany({ where: { id: job.id, leaseToken: job.leaseToken } });
+  const count = await sqlIn(tx, config().engine).execute(`DELETE FROM "job" WHERE "id" = $1 AND "lease_token" = $2`, [
+    job.id,
+    job.leaseToken,
+  ]);
   if (count === 0) throw new LeaseLost(job.id);
   afterCommit(tx, () => settled.add(job));
 }
@@ -29,12 +33,24 @@ export function outcomeCommitted(job: ClaimedJob): boolean {
  * spent, with its kind's `onExhausted` in the same transaction (unless `exhaustedHook` is false).
  * Fenced like `finishJob`. Returns the state the job is left in.
  */
-export async function retryJob(tx: Db, job: ClaimedJob, error: unknown, delayMs?: number, { exhaustedHook = true } = {}): Promise<"queued" | "failed"> {
+export async function retryJob(
+  tx: Db,
+  job: ClaimedJob,
+  error: unknown,
+  delayMs?: number,
+  { exhaustedHook = true } = {},
+): Promise<"queued" | "failed"> {
   const state = job.attempts >= job.maxAttempts ? "failed" : "queued";
   const delay = delayMs ?? jobKind(job.kind)?.retryDelay?.(job.attempts) ?? backoffDelay(job.attempts);
   const { count } = await tx.job.updateMany({
     where: { id: job.id, leaseToken: job.leaseToken },
-    data: { state, availableAt: new Date(Date.now() + (state === "queued" ? delay : 0)), lastError: describeError(error), leaseToken: null, lockedBy: null },
+    data: {
+      state,
+      availableAt: new Date(Date.now() + (state === "queued" ? delay : 0)),
+      lastError: describeError(error),
+      leaseToken: null,
+      lockedBy: null,
+    },
   });
   if (count === 0) throw new LeaseLost(job.id);
   if (state === "failed" && exhaustedHook) await jobKind(job.kind)?.onExhausted?.(tx, job, error);
@@ -44,6 +60,11 @@ export async function retryJob(tx: Db, job: ClaimedJob, error: unknown, delayMs?
 }
 
 export function describeError(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === "string" ? error : JSON.stringify(error);
+  const text =
+    error instanceof Error
+      ? `${error.name}: ${error.message}`
+      : typeof error === "string"
+        ? error
+        : JSON.stringify(error);
   return (text ?? String(error)).slice(0, 4000);
 }

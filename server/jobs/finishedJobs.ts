@@ -81,7 +81,9 @@ export class FinishedJobs {
         this.schedule(OUTAGE_RETRY_MS);
         return;
       }
-      this.log(`could not delete ${batch.length} finished job(s); they run again after their lease: ${describeError(e)}`);
+      this.log(
+        `could not delete ${batch.length} finished job(s); they run again after their lease: ${describeError(e)}`,
+      );
     }
     for (const job of batch) this.undeleted.delete(job.id);
   }

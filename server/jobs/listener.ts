@@ -13,7 +13,11 @@ export interface JobListener {
  * The client has an error listener for its whole life, so a lost connection never reaches the
  * process as an uncaught 'error' event.
  */
-export function listenForJobs(opts: { onKind(kind: string): void; onReconnect(): void; log(line: string): void }): JobListener {
+export function listenForJobs(opts: {
+  onKind(kind: string): void;
+  onReconnect(): void;
+  log(line: string): void;
+}): JobListener {
   let ended = false;
   let current: { end(): Promise<void> } | undefined;
   const connect = async (): Promise<void> => {

@@ -6,7 +6,10 @@ import { isInfrastructureError, outageEnded, outageKind, reportOutage } from "..
  * reason, or `signal` aborts (the claim was lost or the worker abandoned): then it throws. What
  * `fn` would record (a handler's outcome) is kept, not recomputed, and no attempt is spent.
  */
-export async function retryThroughOutage<T>(fn: () => Promise<T>, opts: { signal?: AbortSignal; onRetry?(error: unknown): void } = {}): Promise<T> {
+export async function retryThroughOutage<T>(
+  fn: () => Promise<T>,
+  opts: { signal?: AbortSignal; onRetry?(error: unknown): void } = {},
+): Promise<T> {
   for (let retries = 0; ; retries++) {
     try {
       return await fn();

@@ -35,7 +35,8 @@ const kinds = processWide("jobs.kinds", () => new Map<string, JobKind>());
 
 /** Declares how jobs of `kind` run. Registering a kind again replaces it (module reloads). */
 export function registerJobKind<P = unknown>(kind: string, definition: JobKind<P>): void {
-  if (!/^[a-z][a-z0-9_.-]{0,63}$/.test(kind)) throw new Error(`job kind ${JSON.stringify(kind)} must be lower-case letters, digits, '.', '_' or '-'`);
+  if (!/^[a-z][a-z0-9_.-]{0,63}$/.test(kind))
+    throw new Error(`job kind ${JSON.stringify(kind)} must be lower-case letters, digits, '.', '_' or '-'`);
   kinds.set(kind, definition as JobKind);
 }
 

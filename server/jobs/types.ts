@@ -11,6 +11,8 @@ export interface ClaimedJob<P = unknown> {
   leaseToken: string;
   /** The worker holding the claim. */
   workerId: string;
+  /** The W3C traceparent of the call that queued it (null when it was not traced). */
+  traceparent?: string | null;
 }
 
 export interface JobHelpers {

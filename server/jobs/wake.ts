@@ -14,7 +14,8 @@ export function onJobEnqueued(fn: (kind: string) => void): () => void {
 export function wakeWorkers(kind: string): void {
   // From a clean turn of the event loop: a claim started from the waker's async context would
   // inherit a write lock its caller might still hold.
-  if (wakers.size > 0) setImmediate(() => {
-    for (const fn of wakers) fn(kind);
-  });
+  if (wakers.size > 0)
+    setImmediate(() => {
+      for (const fn of wakers) fn(kind);
+    });
 }

@@ -3,7 +3,14 @@ import { database, type Database } from "../db/client";
 import { isInfrastructureError, outageEnded } from "../db/outage";
 import { newId } from "../ids";
 import { backoffDelay } from "./backoff";
-import { claimJobs, extendLeases, reclaimExpiredJobs, releaseJob, releaseOrphanedClaims, releaseRunningJobs } from "./claim";
+import {
+  claimJobs,
+  extendLeases,
+  reclaimExpiredJobs,
+  releaseJob,
+  releaseOrphanedClaims,
+  releaseRunningJobs,
+} from "./claim";
 import { describeError, outcomeCommitted, retryJob } from "./finishJob";
 import { FinishedJobs } from "./finishedJobs";
 import { listenForJobs, type JobListener } from "./listener";
@@ -11,7 +18,11 @@ import { noteOutage, retryThroughOutage } from "./outage";
 import { jobKind, registeredJobKinds, type JobKind } from "./registry";
 import { LeaseLost, WorkerLost, type ClaimedJob, type JobHelpers } from "./types";
 import { onJobEnqueued } from "./wake";
+import { beat, forgetBeat } from "./heartbeat";
+import { inJobSpan } from "../telemetry/tracing";
 import { processWide } from "../processWide";
+import { lineLog, logger } from "../telemetry/log";
+import { observeJob, type JobOutcome } from "../telemetry/metrics";
 
 export interface JobWorkerOptions {
   /** Shown in `job.locked_by`; default a fresh `wrk_…`. */
@@ -46,7 +57,8 @@ export function jobLeaseMs(): number {
   const raw = process.env.SVC_JOB_LEASE_MS;
   if (raw === undefined || raw === "") return 30_000;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1000 || value > 3_600_000) throw new Error(`SVC_JOB_LEASE_MS must be an integer from 1000 to 3600000, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(value) || value < 1000 || value > 3_600_000)
+    throw new Error(`SVC_JOB_LEASE_MS must be an integer from 1000 to 3600000, got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -108,6 +120,15 @@ class ClaimLoop {
   private readonly finished: FinishedJobs;
   private pumping: Promise<number> | undefined;
   private again = false;
+  /**
+   * The kinds that may have due jobs this worker has not tried to claim since it learnt of them: a
+   * kind enters when it is woken for it (a local commit, a NOTIFY, a released job's delay) or when
+   * a claim filled its limit, and leaves when a claim of it runs. `everyKind` puts every kind in
+   * (the start, the poll, a reconnect, a failed claim). A job's end, which frees a slot but brings
+   * no new job, claims only the kinds still in here: one claim, not one per registered kind.
+   */
+  private readonly unclaimed = new Set<string>();
+  private everyKind = true;
   /** A claim failed with its connection: it may have committed, and its jobs are to be given back. */
   private claimUnsure = false;
   private stopped = false;
@@ -120,14 +141,15 @@ class ClaimLoop {
   constructor(opts: JobWorkerOptions) {
     this.id = opts.id ?? newId("wrk");
     this.leaseMs = opts.leaseMs ?? jobLeaseMs();
-    this.log = opts.log ?? ((line: string) => console.log(`svc-jobs: ${line}`));
+    this.log = opts.log ?? lineLog("svc-jobs");
     this.kinds = opts.kinds;
     this.db = database();
     this.finished = new FinishedJobs(this.db, this.log);
     this.ready = this.start();
+    beat(this.id);
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.leaseMs / 3)));
     this.pollTimer = setInterval(() => void this.poll(), opts.pollMs ?? 1000);
-    this.unsubscribe = onJobEnqueued((kind) => this.wanted(kind) && void this.pump());
+    this.unsubscribe = onJobEnqueued((kind) => this.wanted(kind) && void this.pump(kind));
     this.ready.then(
       () => void this.pump(),
       (e: unknown) => this.log(`the job worker could not start: ${describeError(e)}`),
@@ -147,13 +169,23 @@ class ClaimLoop {
       if (n > 0) this.log(`released ${n} job(s) left running by a previous process`);
     }
     if (db.engine === "postgresql" && !this.stopped) {
-      this.listener = listenForJobs({ onKind: (kind) => this.wanted(kind) && void this.pump(), onReconnect: () => void this.pump(), log: this.log });
+      this.listener = listenForJobs({
+        onKind: (kind) => this.wanted(kind) && void this.pump(kind),
+        onReconnect: () => void this.pump(),
+        log: this.log,
+      });
     }
   }
 
-  /** One claim round over every kind with free slots, repeated while anything asks for more; resolves to the jobs claimed. */
-  pump(): Promise<number> {
+  /**
+   * One claim round over the kinds that may have due jobs and have free slots, repeated while
+   * anything asks for more; resolves to the jobs claimed. `woken`: the kind that has new due jobs,
+   * undefined for any kind (poll, reconnect, drain), null for none (a slot freed).
+   */
+  pump(woken?: string | null): Promise<number> {
     if (this.stopped) return Promise.resolve(0);
+    if (woken === undefined) this.everyKind = true;
+    else if (woken !== null) this.unclaimed.add(woken);
     if (this.pumping) {
       this.again = true;
       return this.pumping;
@@ -170,9 +202,16 @@ class ClaimLoop {
       if (this.claimUnsure) await this.releaseOrphans(db);
       do {
         this.again = false;
-        for (const kind of this.kinds ?? registeredJobKinds()) claimed += await this.claimKind(db, kind);
+        const kinds = this.kinds ?? registeredJobKinds();
+        if (this.everyKind) {
+          this.everyKind = false;
+          for (const kind of kinds) this.unclaimed.add(kind);
+        }
+        for (const kind of kinds) if (this.unclaimed.has(kind)) claimed += await this.claimKind(db, kind);
       } while (this.again && !this.stopped);
     } catch (e) {
+      // Which kinds were left unclaimed is unknown: the next round tries them all.
+      this.everyKind = true;
       // A claim that failed with its connection may have committed: its jobs are this worker's
       // in the database, not in memory. The next round gives them back.
       if (isInfrastructureError(e)) this.claimUnsure = true;
@@ -196,15 +235,20 @@ class ClaimLoop {
     const def = jobKind(kind);
     if (!def || this.stopped) return 0;
     const concurrency = def.concurrency ?? DEFAULT_CONCURRENCY;
-    const free = concurrency + (def.claimAhead ?? 0) - (this.runningByKind.get(kind) ?? 0) - this.waitingOf(kind).length;
-    if (free <= 0) return 0;
+    const free =
+      concurrency + (def.claimAhead ?? 0) - (this.runningByKind.get(kind) ?? 0) - this.waitingOf(kind).length;
+    if (free <= 0) return 0; // it stays unclaimed: a freed slot claims it
     const limit = Math.min(free, MAX_BATCH);
+    this.unclaimed.delete(kind);
     const jobs = await claimJobs(db, this.id, kind, limit, this.leaseMs);
     for (const job of jobs) {
       if ((this.runningByKind.get(kind) ?? 0) < concurrency) this.launch(db, def, job);
       else this.waitingOf(kind).push(job);
     }
-    if (jobs.length === limit) this.again = true;
+    if (jobs.length === limit) {
+      this.unclaimed.add(kind);
+      this.again = true;
+    }
     return jobs.length;
   }
 
@@ -224,7 +268,7 @@ class ClaimLoop {
       // The freed slot goes to a job claimed ahead at once, without a claim round trip.
       const next = this.waitingOf(job.kind).shift();
       if (next) this.launch(db, def, next);
-      setImmediate(() => void this.pump());
+      setImmediate(() => void this.pump(null));
     });
     this.running.set(job.id, { job, abort, done });
   }
@@ -236,16 +280,27 @@ class ClaimLoop {
 
   /** One claim of a job: its handler, then whatever outcome the handler left to the worker. */
   private async attempt(db: Database, def: JobKind, job: ClaimedJob, signal: AbortSignal): Promise<void> {
+    const startedAt = performance.now();
+    observeJob(job.kind, await this.runAttempt(db, def, job, signal), startedAt);
+  }
+
+  private async runAttempt(db: Database, def: JobKind, job: ClaimedJob, signal: AbortSignal): Promise<JobOutcome> {
     // Claimed again after its last allowed attempt's lease expired: its worker died every time.
-    if (job.attempts > job.maxAttempts) return this.deadLetter(db, job, new WorkerLost(job.id), signal);
+    if (job.attempts > job.maxAttempts)
+      return this.deadLetter(db, job, new WorkerLost(job.id), signal).then(() => "dead_lettered");
+    logger().debug({ job_id: job.id, kind: job.kind, attempt: job.attempts }, `job ${job.id} (${job.kind}) runs`);
     try {
-      await def.handler(job, this.helpers(job, signal));
+      await inJobSpan(job, () => def.handler(job, this.helpers(job, signal)));
       if (!this.abandoned && !outcomeCommitted(job)) this.finished.add(job);
+      return "succeeded";
     } catch (e) {
-      if (this.abandoned || e instanceof LeaseLost || outcomeCommitted(job)) return;
-      if (isInfrastructureError(e)) return this.giveBackAttempt(db, job, e, signal);
-      if (job.attempts >= job.maxAttempts) return this.deadLetter(db, job, e, signal);
+      if (this.abandoned) return "abandoned";
+      if (e instanceof LeaseLost) return "lease_lost";
+      if (outcomeCommitted(job)) return "succeeded";
+      if (isInfrastructureError(e)) return this.giveBackAttempt(db, job, e, signal).then(() => "given_back");
+      if (job.attempts >= job.maxAttempts) return this.deadLetter(db, job, e, signal).then(() => "dead_lettered");
       await this.retry(db, job, e, signal);
+      return "retried";
     }
   }
 
@@ -253,7 +308,14 @@ class ClaimLoop {
     return {
       signal,
       log: this.log,
-      commit: (fn) => retryThroughOutage(fn, { signal, onRetry: (e) => this.log(`job ${job.id} (${job.kind}): recording its outcome met an outage (${describeError(e)}); retrying`) }),
+      commit: (fn) =>
+        retryThroughOutage(fn, {
+          signal,
+          onRetry: (e) =>
+            this.log(
+              `job ${job.id} (${job.kind}): recording its outcome met an outage (${describeError(e)}); retrying`,
+            ),
+        }),
     };
   }
 
@@ -261,9 +323,12 @@ class ClaimLoop {
   private async retry(db: Database, job: ClaimedJob, error: unknown, signal: AbortSignal): Promise<void> {
     try {
       await retryThroughOutage(() => db.writeTx((tx) => retryJob(tx, job, error)), { signal });
-      this.log(`job ${job.id} (${job.kind}) attempt ${job.attempts} of ${job.maxAttempts} failed: ${describeError(error)}; will retry`);
+      this.log(
+        `job ${job.id} (${job.kind}) attempt ${job.attempts} of ${job.maxAttempts} failed: ${describeError(error)}; will retry`,
+      );
     } catch (e) {
-      if (!(e instanceof LeaseLost) && !signal.aborted) this.log(`job ${job.id}: could not record its failure: ${describeError(e)}`);
+      if (!(e instanceof LeaseLost) && !signal.aborted)
+        this.log(`job ${job.id}: could not record its failure: ${describeError(e)}`);
     }
   }
 
@@ -283,7 +348,9 @@ class ClaimLoop {
       return;
     } catch (e) {
       if (e instanceof LeaseLost || signal.aborted) return;
-      this.log(`job ${job.id} (${job.kind}): its onExhausted failed (${describeError(e)}); it is tried again later, not dead-lettered without it`);
+      this.log(
+        `job ${job.id} (${job.kind}): its onExhausted failed (${describeError(e)}); it is tried again later, not dead-lettered without it`,
+      );
       await this.release(db, job, `onExhausted failed: ${describeError(e)}`, backoffDelay(job.attempts), false, signal);
     }
   }
@@ -291,15 +358,32 @@ class ClaimLoop {
   /** The database failed, not the work: the job goes back to the queue with its attempt given back. */
   private async giveBackAttempt(db: Database, job: ClaimedJob, error: unknown, signal: AbortSignal): Promise<void> {
     noteOutage(error);
-    await this.release(db, job, `the database failed during the attempt (not counted): ${describeError(error)}`, OUTAGE_RELEASE_MS, true, signal);
+    await this.release(
+      db,
+      job,
+      `the database failed during the attempt (not counted): ${describeError(error)}`,
+      OUTAGE_RELEASE_MS,
+      true,
+      signal,
+    );
   }
 
-  private async release(db: Database, job: ClaimedJob, why: string, delayMs: number, uncounted: boolean, signal: AbortSignal): Promise<void> {
+  private async release(
+    db: Database,
+    job: ClaimedJob,
+    why: string,
+    delayMs: number,
+    uncounted: boolean,
+    signal: AbortSignal,
+  ): Promise<void> {
     try {
       await retryThroughOutage(() => releaseJob(db, job, why, delayMs, { uncounted }), { signal });
-      setTimeout(() => void this.pump(), delayMs).unref();
+      setTimeout(() => void this.pump(job.kind), delayMs).unref();
     } catch (e) {
-      if (!signal.aborted) this.log(`job ${job.id}: could not put it back in the queue: ${describeError(e)}; it is claimed again after its lease`);
+      if (!signal.aborted)
+        this.log(
+          `job ${job.id}: could not put it back in the queue: ${describeError(e)}; it is claimed again after its lease`,
+        );
     }
   }
 
@@ -313,7 +397,8 @@ class ClaimLoop {
       const holds = (job: ClaimedJob) => leases.has(`${job.id}:${job.leaseToken}`);
       for (const r of held) if (!holds(r.job) && !outcomeCommitted(r.job)) r.abort.abort(new LeaseLost(r.job.id));
       // A waiting job whose lease lapsed (the process was frozen) belongs to whoever took it over.
-      for (const job of waiting) if (!holds(job)) this.waitingOf(job.kind).splice(this.waitingOf(job.kind).indexOf(job), 1);
+      for (const job of waiting)
+        if (!holds(job)) this.waitingOf(job.kind).splice(this.waitingOf(job.kind).indexOf(job), 1);
     } catch (e) {
       if (!this.stopped || this.running.size > 0) this.failed("extending leases", e);
     }
@@ -321,6 +406,7 @@ class ClaimLoop {
 
   /** The poll: expired leases back to the queue, then a claim round (future runAt, missed notifications). */
   private async poll(): Promise<void> {
+    beat(this.id);
     try {
       await reclaimExpiredJobs(await this.db);
     } catch (e) {
@@ -346,6 +432,7 @@ class ClaimLoop {
 
   async stop({ abandon = false } = {}): Promise<void> {
     this.stopped = true;
+    forgetBeat(this.id);
     clearInterval(this.pollTimer);
     this.unsubscribe();
     const waiting = this.allWaiting();
@@ -358,7 +445,11 @@ class ClaimLoop {
     } else {
       // Jobs claimed ahead and never started go back to the queue, their attempt given back.
       const db = await this.db;
-      await Promise.all(waiting.map((job) => releaseJob(db, job, "the worker stopped before starting it", 0, { uncounted: true }).catch(() => false)));
+      await Promise.all(
+        waiting.map((job) =>
+          releaseJob(db, job, "the worker stopped before starting it", 0, { uncounted: true }).catch(() => false),
+        ),
+      );
       // The heartbeat goes on until the handlers end: a lapsed lease would let another worker run them again.
       await Promise.all([...this.running.values()].map((r) => r.done));
       await this.finished.flushed();

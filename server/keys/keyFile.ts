@@ -37,7 +37,11 @@ export function keysDir(): string {
 export async function newKeyEntry(privateJwk?: JWK): Promise<KeyEntry> {
   const jwk = privateJwk ?? (generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" }) as JWK);
   const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x });
-  return { kid, created_at: new Date().toISOString(), private_jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, d: jwk.d, kid, alg: "EdDSA" } };
+  return {
+    kid,
+    created_at: new Date().toISOString(),
+    private_jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, d: jwk.d, kid, alg: "EdDSA" },
+  };
 }
 
 export function writeExclusive(path: string, content: string): boolean {
@@ -55,7 +59,10 @@ export function keyFileExists(name: string): boolean {
 }
 
 /** Reads DATA_DIR/keys/<name>, creating it with `first()` when absent (exactly one of concurrent starters creates it). */
-export async function readOrCreateKeyFile(name: string, first: () => Promise<KeyEntry> = () => newKeyEntry()): Promise<KeyEntry[]> {
+export async function readOrCreateKeyFile(
+  name: string,
+  first: () => Promise<KeyEntry> = () => newKeyEntry(),
+): Promise<KeyEntry[]> {
   const path = join(keysDir(), name);
   if (!existsSync(path)) writeExclusive(path, JSON.stringify({ keys: [await first()] }, null, 2));
   chmodSync(path, 0o600);
@@ -74,10 +81,12 @@ export async function appendKey(name: string): Promise<KeyEntry> {
 /** Parses a JSON array of private Ed25519 JWKs from the environment variable `variable`. */
 export async function keysFromEnv(variable: string): Promise<KeyEntry[]> {
   const jwks = JSON.parse(process.env[variable]!) as JWK[];
-  if (!Array.isArray(jwks) || jwks.length === 0) throw new Error(`${variable} must be a non-empty JSON array of private Ed25519 JWKs`);
+  if (!Array.isArray(jwks) || jwks.length === 0)
+    throw new Error(`${variable} must be a non-empty JSON array of private Ed25519 JWKs`);
   return Promise.all(
     jwks.map(async (jwk) => {
-      if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || !jwk.d) throw new Error(`${variable} holds a key that is not a private Ed25519 JWK`);
+      if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || !jwk.d)
+        throw new Error(`${variable} holds a key that is not a private Ed25519 JWK`);
       const kid = jwk.kid ?? (await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x }));
       return { kid, created_at: new Date(0).toISOString(), private_jwk: { ...jwk, kid } };
     }),

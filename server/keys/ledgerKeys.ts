@@ -1,5 +1,14 @@
 import type { JWK } from "jose";
-import { appendKey, keyFileExists, keysFromEnv, newKeyEntry, readOrCreateKeyFile, toSigningKey, type KeyEntry, type SigningKey } from "./keyFile";
+import {
+  appendKey,
+  keyFileExists,
+  keysFromEnv,
+  newKeyEntry,
+  readOrCreateKeyFile,
+  toSigningKey,
+  type KeyEntry,
+  type SigningKey,
+} from "./keyFile";
 import { processWide } from "../processWide";
 
 /**
@@ -22,7 +31,9 @@ const held = processWide("keys.ledgerKeyRing", () => ({ ring: undefined as Promi
  * The ledger's key ring. `firstKey` is asked only when no key exists yet, so a deployment that
  * signed checkpoints with a token-signing key before the two were separated keeps that key.
  */
-export function ledgerKeyRing(firstKey: () => Promise<JWK | undefined> = async () => undefined): Promise<LedgerKeyRing> {
+export function ledgerKeyRing(
+  firstKey: () => Promise<JWK | undefined> = async () => undefined,
+): Promise<LedgerKeyRing> {
   if (!held.ring) {
     const loading = load(firstKey);
     held.ring = loading;
@@ -52,7 +63,8 @@ async function load(firstKey: () => Promise<JWK | undefined>): Promise<LedgerKey
 
 /** Adds a new ledger key to the key file: it signs this process's checkpoints from its next start on. */
 export async function rotateLedgerKeyFile(): Promise<string> {
-  if (ledgerKeysFromEnv()) throw new Error("The ledger's keys come from SVC_LEDGER_KEYS: add the new key there (last), and restart.");
+  if (ledgerKeysFromEnv())
+    throw new Error("The ledger's keys come from SVC_LEDGER_KEYS: add the new key there (last), and restart.");
   const entry = await appendKey(LEDGER_KEY_FILE);
   resetLedgerKeyRing();
   return entry.kid;

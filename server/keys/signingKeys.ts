@@ -2,7 +2,15 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JWK } from "jose";
-import { appendKey, keysDir, keysFromEnv, readOrCreateKeyFile, toSigningKey, writeExclusive, type SigningKey } from "./keyFile";
+import {
+  appendKey,
+  keysDir,
+  keysFromEnv,
+  readOrCreateKeyFile,
+  toSigningKey,
+  writeExclusive,
+  type SigningKey,
+} from "./keyFile";
 import { processWide } from "../processWide";
 
 export type { SigningKey } from "./keyFile";
@@ -43,9 +51,16 @@ function readOrCreateSecret(): Buffer {
 }
 
 async function loadKeyRing(): Promise<KeyRing> {
-  const entries = process.env.SVC_SIGNING_KEYS ? await keysFromEnv("SVC_SIGNING_KEYS") : await readOrCreateKeyFile(KEY_FILE);
+  const entries = process.env.SVC_SIGNING_KEYS
+    ? await keysFromEnv("SVC_SIGNING_KEYS")
+    : await readOrCreateKeyFile(KEY_FILE);
   const all = await Promise.all(entries.map(toSigningKey));
-  return { current: all[all.length - 1]!, byKid: new Map(all.map((k) => [k.kid, k])), all, secret: readOrCreateSecret() };
+  return {
+    current: all[all.length - 1]!,
+    byKid: new Map(all.map((k) => [k.kid, k])),
+    all,
+    secret: readOrCreateSecret(),
+  };
 }
 
 /**

@@ -18,10 +18,21 @@ export interface DelegationClaims {
 }
 
 /** Signs a delegation's bearer token with the service's current key. */
-export async function signDelegationToken(claims: { delegationId: string; subject: string; orgDid: string; capabilities: string[]; expiresAt: Date; environment?: string | null }): Promise<string> {
+export async function signDelegationToken(claims: {
+  delegationId: string;
+  subject: string;
+  orgDid: string;
+  capabilities: string[];
+  expiresAt: Date;
+  environment?: string | null;
+}): Promise<string> {
   const { current } = await keyRing();
   const cfg = config();
-  return new SignJWT({ org: claims.orgDid, cap: claims.capabilities, ...(claims.environment ? { env: claims.environment } : {}) })
+  return new SignJWT({
+    org: claims.orgDid,
+    cap: claims.capabilities,
+    ...(claims.environment ? { env: claims.environment } : {}),
+  })
     .setProtectedHeader({ alg: "EdDSA", typ: TOKEN_TYPE, kid: current.kid })
     .setIssuer(cfg.issuer)
     .setAudience(cfg.audience)
@@ -52,7 +63,14 @@ export async function verifyDelegationToken(token: string): Promise<DelegationCl
         if (!key) throw new errors.JWKSNoMatchingKey();
         return key.publicKey;
       },
-      { algorithms: ["EdDSA"], typ: TOKEN_TYPE, issuer: cfg.issuer, audience: cfg.audience, requiredClaims: ["exp", "jti", "sub"], clockTolerance: 2 },
+      {
+        algorithms: ["EdDSA"],
+        typ: TOKEN_TYPE,
+        issuer: cfg.issuer,
+        audience: cfg.audience,
+        requiredClaims: ["exp", "jti", "sub"],
+        clockTolerance: 2,
+      },
     ));
   } catch (e) {
     throw Unauthenticated(describeJoseError(e));
@@ -63,7 +81,8 @@ export async function verifyDelegationToken(token: string): Promise<DelegationCl
 
 function describeJoseError(e: unknown): string {
   if (e instanceof errors.JWTExpired) return "The token has expired.";
-  if (e instanceof errors.JWTClaimValidationFailed) return `The token's ${e.claim} claim is not valid for this service.`;
+  if (e instanceof errors.JWTClaimValidationFailed)
+    return `The token's ${e.claim} claim is not valid for this service.`;
   if (e instanceof errors.JWKSNoMatchingKey) return "The token was not signed by one of this service's keys.";
   if (e instanceof errors.JOSEAlgNotAllowed) return "The token's signing algorithm is not accepted (EdDSA only).";
   if (e instanceof errors.JWSSignatureVerificationFailed) return "The token's signature is not valid.";

@@ -32,7 +32,9 @@ export async function extendTree(db: Database): Promise<TreeRound> {
   return db.writeLock(() =>
     db.raw.transaction(async (q) => {
       if (db.engine === "postgresql") await q.query(`SELECT pg_advisory_xact_lock(${TREE_LOCK})::text`);
-      const [{ size }] = (await q.query<{ size: number | string }>(`SELECT COALESCE(MAX("idx") + 1, 0) AS "size" FROM "merkle_node" WHERE "level" = 0`)) as [{ size: number | string }];
+      const [{ size }] = (await q.query<{ size: number | string }>(
+        `SELECT COALESCE(MAX("idx") + 1, 0) AS "size" FROM "merkle_node" WHERE "level" = 0`,
+      )) as [{ size: number | string }];
       const start = Number(size);
       const stack = await loadRightEdge(q, start);
       const leaves = await q.query<{ seq: number | string; leaf_hash: string }>(
@@ -43,7 +45,11 @@ export async function extendTree(db: Database): Promise<TreeRound> {
       let size2 = start;
       for (const leaf of leaves) {
         if (Number(leaf.seq) !== size2) break; // only a contiguous prefix is ever visible; stop at a gap
-        let node: { level: number; index: number; hash: Buffer } = { level: 0, index: size2, hash: Buffer.from(leaf.leaf_hash, "base64") };
+        let node: { level: number; index: number; hash: Buffer } = {
+          level: 0,
+          index: size2,
+          hash: Buffer.from(leaf.leaf_hash, "base64"),
+        };
         nodes.push([0, size2, node.hash]);
         // Merge equal-sized neighbours: each merge completes one perfect subtree.
         while (stack.length > 0 && stack[stack.length - 1]!.level === node.level) {
@@ -60,18 +66,24 @@ export async function extendTree(db: Database): Promise<TreeRound> {
         await q.execute(`INSERT INTO "merkle_node" ("level","idx","hash") VALUES ${values}`, chunk.flat());
       }
       if (size2 === 0) return { treeSize: 0, added: 0, checkpoint: false };
-      const [latest] = await q.query<{ tree_size: number | string }>(`SELECT MAX("tree_size") AS "tree_size" FROM "ledger_checkpoint"`);
-      if (latest?.tree_size !== null && latest?.tree_size !== undefined && Number(latest.tree_size) >= size2) return { treeSize: size2, added: 0, checkpoint: false };
+      const [latest] = await q.query<{ tree_size: number | string }>(
+        `SELECT MAX("tree_size") AS "tree_size" FROM "ledger_checkpoint"`,
+      );
+      if (latest?.tree_size !== null && latest?.tree_size !== undefined && Number(latest.tree_size) >= size2)
+        return { treeSize: size2, added: 0, checkpoint: false };
       let root = stack[stack.length - 1]!.hash;
       for (let i = stack.length - 2; i >= 0; i--) root = hashChildren(stack[i]!.hash, root);
-      const note = signNote(checkpointBody(identity.origin, size2, root), identity.origin, identity.privateKey, identity.publicKey);
+      const note = signNote(
+        checkpointBody(identity.origin, size2, root),
+        identity.origin,
+        identity.privateKey,
+        identity.publicKey,
+      );
       const now = new Date();
-      await q.execute(`INSERT INTO "ledger_checkpoint" ("tree_size","root_hash","note","created_at") VALUES ($1,$2,$3,$4)`, [
-        size2,
-        root.toString("base64"),
-        note,
-        db.engine === "sqlite" ? sqliteTimestamp(now) : now,
-      ]);
+      await q.execute(
+        `INSERT INTO "ledger_checkpoint" ("tree_size","root_hash","note","created_at") VALUES ($1,$2,$3,$4)`,
+        [size2, root.toString("base64"), note, db.engine === "sqlite" ? sqliteTimestamp(now) : now],
+      );
       return { treeSize: size2, added: size2 - start, checkpoint: true };
     }),
   );
@@ -82,7 +94,10 @@ async function loadRightEdge(q: RawQueryable, size: number): Promise<{ level: nu
   if (size === 0) return [];
   const parts = perfectParts(0, size);
   const where = parts.map((_, i) => `("level" = $${i * 2 + 1} AND "idx" = $${i * 2 + 2})`).join(" OR ");
-  const rows = await q.query<{ level: number; idx: number | string; hash: Buffer }>(`SELECT "level","idx","hash" FROM "merkle_node" WHERE ${where}`, parts.flatMap((p) => [p.level, p.index]));
+  const rows = await q.query<{ level: number; idx: number | string; hash: Buffer }>(
+    `SELECT "level","idx","hash" FROM "merkle_node" WHERE ${where}`,
+    parts.flatMap((p) => [p.level, p.index]),
+  );
   const byKey = new Map(rows.map((r) => [`${r.level}:${Number(r.idx)}`, toBuffer(r.hash)]));
   return parts.map((p) => {
     const hash = byKey.get(`${p.level}:${p.index}`);

@@ -19,7 +19,8 @@ const node = (level: number, index: number) => mth(leaves.slice(index * 2 ** lev
 
 describe("the ledger's Merkle tree", () => {
   it("range hashes equal the RFC's MTH for every prefix", () => {
-    for (let n = 1; n <= leaves.length; n++) expect(rangeHash(0, n, node).equals(mth(leaves.slice(0, n))), `n=${n}`).toBe(true);
+    for (let n = 1; n <= leaves.length; n++)
+      expect(rangeHash(0, n, node).equals(mth(leaves.slice(0, n))), `n=${n}`).toBe(true);
   });
 
   it("inclusion proofs verify with the independent RFC 9162 verifier, for every leaf of every size, and fail when altered", () => {
@@ -40,7 +41,8 @@ describe("the ledger's Merkle tree", () => {
       for (let m = 1; m <= n; m++) {
         const path = consistencyRanges(m, n).map(([s, e]) => rangeHash(s, e, node));
         expect(verifyConsistency(m, n, mth(leaves.slice(0, m)), mth(leaves.slice(0, n)), path), `${m}→${n}`).toBe(true);
-        if (m < n) expect(verifyConsistency(m, n, mth(leaves.slice(1, m + 1)), mth(leaves.slice(0, n)), path)).toBe(false);
+        if (m < n)
+          expect(verifyConsistency(m, n, mth(leaves.slice(1, m + 1)), mth(leaves.slice(0, n)), path)).toBe(false);
       }
     }
   });

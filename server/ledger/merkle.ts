@@ -51,7 +51,9 @@ function pathRanges(m: number, start: number, end: number): Range[] {
   const n = end - start;
   if (n <= 1) return [];
   const k = splitPoint(n);
-  return m < k ? [...pathRanges(m, start, start + k), [start + k, end]] : [...pathRanges(m - k, start + k, end), [start, start + k]];
+  return m < k
+    ? [...pathRanges(m, start, start + k), [start + k, end]]
+    : [...pathRanges(m - k, start + k, end), [start, start + k]];
 }
 
 /** RFC 9162 §2.1.4.1 SUBPROOF(m, D[start:end], b) as ranges. */
@@ -59,11 +61,14 @@ function subproofRanges(m: number, start: number, end: number, b: boolean): Rang
   const n = end - start;
   if (m === n) return b ? [] : [[start, end]];
   const k = splitPoint(n);
-  return m <= k ? [...subproofRanges(m, start, start + k, b), [start + k, end]] : [...subproofRanges(m - k, start + k, end, false), [start, start + k]];
+  return m <= k
+    ? [...subproofRanges(m, start, start + k, b), [start + k, end]]
+    : [...subproofRanges(m - k, start + k, end, false), [start, start + k]];
 }
 
 export const inclusionRanges = (leafIndex: number, treeSize: number): Range[] => pathRanges(leafIndex, 0, treeSize);
-export const consistencyRanges = (fromSize: number, toSize: number): Range[] => (fromSize === 0 || fromSize === toSize ? [] : subproofRanges(fromSize, 0, toSize, true));
+export const consistencyRanges = (fromSize: number, toSize: number): Range[] =>
+  fromSize === 0 || fromSize === toSize ? [] : subproofRanges(fromSize, 0, toSize, true);
 
 /** The perfect nodes that hashing these ranges needs. */
 export function nodesFor(ranges: Range[]): { level: number; index: number }[] {

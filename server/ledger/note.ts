@@ -10,7 +10,13 @@ export const COSIGNATURE_TYPE = 0x04;
 
 /** The 4-byte key hash: SHA-256(name ‖ "\n" ‖ type ‖ public key)[:4]. */
 export function keyHash(name: string, type: number, publicKey: Uint8Array): Buffer {
-  return createHash("sha256").update(name).update("\n").update(Uint8Array.of(type)).update(publicKey).digest().subarray(0, 4);
+  return createHash("sha256")
+    .update(name)
+    .update("\n")
+    .update(Uint8Array.of(type))
+    .update(publicKey)
+    .digest()
+    .subarray(0, 4);
 }
 
 /** The note verifier key: `<name>+<hex key hash>+<base64(type ‖ public key)>`. */

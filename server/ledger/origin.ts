@@ -54,7 +54,9 @@ export async function ledgerIdentity(db: Database): Promise<LedgerIdentity> {
 const publicKeyOf = (jwk: JWK) => Buffer.from(jwk.x as string, "base64url");
 
 async function ledgerOrigin(db: Database): Promise<string> {
-  const read = async () => (await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = $1`, [ORIGIN_KEY]))[0]?.value;
+  const read = async () =>
+    (await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = $1`, [ORIGIN_KEY]))[0]
+      ?.value;
   const stored = await read();
   if (stored) return stored;
   const rootDid = await rootOrgDidOf(db);
@@ -85,13 +87,18 @@ async function recordedKeys(db: Database | Db): Promise<string[]> {
 async function keyToAdopt(db: Database, origin: string): Promise<JWK | undefined> {
   const { all: signingKeys } = await keyRing();
   const recorded = await recordedKeys(db);
-  const byVerifierKey = (vkey: string) => signingKeys.find((k) => verifierKey(origin, publicKeyOf(k.publicJwk)) === vkey)?.privateJwk;
+  const byVerifierKey = (vkey: string) =>
+    signingKeys.find((k) => verifierKey(origin, publicKeyOf(k.publicJwk)) === vkey)?.privateJwk;
   if (recorded.length > 0) {
     const adopted = byVerifierKey(recorded[recorded.length - 1]!);
     if (adopted) return adopted;
-    throw new Error(`this process has no ledger key, and the ledger signs with ${recorded[recorded.length - 1]}: give every process the same SVC_LEDGER_KEYS (or DATA_DIR/keys/ledger-keys.json)`);
+    throw new Error(
+      `this process has no ledger key, and the ledger signs with ${recorded[recorded.length - 1]}: give every process the same SVC_LEDGER_KEYS (or DATA_DIR/keys/ledger-keys.json)`,
+    );
   }
-  const [latest] = await db.raw.query<{ note: string }>(`SELECT "note" FROM "ledger_checkpoint" ORDER BY "tree_size" DESC LIMIT 1`);
+  const [latest] = await db.raw.query<{ note: string }>(
+    `SELECT "note" FROM "ledger_checkpoint" ORDER BY "tree_size" DESC LIMIT 1`,
+  );
   if (!latest) return undefined;
   return signingKeys.find((k) => signsNote(latest.note, origin, k.publicJwk))?.privateJwk;
 }
@@ -101,13 +108,23 @@ function signsNote(note: string, origin: string, publicJwk: JWK): boolean {
   return note
     .split("\n")
     .filter((l) => l.startsWith(`— ${origin} `))
-    .some((l) => Buffer.from(l.slice(origin.length + 3), "base64").subarray(0, 4).equals(hash));
+    .some((l) =>
+      Buffer.from(l.slice(origin.length + 3), "base64")
+        .subarray(0, 4)
+        .equals(hash),
+    );
 }
 
 async function loadIdentity(db: Database, origin: string, ring: LedgerKeyRing): Promise<LedgerIdentity> {
   const verifierKeys = await recordKeys(db, origin, ring);
   const publicKey = publicKeyOf(ring.current.publicJwk);
-  return { origin, publicKey, privateKey: createPrivateKey({ key: ring.current.privateJwk as never, format: "jwk" }), verifierKey: verifierKey(origin, publicKey), verifierKeys };
+  return {
+    origin,
+    publicKey,
+    privateKey: createPrivateKey({ key: ring.current.privateJwk as never, format: "jwk" }),
+    verifierKey: verifierKey(origin, publicKey),
+    verifierKeys,
+  };
 }
 
 /**
@@ -126,10 +143,16 @@ async function recordKeys(db: Database, origin: string, ring: LedgerKeyRing): Pr
     const newest = recorded[recorded.length - 1];
     if (newest === current) return recorded;
     if (newest !== undefined && !(mine.includes(newest) && !recorded.includes(current))) {
-      throw new Error(`this process's ledger key ${current} is not the ledger's newest key ${newest}, nor a rotation of it: give every process the same SVC_LEDGER_KEYS (or DATA_DIR/keys/ledger-keys.json)`);
+      throw new Error(
+        `this process's ledger key ${current} is not the ledger's newest key ${newest}, nor a rotation of it: give every process the same SVC_LEDGER_KEYS (or DATA_DIR/keys/ledger-keys.json)`,
+      );
     }
     const next = [...recorded, current];
-    await tx.serviceState.upsert({ where: { key: KEYS_KEY }, create: { key: KEYS_KEY, value: JSON.stringify(next) }, update: { value: JSON.stringify(next) } });
+    await tx.serviceState.upsert({
+      where: { key: KEYS_KEY },
+      create: { key: KEYS_KEY, value: JSON.stringify(next) },
+      update: { value: JSON.stringify(next) },
+    });
     if (newest !== undefined) {
       const rootDid = (await rootOrgDidOf(db)) ?? "unknown";
       await appendInTransaction(tx, db.engine, {

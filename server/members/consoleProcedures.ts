@@ -36,8 +36,19 @@ export const inviteProcedure = defineConsoleProcedure({
   async handler(ctx) {
     // An invitation hands out the role's capabilities: only someone who holds them all may give them.
     const missing = missingCapabilities(ctx.principal.capabilities, roleCapabilities(ctx.input.role));
-    if (missing.length > 0) throw Forbidden(`Inviting an ${ctx.input.role} needs every capability of that role; yours lack ${missing.join(", ")}.`, { missing_capabilities: missing });
-    const invite = await createInvite(ctx.db, ctx.principal.orgDid, ctx.input.role, ctx.principal.actorDid, "invite", ctx.input.hours);
+    if (missing.length > 0)
+      throw Forbidden(
+        `Inviting an ${ctx.input.role} needs every capability of that role; yours lack ${missing.join(", ")}.`,
+        { missing_capabilities: missing },
+      );
+    const invite = await createInvite(
+      ctx.db,
+      ctx.principal.orgDid,
+      ctx.input.role,
+      ctx.principal.actorDid,
+      "invite",
+      ctx.input.hours,
+    );
     ctx.setResource(invite.id);
     return invite;
   },

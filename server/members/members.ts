@@ -18,6 +18,17 @@ export async function describeMe(db: Db, principal: Principal) {
 
 /** The caller's organization's people, oldest first (an organization has few). */
 export async function listMembers(db: Db, principal: Principal) {
-  const rows = await db.member.findMany({ where: { orgDid: principal.orgDid }, orderBy: { createdAt: "asc" }, take: 500 });
-  return rows.map((m) => ({ did: m.passportDid, display_name: m.displayName, role: m.role, status: m.status, invited_by: m.invitedBy, created_at: m.createdAt.toISOString() }));
+  const rows = await db.member.findMany({
+    where: { orgDid: principal.orgDid },
+    orderBy: { createdAt: "asc" },
+    take: 500,
+  });
+  return rows.map((m) => ({
+    did: m.passportDid,
+    display_name: m.displayName,
+    role: m.role,
+    status: m.status,
+    invited_by: m.invitedBy,
+    created_at: m.createdAt.toISOString(),
+  }));
 }

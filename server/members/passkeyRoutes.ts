@@ -11,7 +11,13 @@ import { takeToken } from "../http/rateLimit";
 import { PRE_AUTH_BODY_LIMIT, parseJsonText, readLimited } from "../http/body";
 import { parseOrThrow, refuseHostileInput } from "../http/validation";
 import { newId } from "../ids";
-import { authenticationOptions, completeRegistration, redeemableInvite, registrationOptions, tokenHash } from "./passkeys";
+import {
+  authenticationOptions,
+  completeRegistration,
+  redeemableInvite,
+  registrationOptions,
+  tokenHash,
+} from "./passkeys";
 import { recordConsoleEvent } from "./sessions";
 
 /**
@@ -19,16 +25,27 @@ import { recordConsoleEvent } from "./sessions";
  * a set-up or invite link, and sign-in challenges. Rate limited per client address; every
  * registration, and every refusal, leaves a provenance record.
  */
-const RegisterOptions = z.object({ token: z.string().min(10).max(200), displayName: z.string().trim().min(1).max(100) }).strict();
-const RegisterVerify = z.object({ challengeId: z.string().min(1).max(100), response: z.record(z.string(), z.unknown()) }).strict();
+const RegisterOptions = z
+  .object({ token: z.string().min(10).max(200), displayName: z.string().trim().min(1).max(100) })
+  .strict();
+const RegisterVerify = z
+  .object({ challengeId: z.string().min(1).max(100), response: z.record(z.string(), z.unknown()) })
+  .strict();
 
-async function handle(request: Request, operation: string, run: (body: unknown) => Promise<unknown>): Promise<Response> {
+async function handle(
+  request: Request,
+  operation: string,
+  run: (body: unknown) => Promise<unknown>,
+): Promise<Response> {
   const requestId = newId("req");
   const path = new URL(request.url).pathname;
   const db = await database();
   const rootDid = await rootOrgDidOf(db);
   try {
-    const rl = takeToken(`addr:${request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown"}:${operation}`, config().rateLimitAnonymousPerMinute);
+    const rl = await takeToken(
+      `addr:${request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown"}:${operation}`,
+      config().rateLimitAnonymousPerMinute,
+    );
     if (!rl.allowed) throw RateLimited("Too many attempts; wait a minute.", 60);
     // Anyone may call these: the body is bounded before a byte of it is kept.
     const bytes = await readLimited(request, PRE_AUTH_BODY_LIMIT);
@@ -52,19 +69,39 @@ export const registerVerifyRoute = (request: Request) =>
   handle(request, "CONSOLE passkeys.register", async (body) => {
     const input = parseOrThrow(RegisterVerify, body);
     const db = await database();
-    const person = await completeRegistration(db, input.challengeId, input.response as unknown as RegistrationResponseJSON);
-    await recordConsoleEvent(db, "CONSOLE passkeys.register", person.orgDid, person.did, null, 201, "allowed", "passport", person.did);
+    const person = await completeRegistration(
+      db,
+      input.challengeId,
+      input.response as unknown as RegistrationResponseJSON,
+    );
+    await recordConsoleEvent(
+      db,
+      "CONSOLE passkeys.register",
+      person.orgDid,
+      person.did,
+      null,
+      201,
+      "allowed",
+      "passport",
+      person.did,
+    );
     return { did: person.did, role: person.role, display_name: person.displayName };
   });
 
-export const authenticateOptionsRoute = (request: Request) => handle(request, "CONSOLE passkeys.sign-in-options", async () => authenticationOptions(await database()));
+export const authenticateOptionsRoute = (request: Request) =>
+  handle(request, "CONSOLE passkeys.sign-in-options", async () => authenticationOptions(await database()));
 
 /** Whether a link can still be redeemed (the set-up and invite pages ask before showing the form). */
 export const inviteStatusRoute = (request: Request) =>
   handle(request, "CONSOLE invites.status", async () => {
     const token = new URL(request.url).searchParams.get("token") ?? "";
     const invite = await redeemableInvite(await database(), token);
-    return { role: invite.role, kind: invite.kind, expires_at: invite.expiresAt.toISOString(), id: tokenHash(token).slice(0, 8) };
+    return {
+      role: invite.role,
+      kind: invite.kind,
+      expires_at: invite.expiresAt.toISOString(),
+      id: tokenHash(token).slice(0, 8),
+    };
   });
 
 /**
@@ -81,9 +118,20 @@ export function withBoundedBody<C>(handler: (request: NextRequest, context: C) =
       const requestId = newId("req");
       const { problem, headers } = toProblem(e, new URL(request.url).pathname, requestId);
       const db = await database();
-      await recordConsoleEvent(db, "CONSOLE auth (body refused)", (await rootOrgDidOf(db)) ?? "unknown", null, null, problem.status, "denied");
+      await recordConsoleEvent(
+        db,
+        "CONSOLE auth (body refused)",
+        (await rootOrgDidOf(db)) ?? "unknown",
+        null,
+        null,
+        problem.status,
+        "denied",
+      );
       return problemResponse(problem, { ...headers, "X-Request-Id": requestId });
     }
-    return handler(new NextRequest(request.url, { method: "POST", headers: request.headers, body: new Uint8Array(bytes) }), context);
+    return handler(
+      new NextRequest(request.url, { method: "POST", headers: request.headers, body: new Uint8Array(bytes) }),
+      context,
+    );
   };
 }

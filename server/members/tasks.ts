@@ -9,7 +9,9 @@ export const memberTasks: Task[] = [
     name: "purge spent and expired passkey challenges",
     everyMs: 10 * 60 * 1000,
     async run(db) {
-      const { count } = await db.writeTx((tx) => tx.webAuthnChallenge.deleteMany({ where: { expiresAt: { lt: new Date() } } }));
+      const { count } = await db.writeTx((tx) =>
+        tx.webAuthnChallenge.deleteMany({ where: { expiresAt: { lt: new Date() } } }),
+      );
       return count;
     },
   },

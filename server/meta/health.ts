@@ -1,5 +1,6 @@
 import { database } from "../db/client";
 import { currentOutage, outageKind, reportOutage, RETRY_AFTER_SECONDS, type OutageKind } from "../db/outage";
+import { migrationsPending, processNotReady, type NotReadyReason } from "./readinessChecks";
 
 export const SERVICE_VERSION = "1.0.0";
 
@@ -19,17 +20,27 @@ export async function health(): Promise<Response> {
 /**
  * GET /readyz: whether this process should be sent traffic. Not ready (503, with Retry-After)
  * while the database is unavailable or full (an outage under way, or the database does not
- * answer now); ready (200) otherwise. /livez says only that the process answers.
+ * answer now), while the process drains (SIGTERM), while a migration this build ships is not
+ * applied, or while its in-process worker has stopped ticking; ready (200) otherwise. /livez says
+ * only that the process answers.
  */
 export async function readiness(): Promise<Response> {
+  const own = processNotReady();
+  if (own) return notReady(own);
   const outage = currentOutage();
   if (outage) return notReady(outage.kind);
   try {
     const db = await database();
     await Promise.race([
       db.raw.query("SELECT 1"),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("Connection terminated: the database did not answer within 2 s")), 2000).unref()),
+      new Promise((_, reject) =>
+        setTimeout(
+          () => reject(new Error("Connection terminated: the database did not answer within 2 s")),
+          2000,
+        ).unref(),
+      ),
     ]);
+    if (await migrationsPending(db)) return notReady("migrations_pending");
     return Response.json({ status: "ready" });
   } catch (e) {
     const kind = outageKind(e) ?? "database_unavailable";
@@ -38,6 +49,10 @@ export async function readiness(): Promise<Response> {
   }
 }
 
-function notReady(kind: OutageKind): Response {
-  return Response.json({ status: "not_ready", reason: kind }, { status: 503, headers: { "Retry-After": String(RETRY_AFTER_SECONDS[kind]) } });
+function notReady(kind: OutageKind | NotReadyReason): Response {
+  const retryAfter = kind in RETRY_AFTER_SECONDS ? RETRY_AFTER_SECONDS[kind as OutageKind] : 5;
+  return Response.json(
+    { status: "not_ready", reason: kind },
+    { status: 503, headers: { "Retry-After": String(retryAfter) } },
+  );
 }

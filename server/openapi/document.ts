@@ -30,12 +30,26 @@ const problemSchema = {
       items: {
         type: "object",
         required: ["field", "code", "message"],
-        properties: { field: { type: "string" }, code: { type: "string" }, message: { type: "string" }, expected: { type: "string" }, received: { type: "string" } },
+        properties: {
+          field: { type: "string" },
+          code: { type: "string" },
+          message: { type: "string" },
+          expected: { type: "string" },
+          received: { type: "string" },
+        },
       },
     },
     remediation: {
       type: "array",
-      items: { type: "object", required: ["step", "description"], properties: { step: { type: "integer" }, description: { type: "string" }, link: { type: "string", format: "uri" } } },
+      items: {
+        type: "object",
+        required: ["step", "description"],
+        properties: {
+          step: { type: "integer" },
+          description: { type: "string" },
+          link: { type: "string", format: "uri" },
+        },
+      },
     },
   },
   additionalProperties: true,
@@ -55,12 +69,21 @@ type Json = Record<string, unknown>;
 const healthSchema = {
   type: "object",
   required: ["status", "version", "database"],
-  properties: { status: { type: "string", enum: ["ok", "unavailable"] }, version: { type: "string" }, database: { type: "string", description: "sqlite or postgresql" } },
+  properties: {
+    status: { type: "string", enum: ["ok", "unavailable"] },
+    version: { type: "string" },
+    database: { type: "string", description: "sqlite or postgresql" },
+  },
   example: { status: "ok", version: SERVICE_VERSION, database: "postgresql" },
 };
 
 function componentsFor(io: "input" | "output"): Record<string, Json> {
-  const out = z.toJSONSchema(z.globalRegistry, { target: "openapi-3.0", io, unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Json> };
+  const out = z.toJSONSchema(z.globalRegistry, {
+    target: "openapi-3.0",
+    io,
+    unrepresentable: "any",
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> };
   return Object.fromEntries(Object.entries(out.schemas).map(([id, schema]) => [id, toSchema30(schema)]));
 }
 
@@ -74,12 +97,21 @@ function inline(schema: z.ZodType, io: "input" | "output"): Json {
 
 function parameters(op: Operation): Json[] {
   const out: Json[] = [];
-  for (const [where, schema] of [["path", op.params], ["query", op.query]] as const) {
+  for (const [where, schema] of [
+    ["path", op.params],
+    ["query", op.query],
+  ] as const) {
     if (!schema) continue;
     const json = inline(schema, "input") as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, prop] of Object.entries(json.properties ?? {})) {
       const { description, ...rest } = prop;
-      out.push({ name, in: where, required: where === "path" || (json.required ?? []).includes(name), schema: rest, ...(description ? { description } : {}) });
+      out.push({
+        name,
+        in: where,
+        required: where === "path" || (json.required ?? []).includes(name),
+        schema: rest,
+        ...(description ? { description } : {}),
+      });
     }
   }
   return out;
@@ -92,15 +124,37 @@ function operationObject(op: Operation): Json {
     description,
     content: op.responseType
       ? { [op.responseType]: { schema: inline(op.response, "output") } }
-      : { "application/json": { schema: responseId ? { $ref: `#/components/schemas/${responseId}` } : inline(op.response, "output") } },
+      : {
+          "application/json": {
+            schema: responseId ? { $ref: `#/components/schemas/${responseId}` } : inline(op.response, "output"),
+          },
+        },
   });
+  const redirect = op.successStatus >= 300 && op.successStatus < 400;
   const responses: Json = {
-    [String(op.successStatus)]: success("Success"),
-    ...Object.fromEntries((op.otherSuccessStatuses ?? []).map((status) => [String(status), success("Success (see the description for when)")])),
+    [String(op.successStatus)]: redirect
+      ? {
+          description: "Redirect (see the description for where)",
+          headers: { Location: { description: "Where the browser goes next", schema: { type: "string" } } },
+        }
+      : success("Success"),
+    ...Object.fromEntries(
+      (op.otherSuccessStatuses ?? []).map((status) => [
+        String(status),
+        success("Success (see the description for when)"),
+      ]),
+    ),
     ...problemResponses(problemCodesOf(op), op.path),
   };
   const params = parameters(op);
-  if (op.method === "POST") params.push({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 }, description: "Repeat a POST safely: the same key and body return the first response." });
+  if (op.method === "POST")
+    params.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      schema: { type: "string", maxLength: 255 },
+      description: "Repeat a POST safely: the same key and body return the first response.",
+    });
   return {
     operationId: op.id,
     summary: op.summary,
@@ -108,9 +162,19 @@ function operationObject(op: Operation): Json {
     tags: [op.tag],
     ...(params.length ? { parameters: params } : {}),
     ...(op.body
-      ? { requestBody: { required: !op.bodyOptional, content: { "application/json": { schema: bodyId ? { $ref: `#/components/schemas/${bodyId}` } : inline(op.body, "input") } } } }
+      ? {
+          requestBody: {
+            required: !op.bodyOptional,
+            content: {
+              "application/json": {
+                schema: bodyId ? { $ref: `#/components/schemas/${bodyId}` } : inline(op.body, "input"),
+              },
+            },
+          },
+        }
       : {}),
     responses,
+    ...(op.authenticateRequest ? { security: [] } : {}),
     "x-capability": op.capability,
   };
 }
@@ -135,7 +199,17 @@ export function openApiDocument(): Json {
         security: [],
         responses: {
           "200": { description: "Healthy", content: { "application/json": { schema: healthSchema } } },
-          "503": { description: "The database does not answer", content: { "application/json": { schema: { ...healthSchema, example: { status: "unavailable", version: SERVICE_VERSION, database: "postgresql" } } } } },
+          "503": {
+            description: "The database does not answer",
+            content: {
+              "application/json": {
+                schema: {
+                  ...healthSchema,
+                  example: { status: "unavailable", version: SERVICE_VERSION, database: "postgresql" },
+                },
+              },
+            },
+          },
         },
       },
     },
@@ -153,7 +227,11 @@ export function openApiDocument(): Json {
                 schema: {
                   type: "object",
                   required: ["openapi", "info", "paths"],
-                  properties: { openapi: { type: "string" }, info: { type: "object", additionalProperties: true }, paths: { type: "object", additionalProperties: true } },
+                  properties: {
+                    openapi: { type: "string" },
+                    info: { type: "object", additionalProperties: true },
+                    paths: { type: "object", additionalProperties: true },
+                  },
                   additionalProperties: true,
                   example: { openapi: "3.0.3", info: { title: "svc API", version: SERVICE_VERSION }, paths: {} },
                 },

@@ -21,9 +21,14 @@ export const EXAMPLE = {
     "eyJhbGciOiJFZERTQSIsImtpZCI6IjJvWTVhIiwidHlwIjoiSldUIn0.eyJzdWIiOiJkaWQ6a2V5Ono2TWtodm9uREZKYngyaW9IeTRSamNUTk1rWlVpaTl0eUZUQUptZlE0NmE2ODlDZCIsImRsZyI6ImRsZ18wMW04MDZtcDZzd3h6Njdza3YxNGRhMHk0OCIsImV4cCI6MTc5NTM0MTQwMH0.3q2Jm2l0c2lnbmF0dXJlX29mX3RoZV9zZXJ2aWNlX2tleV9vdmVyX2hlYWRlcl9hbmRfcGF5bG9hZA",
   leafHash: "ofzkNjhU/4iM/0uOeHXWAMJoI5BBKoz3mzfQsRFIsPo=",
   requestHash: "594e519ae499312b29433b7dd8a97ff068defcba9755b6d5d00e84c524d67b06",
-  nodeHashes: ["gg1di692LsZtzVb+0Vx4vyeY1Pm9SS9FU+mbRoSGVJg=", "Z2uLuEznJn3VIN7KSBHI8QpT5jY1LwaYf0L+QlrO3YA=", "BICpPS6bCUuJ4I4Bl2CJrBgZOvgCxmtjHMjS3BuujIg="],
+  nodeHashes: [
+    "gg1di692LsZtzVb+0Vx4vyeY1Pm9SS9FU+mbRoSGVJg=",
+    "Z2uLuEznJn3VIN7KSBHI8QpT5jY1LwaYf0L+QlrO3YA=",
+    "BICpPS6bCUuJ4I4Bl2CJrBgZOvgCxmtjHMjS3BuujIg=",
+  ],
   verifierKey: "svc.example.com/ledger+6f90b48b+Adwpuep34hsM17YKkkqkGyjW1dBN9qVIG8NVVaTHEPzy",
   checkpoint:
     "svc.example.com/ledger\n1042\nLXEWQrcmsEQBYnyp+6wy9chTD7GQPMTbAiWHF5IaSIE=\n\n— svc.example.com/ledger b5C0i9wDsj/MPThIiVEGEZnw+SUoPKY8CjCLOFC8cpEJqX2YkPtP66c6B19wZMUTsqOAQ/btdLeYLLaKTLoMugMnSg8=\n",
-  nextCursor: "WyIyMDI2LTExLTIxVDA5OjMwOjAwLjAwMFoiLCJkbGdfMDFtODA2bXA2c3d4ejY3c2t2MTRkYTB5NDgiXQ.Qm9Kd3J2c2dWbGxQZ0pHWk1D",
+  nextCursor:
+    "WyIyMDI2LTExLTIxVDA5OjMwOjAwLjAwMFoiLCJkbGdfMDFtODA2bXA2c3d4ejY3c2t2MTRkYTB5NDgiXQ.Qm9Kd3J2c2dWbGxQZ0pHWk1D",
 } as const;

@@ -7,7 +7,15 @@ import type { Operation } from "../http/operation";
  * may carry, each with a link to its /docs/errors entry, and an example problem of the first.
  */
 // Every operation touches the database, so every one may meet an outage (503, with Retry-After).
-const EVERY_OPERATION: ErrorCode[] = ["validation_failed", "unauthenticated", "forbidden", "rate_limited", "internal_error", "database_unavailable", "storage_full"];
+const EVERY_OPERATION: ErrorCode[] = [
+  "validation_failed",
+  "unauthenticated",
+  "forbidden",
+  "rate_limited",
+  "internal_error",
+  "database_unavailable",
+  "storage_full",
+];
 
 /** The catalogued codes `op` can answer with. */
 export function problemCodesOf(op: Operation): ErrorCode[] {
@@ -30,14 +38,29 @@ export function problemResponses(codes: readonly ErrorCode[], operationPath: str
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const entry = errorEntry(code);
-    for (const status of [entry.status, ...(entry.otherStatuses ?? [])]) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    for (const status of [entry.status, ...(entry.otherStatuses ?? [])])
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const out: Record<string, unknown> = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     const first = errorEntry(list[0]!);
     out[String(status)] = {
-      description: list.map((code) => `\`${code}\` (${errorEntry(code).title}): ${errorEntry(code).description} See /docs/errors#${code}.`).join("\n\n"),
-      ...(status === 503 ? { headers: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } } } } : {}),
+      description: list
+        .map(
+          (code) =>
+            `\`${code}\` (${errorEntry(code).title}): ${errorEntry(code).description} See /docs/errors#${code}.`,
+        )
+        .join("\n\n"),
+      ...(status === 503
+        ? {
+            headers: {
+              "Retry-After": {
+                description: "Seconds to wait before retrying.",
+                schema: { type: "integer", minimum: 1 },
+              },
+            },
+          }
+        : {}),
       content: {
         "application/problem+json": {
           schema: { $ref: "#/components/schemas/ProblemDetails" },

@@ -22,7 +22,10 @@ const LOCALHOST_IPS = ["127.0.0.1", "::1"];
 /** Parses SVC_OUTBOUND_ALLOW; a malformed entry throws, naming it, so a typo cannot silently open or close a hole. */
 export function parseOutboundAllow(raw: string): OutboundAllow {
   const allow: OutboundAllow = { cidrs: [], hostPorts: [] };
-  for (const item of raw.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const item of raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     if (item.includes("/")) {
       if (!ipaddr.isValidCIDR(item)) throw new Error(`SVC_OUTBOUND_ALLOW: ${JSON.stringify(item)} is not a valid CIDR`);
       const range = ipaddr.parseCIDR(item);
@@ -32,16 +35,22 @@ export function parseOutboundAllow(raw: string): OutboundAllow {
     }
     const m = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(item);
     const port = Number(m?.[2]);
-    if (!m || port < 1 || port > 65535) throw new Error(`SVC_OUTBOUND_ALLOW: ${JSON.stringify(item)} is neither a CIDR nor host:port`);
+    if (!m || port < 1 || port > 65535)
+      throw new Error(`SVC_OUTBOUND_ALLOW: ${JSON.stringify(item)} is neither a CIDR nor host:port`);
     const host = normalHost(m[1]!);
     const ips = host === "localhost" ? LOCALHOST_IPS : isIP(host) ? [host] : undefined;
-    if (!ips) throw new Error(`SVC_OUTBOUND_ALLOW: a host:port entry takes an IP address or localhost, got ${JSON.stringify(m[1])}`);
+    if (!ips)
+      throw new Error(
+        `SVC_OUTBOUND_ALLOW: a host:port entry takes an IP address or localhost, got ${JSON.stringify(m[1])}`,
+      );
     allow.hostPorts.push({ host, port, ips });
   }
   return allow;
 }
 
-const parsed = processWide("outbound.allowList", () => ({ current: undefined as { raw: string; allow: OutboundAllow } | undefined }));
+const parsed = processWide("outbound.allowList", () => ({
+  current: undefined as { raw: string; allow: OutboundAllow } | undefined,
+}));
 
 /** The allow list in force, read from the configuration on each call (tests change it with resetConfig). */
 export function outboundAllow(): OutboundAllow {
@@ -126,9 +135,11 @@ export function addressRefusal(ip: string): string | undefined {
   const v6 = address as ipaddr.IPv6;
   const range = v6.range();
   const carried = embeddedIPv4(v6);
-  if (carried) return `${v6.toString()} is an IPv6 form (${range === "unicast" ? "IPv4-compatible" : range}) of ${carried.toString()} (a ${carried.range()} address), not a public IPv6 address`;
+  if (carried)
+    return `${v6.toString()} is an IPv6 form (${range === "unicast" ? "IPv4-compatible" : range}) of ${carried.toString()} (a ${carried.range()} address), not a public IPv6 address`;
   if (range !== "unicast") return `${v6.toString()} is a ${range} address, not a public one`;
-  if (!v6.match(GLOBAL_UNICAST_V6)) return `${v6.toString()} is outside global unicast (2000::/3), not a public address`;
+  if (!v6.match(GLOBAL_UNICAST_V6))
+    return `${v6.toString()} is outside global unicast (2000::/3), not a public address`;
   return undefined;
 }
 
@@ -137,7 +148,12 @@ export function addressAllowed(ip: string, entries: readonly string[]): boolean 
   if (!ipaddr.isValid(ip)) return false;
   const address = ipaddr.parse(ip);
   return entries.some((entry) => {
-    if (!entry.includes("/")) return ipaddr.isValid(entry) && ipaddr.parse(entry).toString() === address.toString() && ipaddr.parse(entry).kind() === address.kind();
+    if (!entry.includes("/"))
+      return (
+        ipaddr.isValid(entry) &&
+        ipaddr.parse(entry).toString() === address.toString() &&
+        ipaddr.parse(entry).kind() === address.kind()
+      );
     const range = ipaddr.parseCIDR(entry);
     return range[0].kind() === address.kind() && address.match(range);
   });
@@ -151,7 +167,8 @@ export function addressAllowed(ip: string, entries: readonly string[]): boolean 
 export function literalRefusal(url: URL, allow: OutboundAllow = outboundAllow()): string | undefined {
   const host = normalHost(url.hostname);
   if (isAllowListed(url, allow)) return undefined;
-  if (host === "localhost" || host.endsWith(".localhost")) return `${host} is the local machine and is not in SVC_OUTBOUND_ALLOW`;
+  if (host === "localhost" || host.endsWith(".localhost"))
+    return `${host} is the local machine and is not in SVC_OUTBOUND_ALLOW`;
   if (!isIP(host)) return undefined;
   const refusal = addressRefusal(host);
   return refusal ? `${refusal}, and is not in SVC_OUTBOUND_ALLOW` : undefined;

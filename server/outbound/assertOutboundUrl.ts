@@ -11,20 +11,29 @@ import { isAllowListed, literalRefusal, normalHost } from "./allowList";
 export function assertOutboundUrl(raw: string, options: { requireHttps?: boolean; field?: string } = {}): URL {
   const field = options.field ?? "url";
   const received = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
-  const refuse = (code: string, message: string, shown = received) => ValidationFailed([{ field, code, message, received: shown }]);
+  const refuse = (code: string, message: string, shown = received) =>
+    ValidationFailed([{ field, code, message, received: shown }]);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw refuse("INVALID_FORMAT", "Give an absolute http or https URL.");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw refuse("INVALID_FORMAT", `Only http and https URLs are accepted, not ${url.protocol}.`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw refuse("INVALID_FORMAT", `Only http and https URLs are accepted, not ${url.protocol}.`);
   if (url.username || url.password) {
     // The credentials are not echoed back.
-    throw refuse("INVALID_FORMAT", "The URL must not carry a user name or password; authenticate the receiver with the signature instead.", `${url.protocol}//***@${url.host}`);
+    throw refuse(
+      "INVALID_FORMAT",
+      "The URL must not carry a user name or password; authenticate the receiver with the signature instead.",
+      `${url.protocol}//***@${url.host}`,
+    );
   }
   if (options.requireHttps && url.protocol === "http:" && !isAllowListed(url)) {
-    throw refuse("INVALID_VALUE", `The URL must use https (plain http is accepted only for hosts in SVC_OUTBOUND_ALLOW).${howToAllow(url)}`);
+    throw refuse(
+      "INVALID_VALUE",
+      `The URL must use https (plain http is accepted only for hosts in SVC_OUTBOUND_ALLOW).${howToAllow(url)}`,
+    );
   }
   const refusal = literalRefusal(url);
   if (refusal) throw refuse("INVALID_VALUE", `svc does not call this address: ${refusal}.${howToAllow(url)}`);
@@ -38,7 +47,8 @@ export function assertOutboundUrl(raw: string, options: { requireHttps?: boolean
  */
 function howToAllow(url: URL): string {
   const host = normalHost(url.hostname);
-  if (host !== "localhost" && !isIP(host)) return " SVC_OUTBOUND_ALLOW takes IP addresses (host:port or a CIDR) and localhost, not names.";
+  if (host !== "localhost" && !isIP(host))
+    return " SVC_OUTBOUND_ALLOW takes IP addresses (host:port or a CIDR) and localhost, not names.";
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   const entry = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
   return ` To let svc call a receiver there (a local test receiver), restart the server with SVC_OUTBOUND_ALLOW=${entry} (comma-separated with any entries already set).`;

@@ -6,7 +6,13 @@ import { DomainError } from "../errors";
  * machine code, and a background delivery can record `error.code` as it is.
  */
 export class OutboundError extends DomainError {
-  constructor(status: number, code: "outbound_refused" | "outbound_timeout" | "outbound_failed", title: string, detail: string, options?: { cause?: unknown }) {
+  constructor(
+    status: number,
+    code: "outbound_refused" | "outbound_timeout" | "outbound_failed",
+    title: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
     super(status, code, title, detail);
     this.name = "OutboundError";
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;

@@ -26,7 +26,12 @@ export function createGuardedFetch(limits: GuardedFetchOptions = {}): typeof fet
     const url = request ? request.url : String(input);
     const headers = new Headers(request?.headers);
     new Headers(init.headers).forEach((value, name) => headers.set(name, value));
-    const body = init.body !== undefined ? await bodyBytes(init.body, headers) : request?.body ? new Uint8Array(await request.clone().arrayBuffer()) : undefined;
+    const body =
+      init.body !== undefined
+        ? await bodyBytes(init.body, headers)
+        : request?.body
+          ? new Uint8Array(await request.clone().arrayBuffer())
+          : undefined;
     const redirectMode = init.redirect ?? request?.redirect ?? "follow";
     const maxBytes = limits.maxBytes ?? 1024 * 1024;
     const answer = await outboundRequest(url, {
@@ -38,13 +43,15 @@ export function createGuardedFetch(limits: GuardedFetchOptions = {}): typeof fet
       redirect: redirectMode === "follow" ? "follow" : "manual",
       signal: init.signal ?? request?.signal ?? undefined,
     });
-    if (answer.truncated) throw new OutboundFailed(`The answer from ${new URL(answer.url).origin} is over ${maxBytes} bytes.`);
+    if (answer.truncated)
+      throw new OutboundFailed(`The answer from ${new URL(answer.url).origin} is over ${maxBytes} bytes.`);
     if (redirectMode === "error" && answer.status >= 300 && answer.status < 400 && answer.headers.location) {
       throw new TypeError(`fetch to ${url} was redirected and redirect is "error"`);
     }
     const responseHeaders = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
-      for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, item);
+      for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value])
+        responseHeaders.append(name, item);
     }
     const response = new Response(NULL_BODY_STATUSES.has(answer.status) ? null : new Uint8Array(answer.body), {
       status: answer.status,

@@ -21,7 +21,9 @@ interface Receiver {
   hits: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[];
 }
 
-async function receiver(handle: (req: http.IncomingMessage, res: http.ServerResponse, r: Receiver) => void): Promise<Receiver> {
+async function receiver(
+  handle: (req: http.IncomingMessage, res: http.ServerResponse, r: Receiver) => void,
+): Promise<Receiver> {
   const r = { hits: [] } as unknown as Receiver;
   r.server = http.createServer((req, res) => {
     let body = "";
@@ -61,7 +63,8 @@ beforeAll(async () => {
   main = await receiver((req, res) => {
     const path = req.url ?? "/";
     if (path === "/to-other") return res.writeHead(302, { location: `http://127.0.0.1:${other.port}/x` }).end();
-    if (path === "/to-metadata") return res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
+    if (path === "/to-metadata")
+      return res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
     if (path === "/to-third") return res.writeHead(307, { location: `http://127.0.0.1:${third.port}/y` }).end();
     if (path === "/same-307") return res.writeHead(307, { location: "/echo" }).end();
     if (path === "/same-303") return res.writeHead(303, { location: "/echo" }).end();
@@ -73,7 +76,10 @@ beforeAll(async () => {
       return; // never ends
     }
     if (path === "/big") return res.end(Buffer.alloc(100_000, 97));
-    if (path === "/json") return res.writeHead(201, { "content-type": "application/json", "x-test": "yes" }).end(JSON.stringify({ ok: true }));
+    if (path === "/json")
+      return res
+        .writeHead(201, { "content-type": "application/json", "x-test": "yes" })
+        .end(JSON.stringify({ ok: true }));
     res.end(`${req.method} ${path} ${main.hits.at(-1)?.body ?? ""}`);
   });
 });
@@ -94,7 +100,11 @@ afterAll(async () => {
 describe("outboundRequest", () => {
   it("calls a receiver listed in SVC_OUTBOUND_ALLOW", async () => {
     allow(`127.0.0.1:${main.port}`);
-    const answer = await outboundRequest(`http://127.0.0.1:${main.port}/echo`, { method: "POST", body: "hello", headers: { "Content-Type": "text/plain" } });
+    const answer = await outboundRequest(`http://127.0.0.1:${main.port}/echo`, {
+      method: "POST",
+      body: "hello",
+      headers: { "Content-Type": "text/plain" },
+    });
     expect(answer.status).toBe(200);
     expect(answer.body.toString()).toBe("POST /echo hello");
     expect(answer.truncated).toBe(false);
@@ -155,10 +165,25 @@ describe("outboundRequest", () => {
 
   it("has the agent itself refuse, after DNS for names, when the URL checks are bypassed", async () => {
     allow(`127.0.0.1:${main.port}`);
-    for (const target of ["http://10.0.0.1/", "https://10.0.0.1/", "http://169.254.169.254/", "https://[fd00::1]/", "http://[::ffff:a9fe:a9fe]/", `http://127.0.0.1:${other.port}/`, `http://localhost:${other.port}/`, `http://[::7f00:1]:${main.port}/`, `https://[::7f00:1]:${main.port}/`, "http://[::a9fe:a9fe]/"]) {
+    for (const target of [
+      "http://10.0.0.1/",
+      "https://10.0.0.1/",
+      "http://169.254.169.254/",
+      "https://[fd00::1]/",
+      "http://[::ffff:a9fe:a9fe]/",
+      `http://127.0.0.1:${other.port}/`,
+      `http://localhost:${other.port}/`,
+      `http://[::7f00:1]:${main.port}/`,
+      `https://[::7f00:1]:${main.port}/`,
+      "http://[::a9fe:a9fe]/",
+    ]) {
       const url = new URL(target);
       const outcome = await new Promise<string>((resolve) => {
-        const req = (url.protocol === "https:" ? https : http).request(url, { agent: agentFor(url), timeout: 300 }, () => resolve("connected"));
+        const req = (url.protocol === "https:" ? https : http).request(
+          url,
+          { agent: agentFor(url), timeout: 300 },
+          () => resolve("connected"),
+        );
         req.on("timeout", () => req.destroy(new Error("timeout")));
         req.on("error", (e) => resolve(e.message));
         req.end();
@@ -171,16 +196,24 @@ describe("outboundRequest", () => {
   it("classifies the addresses a name resolves to at connect time with the same ranges (IPv4-compatible IPv6 included)", async () => {
     allow(`127.0.0.1:${main.port}`);
     const { addressRefusal } = await import("./allowList");
-    for (const [ip, carried] of [["::7f00:1", "127.0.0.1"], ["::ffff:7f00:1", "127.0.0.1"], ["64:ff9b::a9fe:a9fe", "169.254.169.254"], ["2002:a00:1::", "10.0.0.1"]] as const) {
+    for (const [ip, carried] of [
+      ["::7f00:1", "127.0.0.1"],
+      ["::ffff:7f00:1", "127.0.0.1"],
+      ["64:ff9b::a9fe:a9fe", "169.254.169.254"],
+      ["2002:a00:1::", "10.0.0.1"],
+    ] as const) {
       expect(addressRefusal(ip), ip).toContain(carried);
     }
     expect(addressRefusal("2606:4700:4700::1111")).toBeUndefined();
     expect(addressRefusal("93.184.216.34")).toBeUndefined();
     // A name whose DNS answer is an IPv4-compatible loopback: the socket is never opened.
     const url = new URL(`http://svc-test.invalid:${main.port}/`);
-    const lookup = (_host: string, options: { all?: boolean }, cb: (e: null, a: unknown, f?: number) => void) => (options.all ? cb(null, [{ address: "::7f00:1", family: 6 }]) : cb(null, "::7f00:1", 6));
+    const lookup = (_host: string, options: { all?: boolean }, cb: (e: null, a: unknown, f?: number) => void) =>
+      options.all ? cb(null, [{ address: "::7f00:1", family: 6 }]) : cb(null, "::7f00:1", 6);
     const outcome = await new Promise<string>((resolve) => {
-      const req = http.request(url, { agent: agentFor(url), timeout: 300, lookup } as http.RequestOptions, () => resolve("connected"));
+      const req = http.request(url, { agent: agentFor(url), timeout: 300, lookup } as http.RequestOptions, () =>
+        resolve("connected"),
+      );
       req.on("timeout", () => req.destroy(new Error("timeout")));
       req.on("error", (e) => resolve(e.message));
       req.end();
@@ -205,13 +238,20 @@ describe("outboundRequest", () => {
     expect(kept.body.toString()).toBe("POST /echo payload");
     expect(kept.redirects).toBe(1);
     expect(kept.url).toBe(`http://127.0.0.1:${main.port}/echo`);
-    const seeOther = await outboundRequest(`http://127.0.0.1:${main.port}/same-303`, { method: "POST", body: "payload" });
+    const seeOther = await outboundRequest(`http://127.0.0.1:${main.port}/same-303`, {
+      method: "POST",
+      body: "payload",
+    });
     expect(seeOther.body.toString()).toBe("GET /echo ");
   });
 
   it("drops credentials on a redirect to another allowed origin", async () => {
     allow(`127.0.0.1:${main.port},127.0.0.1:${third.port}`);
-    const answer = await outboundRequest(`http://127.0.0.1:${main.port}/to-third`, { method: "POST", body: "x", headers: { authorization: "Bearer secret", "x-keep": "1" } });
+    const answer = await outboundRequest(`http://127.0.0.1:${main.port}/to-third`, {
+      method: "POST",
+      body: "x",
+      headers: { authorization: "Bearer secret", "x-keep": "1" },
+    });
     expect(answer.body.toString()).toBe("third");
     expect(main.hits[0]!.headers.authorization).toBe("Bearer secret");
     expect(third.hits[0]!.headers.authorization).toBeUndefined();
@@ -251,7 +291,12 @@ describe("outboundRequest", () => {
 
   it("refuses other schemes, credentials in the URL, and plain http when https is required", async () => {
     allow(`127.0.0.1:${main.port}`);
-    for (const url of ["file:///etc/passwd", "ftp://127.0.0.1/", `http://user:pass@127.0.0.1:${main.port}/`, "not a url"]) {
+    for (const url of [
+      "file:///etc/passwd",
+      "ftp://127.0.0.1/",
+      `http://user:pass@127.0.0.1:${main.port}/`,
+      "not a url",
+    ]) {
       expect((await failure(outboundRequest(url, { timeoutMs: 300 }))).code).toBe("outbound_refused");
     }
     // refused before any DNS lookup or connection
@@ -266,16 +311,23 @@ describe("outboundRequest", () => {
   it("opens every port of a CIDR entry, and localhost:port entries for that name", async () => {
     allow("127.0.0.0/8");
     expect((await outboundRequest(`http://127.0.0.1:${other.port}/`)).status).toBe(200);
-    expect((await outboundRequest(`http://127.0.0.2:${main.port}/echo`, { timeoutMs: 2000 }).catch((e) => e)).code).not.toBe("outbound_refused");
+    expect(
+      (await outboundRequest(`http://127.0.0.2:${main.port}/echo`, { timeoutMs: 2000 }).catch((e) => e)).code,
+    ).not.toBe("outbound_refused");
     allow(`localhost:${main.port}`);
     expect((await outboundRequest(`http://localhost:${main.port}/echo`)).status).toBe(200);
-    expect((await failure(outboundRequest(`http://127.0.0.1:${main.port}/echo`, { timeoutMs: 300 }))).code).toBe("outbound_refused");
+    expect((await failure(outboundRequest(`http://127.0.0.1:${main.port}/echo`, { timeoutMs: 300 }))).code).toBe(
+      "outbound_refused",
+    );
   });
 
   it("checks TLS certificates: a self-signed receiver fails even when allow-listed", async () => {
     // A committed self-signed certificate for 127.0.0.1 (testdata/, valid for a century): no openssl needed.
     const fixture = (name: string) => readFileSync(join(__dirname, "testdata", name));
-    const server = https.createServer({ key: fixture("selfsigned-key.pem"), cert: fixture("selfsigned-cert.pem") }, (_req, res) => res.end("tls"));
+    const server = https.createServer(
+      { key: fixture("selfsigned-key.pem"), cert: fixture("selfsigned-cert.pem") },
+      (_req, res) => res.end("tls"),
+    );
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
     try {
       const port = (server.address() as AddressInfo).port;
@@ -308,7 +360,11 @@ describe("outboundRequest", () => {
       const port = (peer.address() as AddressInfo).port;
       allow(`127.0.0.1:${port}`);
       expect((await outboundRequest(`http://127.0.0.1:${port}/a`, { method: "POST", body: "{}" })).status).toBe(200);
-      const again = await outboundRequest(`http://127.0.0.1:${port}/b`, { method: "POST", body: "{}", timeoutMs: 2000 });
+      const again = await outboundRequest(`http://127.0.0.1:${port}/b`, {
+        method: "POST",
+        body: "{}",
+        timeoutMs: 2000,
+      });
       expect(again.status).toBe(200);
       expect(requests).toBe(3); // the first, the reset one, the one sent again
     } finally {
@@ -321,7 +377,9 @@ describe("outboundRequest", () => {
     allow(`127.0.0.1:${main.port}`);
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("stop")), 50);
-    const f = await failure(outboundRequest(`http://127.0.0.1:${main.port}/hang`, { signal: controller.signal, timeoutMs: 5000 }));
+    const f = await failure(
+      outboundRequest(`http://127.0.0.1:${main.port}/hang`, { signal: controller.signal, timeoutMs: 5000 }),
+    );
     expect(f.message).toBe("stop");
     expect(f.elapsed).toBeLessThan(1000);
   });
@@ -369,7 +427,8 @@ describe("assertOutboundUrl", () => {
       ["https://[2002:7f00:1::]/hook", {}, "INVALID_VALUE"],
     ];
     for (const [url, options, code] of cases) {
-      let error: { status?: number; extra?: { errors?: { field: string; code: string; received?: string }[] } } | undefined;
+      let error:
+        { status?: number; extra?: { errors?: { field: string; code: string; received?: string }[] } } | undefined;
       try {
         assertOutboundUrl(url, { ...options, field: "target_url" });
       } catch (e) {
@@ -385,7 +444,11 @@ describe("assertOutboundUrl", () => {
 describe("guardedFetch", () => {
   it("answers a Web Response through the guard", async () => {
     allow(`127.0.0.1:${main.port}`);
-    const response = await guardedFetch(`http://127.0.0.1:${main.port}/json`, { method: "POST", headers: { "x-sdk": "1" }, body: new URLSearchParams({ a: "b" }) });
+    const response = await guardedFetch(`http://127.0.0.1:${main.port}/json`, {
+      method: "POST",
+      headers: { "x-sdk": "1" },
+      body: new URLSearchParams({ a: "b" }),
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get("x-test")).toBe("yes");
     expect(await response.json()).toEqual({ ok: true });
@@ -400,9 +463,13 @@ describe("guardedFetch", () => {
   it("rejects refused destinations and over-long answers", async () => {
     allow(`127.0.0.1:${main.port}`);
     await expect(guardedFetch("http://10.0.0.1/")).rejects.toMatchObject({ code: "outbound_refused" });
-    await expect(guardedFetch(`http://127.0.0.1:${main.port}/to-other`)).rejects.toMatchObject({ code: "outbound_refused" });
+    await expect(guardedFetch(`http://127.0.0.1:${main.port}/to-other`)).rejects.toMatchObject({
+      code: "outbound_refused",
+    });
     const { createGuardedFetch } = await import("./guardedFetch");
-    await expect(createGuardedFetch({ maxBytes: 10 })(`http://127.0.0.1:${main.port}/big`)).rejects.toMatchObject({ code: "outbound_failed" });
+    await expect(createGuardedFetch({ maxBytes: 10 })(`http://127.0.0.1:${main.port}/big`)).rejects.toMatchObject({
+      code: "outbound_failed",
+    });
     expect(other.hits).toHaveLength(0);
   });
 });

@@ -1,9 +1,18 @@
+import { inOutboundSpan } from "../telemetry/tracing";
 import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
-import { addressAllowed, addressRefusal, agentAllowList, isAllowListed, literalRefusal, outboundAllow, type OutboundAllow } from "./allowList";
+import {
+  addressAllowed,
+  addressRefusal,
+  agentAllowList,
+  isAllowListed,
+  literalRefusal,
+  outboundAllow,
+  type OutboundAllow,
+} from "./allowList";
 import { OutboundError, OutboundFailed, OutboundRefused, OutboundTimeout } from "./errors";
 import { processWide } from "../processWide";
 
@@ -43,7 +52,14 @@ export interface OutboundResponse {
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const CROSS_ORIGIN_DROPPED = ["authorization", "cookie", "proxy-authorization"];
-const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "content-language", "content-location", "transfer-encoding"];
+const BODY_HEADERS = [
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "content-language",
+  "content-location",
+  "transfer-encoding",
+];
 
 const agents = processWide("outbound.keptAliveAgents", () => new Map<string, http.Agent>());
 
@@ -55,23 +71,34 @@ function connectRefusal(address: string, host: string, allowed: readonly string[
 }
 
 type Lookup = NonNullable<net.TcpNetConnectOpts["lookup"]>;
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /** A DNS lookup whose answers pass `addressRefusal` (ipaddr.js ranges) before a socket connects to them. */
 function guardedLookup(allowed: readonly string[], lookup: Lookup = dns.lookup as unknown as Lookup): Lookup {
   return ((hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
-    (lookup as unknown as (h: string, o: dns.LookupOptions, cb: LookupCallback) => void)(hostname, options, (err, address, family) => {
-      if (err) return callback(err, address, family);
-      for (const a of Array.isArray(address) ? address.map((x) => x.address) : [address]) {
-        const refusal = connectRefusal(a, hostname, allowed);
-        if (refusal) return callback(refusal, "", 4);
-      }
-      callback(null, address, family);
-    });
+    (lookup as unknown as (h: string, o: dns.LookupOptions, cb: LookupCallback) => void)(
+      hostname,
+      options,
+      (err, address, family) => {
+        if (err) return callback(err, address, family);
+        for (const a of Array.isArray(address) ? address.map((x) => x.address) : [address]) {
+          const refusal = connectRefusal(a, hostname, allowed);
+          if (refusal) return callback(refusal, "", 4);
+        }
+        callback(null, address, family);
+      },
+    );
   }) as unknown as Lookup;
 }
 
-type CreateConnection = (options: net.TcpNetConnectOpts & { host?: string }, listener?: (err: Error | null, socket: net.Socket) => void) => net.Socket;
+type CreateConnection = (
+  options: net.TcpNetConnectOpts & { host?: string },
+  listener?: (err: Error | null, socket: net.Socket) => void,
+) => net.Socket;
 
 /**
  * request-filtering-agent checks connected addresses with ipaddr.js's `unicast` range only,
@@ -80,7 +107,10 @@ type CreateConnection = (options: net.TcpNetConnectOpts & { host?: string }, lis
  */
 function guarded<T extends new (...args: any[]) => http.Agent>(Base: T, allowed: readonly string[]) {
   return class extends Base {
-    createConnection(options: net.TcpNetConnectOpts & { host?: string }, listener?: (err: Error | null, socket: net.Socket) => void): net.Socket {
+    createConnection(
+      options: net.TcpNetConnectOpts & { host?: string },
+      listener?: (err: Error | null, socket: net.Socket) => void,
+    ): net.Socket {
       const host = options.host ?? "";
       const refusal = net.isIP(host) ? connectRefusal(host, host, allowed) : undefined;
       if (refusal) {
@@ -102,7 +132,10 @@ export function agentFor(url: URL, allow: OutboundAllow = outboundAllow()): http
   let agent = agents.get(key);
   if (!agent) {
     const options = { keepAlive: true, allowPrivateIPAddress: false, allowMetaIPAddress: false, allowIPAddressList };
-    agent = url.protocol === "https:" ? new (guarded(RequestFilteringHttpsAgent, allowIPAddressList))(options) : new (guarded(RequestFilteringHttpAgent, allowIPAddressList))(options);
+    agent =
+      url.protocol === "https:"
+        ? new (guarded(RequestFilteringHttpsAgent, allowIPAddressList))(options)
+        : new (guarded(RequestFilteringHttpAgent, allowIPAddressList))(options);
     agents.set(key, agent);
   }
   return agent;
@@ -110,7 +143,8 @@ export function agentFor(url: URL, allow: OutboundAllow = outboundAllow()): http
 
 /** The checks a URL must pass before a hop is attempted; the agent then checks the connected address. */
 export function checkHop(url: URL, requireHttps: boolean, allow: OutboundAllow = outboundAllow()): void {
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new OutboundRefused(`Only http and https URLs are called, not ${url.protocol}.`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new OutboundRefused(`Only http and https URLs are called, not ${url.protocol}.`);
   if (url.username || url.password) throw new OutboundRefused(`URLs carrying credentials are refused (${url.host}).`);
   if (requireHttps && url.protocol === "http:" && !isAllowListed(url, allow)) {
     throw new OutboundRefused(`${url.origin} must use https; plain http is only for hosts in SVC_OUTBOUND_ALLOW.`);
@@ -124,9 +158,14 @@ function translate(error: unknown, url: URL): Error {
   const e = error as NodeJS.ErrnoException;
   // request-filtering-agent's refusals are plain Errors; their wording is the only mark they carry.
   if (/ is not allowed\. Because/.test(e.message ?? "")) {
-    return new OutboundRefused(`Refused ${url.origin}: it resolves to an address that is not public and not in SVC_OUTBOUND_ALLOW (${e.message}).`, { cause: e });
+    return new OutboundRefused(
+      `Refused ${url.origin}: it resolves to an address that is not public and not in SVC_OUTBOUND_ALLOW (${e.message}).`,
+      { cause: e },
+    );
   }
-  return new OutboundFailed(`${url.origin} could not be reached: ${e.code ? `${e.code} ` : ""}${e.message}`, { cause: e });
+  return new OutboundFailed(`${url.origin} could not be reached: ${e.code ? `${e.code} ` : ""}${e.message}`, {
+    cause: e,
+  });
 }
 
 /** One call's deadline and abort signal, shared by its hops. */
@@ -136,8 +175,14 @@ class CallControl {
   private timer: NodeJS.Timeout;
   private onAbort = () => this.stop(this.signal?.reason);
 
-  constructor(timeoutMs: number, private signal?: AbortSignal) {
-    this.timer = setTimeout(() => this.stop(new OutboundTimeout(`No complete answer within ${timeoutMs} ms.`)), timeoutMs);
+  constructor(
+    timeoutMs: number,
+    private signal?: AbortSignal,
+  ) {
+    this.timer = setTimeout(
+      () => this.stop(new OutboundTimeout(`No complete answer within ${timeoutMs} ms.`)),
+      timeoutMs,
+    );
     if (signal?.aborted) this.stopped = signal.reason;
     signal?.addEventListener("abort", this.onAbort, { once: true });
   }
@@ -147,7 +192,14 @@ class CallControl {
     for (const stream of this.live) stream.destroy(reason instanceof Error ? reason : new Error(String(reason)));
   }
 
-  send(url: URL, method: string, headers: Record<string, string>, body: Uint8Array | undefined, agent: http.Agent, retried = false): Promise<http.IncomingMessage> {
+  send(
+    url: URL,
+    method: string,
+    headers: Record<string, string>,
+    body: Uint8Array | undefined,
+    agent: http.Agent,
+    retried = false,
+  ): Promise<http.IncomingMessage> {
     if (this.stopped !== undefined) return Promise.reject(this.stopped);
     return new Promise((resolve, reject) => {
       const lib = url.protocol === "https:" ? https : http;
@@ -162,7 +214,13 @@ class CallControl {
         // A kept-alive connection the peer closed while it sat idle fails on its first write: that
         // is the pool's staleness, not the endpoint's answer. Send once more on a fresh connection
         // (receivers deduplicate on webhook-id), as Node's documentation advises.
-        if (!retried && !answered && this.stopped === undefined && req.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE")) {
+        if (
+          !retried &&
+          !answered &&
+          this.stopped === undefined &&
+          req.reusedSocket &&
+          (e.code === "ECONNRESET" || e.code === "EPIPE")
+        ) {
           this.send(url, method, headers, body, agent, true).then(resolve, reject);
           return;
         }
@@ -195,7 +253,10 @@ class CallControl {
       });
       res.on("error", (e) => reject(this.stopped ?? translate(e, url)));
       res.on("close", () => {
-        if (!done) reject(this.stopped ?? new OutboundFailed(`${url.origin} closed the connection before the answer was complete.`));
+        if (!done)
+          reject(
+            this.stopped ?? new OutboundFailed(`${url.origin} closed the connection before the answer was complete.`),
+          );
       });
     });
   }
@@ -211,8 +272,29 @@ class CallControl {
  * it will not call, OutboundTimeout (`outbound_timeout`) past `timeoutMs`, OutboundFailed
  * (`outbound_failed`) when the destination cannot be reached; any HTTP status is an answer.
  */
-export async function outboundRequest(target: string | URL, options: OutboundOptions = {}): Promise<OutboundResponse> {
-  const { timeoutMs = 10_000, maxBytes = 64 * 1024, maxRedirects = 3, redirect = "follow", requireHttps = false } = options;
+export function outboundRequest(target: string | URL, options: OutboundOptions = {}): Promise<OutboundResponse> {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return request(target, options);
+  }
+  // Its span, and the W3C trace context sent with it (webhooks, callbacks, connectors, model providers).
+  return inOutboundSpan((options.method ?? "GET").toUpperCase(), url, async (trace, span) => {
+    const answer = await request(url, { ...options, headers: { ...trace, ...options.headers } });
+    span.setAttribute("http.response.status_code", answer.status);
+    return answer;
+  });
+}
+
+async function request(target: string | URL, options: OutboundOptions): Promise<OutboundResponse> {
+  const {
+    timeoutMs = 10_000,
+    maxBytes = 64 * 1024,
+    maxRedirects = 3,
+    redirect = "follow",
+    requireHttps = false,
+  } = options;
   let url: URL;
   try {
     url = new URL(target);
@@ -235,14 +317,18 @@ export async function outboundRequest(target: string | URL, options: OutboundOpt
       const location = res.headers.location;
       if (redirect === "follow" && REDIRECT_STATUSES.has(status) && location) {
         res.destroy();
-        if (redirects >= maxRedirects) throw new OutboundRefused(`More than ${maxRedirects} redirects, the last from ${url.origin}.`);
+        if (redirects >= maxRedirects)
+          throw new OutboundRefused(`More than ${maxRedirects} redirects, the last from ${url.origin}.`);
         let next: URL;
         try {
           next = new URL(location, url);
         } catch {
           throw new OutboundRefused(`${url.origin} redirected to an unparsable location.`);
         }
-        if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !CROSS_ORIGIN_DROPPED.includes(name)));
+        if (next.origin !== url.origin)
+          headers = Object.fromEntries(
+            Object.entries(headers).filter(([name]) => !CROSS_ORIGIN_DROPPED.includes(name)),
+          );
         if ((status === 303 && method !== "HEAD") || ((status === 301 || status === 302) && method === "POST")) {
           method = "GET";
           body = undefined;
@@ -252,7 +338,14 @@ export async function outboundRequest(target: string | URL, options: OutboundOpt
         continue;
       }
       const read = await control.read(res, maxBytes, url);
-      return { status, headers: res.headers, ...read, url: url.toString(), redirects, durationMs: Math.round(performance.now() - started) };
+      return {
+        status,
+        headers: res.headers,
+        ...read,
+        url: url.toString(),
+        redirects,
+        durationMs: Math.round(performance.now() - started),
+      };
     }
   } finally {
     control.close();

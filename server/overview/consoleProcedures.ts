@@ -8,18 +8,49 @@ import { callsPerHour, executionStats, needsAttention, webhookHealth } from "./d
 const count = z.number().int().nonnegative();
 
 export const Dashboard = z.object({
-  calls_per_hour: z.array(z.object({ hour: z.string().describe("The hour's start (UTC)."), allowed: count, refused: count })).nullable().describe("The last 24 hours; null without svc_api:provenance:read."),
+  calls_per_hour: z
+    .array(z.object({ hour: z.string().describe("The hour's start (UTC)."), allowed: count, refused: count }))
+    .nullable()
+    .describe("The last 24 hours; null without svc_api:provenance:read."),
   executions: z
     .object({
       days: z.number().int(),
       by_status: z.record(z.string(), count),
-      success_rate: z.number().min(0).max(1).nullable().describe("completed / (completed + failed) of the executions queued in the window; null when none ended."),
+      success_rate: z
+        .number()
+        .min(0)
+        .max(1)
+        .nullable()
+        .describe("completed / (completed + failed) of the executions queued in the window; null when none ended."),
     })
     .nullable(),
-  webhooks: z.object({ active: count, failing: count, disabled: count, deliveries_24h: z.object({ succeeded: count, failed: count }) }).nullable(),
-  ledger: z.object({ record_count: count, checkpoint_tree_size: count, records_behind: count, checkpoint_age_seconds: z.number().nullable(), status: z.enum(["in_sync", "behind"]) }).nullable(),
+  webhooks: z
+    .object({
+      active: count,
+      failing: count,
+      disabled: count,
+      deliveries_24h: z.object({ succeeded: count, failed: count }),
+    })
+    .nullable(),
+  ledger: z
+    .object({
+      record_count: count,
+      checkpoint_tree_size: count,
+      records_behind: count,
+      checkpoint_age_seconds: z.number().nullable(),
+      status: z.enum(["in_sync", "behind"]),
+    })
+    .nullable(),
   attention: z.object({
-    failed_executions: z.array(z.object({ id: z.string(), agent_id: z.string(), agent_name: z.string(), completed_at: z.string().nullable(), error_code: z.string().nullable() })),
+    failed_executions: z.array(
+      z.object({
+        id: z.string(),
+        agent_id: z.string(),
+        agent_name: z.string(),
+        completed_at: z.string().nullable(),
+        error_code: z.string().nullable(),
+      }),
+    ),
     disabled_webhooks: z.array(z.object({ id: z.string(), target: z.string(), reason: z.string().nullable() })),
     expiring_keys: z.array(z.object({ id: z.string(), name: z.string().nullable(), expires_at: z.string() })),
   }),
@@ -30,7 +61,8 @@ export const Dashboard = z.object({
  * delegation covers what it reads, so a role without a capability sees no figure from it.
  */
 export const dashboardProcedure = defineConsoleProcedure({
-  summary: "The overview's dashboard: calls per hour, executions by status, webhook health, the ledger, what needs attention",
+  summary:
+    "The overview's dashboard: calls per hour, executions by status, webhook health, the ledger, what needs attention",
   roles: ROLES,
   capability: null,
   resourceType: null,

@@ -19,10 +19,19 @@ const at = (engine: Database["engine"], d: Date) => (engine === "sqlite" ? sqlit
 const NOT_CONSOLE_READ = `NOT ("operation" LIKE 'TRPC %' AND "decision" = 'allowed' AND ("capability" IS NULL OR "capability" LIKE '%:read'))`;
 
 /** Calls per hour over the last `hours` (oldest first, every hour present), allowed vs refused. */
-export async function callsPerHour(db: Db, engine: Database["engine"], principal: Principal, hours = 24, now = new Date()) {
+export async function callsPerHour(
+  db: Db,
+  engine: Database["engine"],
+  principal: Principal,
+  hours = 24,
+  now = new Date(),
+) {
   const end = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
   const since = new Date(end - hours * HOUR_MS);
-  const hour = engine === "postgresql" ? `to_char(date_trunc('hour', "timestamp"), 'YYYY-MM-DD"T"HH24')` : `substr("timestamp", 1, 13)`;
+  const hour =
+    engine === "postgresql"
+      ? `to_char(date_trunc('hour', "timestamp"), 'YYYY-MM-DD"T"HH24')`
+      : `substr("timestamp", 1, 13)`;
   const rows = await db.$queryRawUnsafe<Array<{ hour: string; decision: string; n: number | bigint }>>(
     ...forEngine(
       engine,
@@ -46,7 +55,11 @@ export async function callsPerHour(db: Db, engine: Database["engine"], principal
 
 /** Executions queued in the last `days`, by status, and the share of those that ended which completed. */
 export async function executionStats(db: Db, principal: Principal, days = 7, now = new Date()) {
-  const groups = await db.asyncExecution.groupBy({ by: ["status"], where: { orgDid: principal.orgDid, queuedAt: { gte: new Date(now.getTime() - days * DAY_MS) } }, _count: { _all: true } });
+  const groups = await db.asyncExecution.groupBy({
+    by: ["status"],
+    where: { orgDid: principal.orgDid, queuedAt: { gte: new Date(now.getTime() - days * DAY_MS) } },
+    _count: { _all: true },
+  });
   const byStatus = { queued: 0, processing: 0, completed: 0, failed: 0, cancelled: 0 } as Record<string, number>;
   for (const g of groups) byStatus[g.status] = g._count._all;
   const ended = (byStatus.completed ?? 0) + (byStatus.failed ?? 0);
@@ -56,16 +69,29 @@ export async function executionStats(db: Db, principal: Principal, days = 7, now
 /** The organization's webhooks by state, and their deliveries of the last 24 hours. */
 export async function webhookHealth(db: Db, principal: Principal, now = new Date()) {
   const [states, failing, deliveries] = await Promise.all([
-    db.subscription.groupBy({ by: ["status"], where: { orgDid: principal.orgDid, kind: "webhook" }, _count: { _all: true } }),
-    db.subscription.count({ where: { orgDid: principal.orgDid, kind: "webhook", status: "active", failingSince: { not: null } } }),
-    db.webhookDelivery.groupBy({ by: ["success"], where: { orgDid: principal.orgDid, createdAt: { gte: new Date(now.getTime() - DAY_MS) } }, _count: { _all: true } }),
+    db.subscription.groupBy({
+      by: ["status"],
+      where: { orgDid: principal.orgDid, kind: "webhook" },
+      _count: { _all: true },
+    }),
+    db.subscription.count({
+      where: { orgDid: principal.orgDid, kind: "webhook", status: "active", failingSince: { not: null } },
+    }),
+    db.webhookDelivery.groupBy({
+      by: ["success"],
+      where: { orgDid: principal.orgDid, createdAt: { gte: new Date(now.getTime() - DAY_MS) } },
+      _count: { _all: true },
+    }),
   ]);
   const count = (status: string) => states.find((s) => s.status === status)?._count._all ?? 0;
   return {
     active: count("active") - failing,
     failing,
     disabled: count("disabled"),
-    deliveries_24h: { succeeded: deliveries.find((d) => d.success)?._count._all ?? 0, failed: deliveries.find((d) => !d.success)?._count._all ?? 0 },
+    deliveries_24h: {
+      succeeded: deliveries.find((d) => d.success)?._count._all ?? 0,
+      failed: deliveries.find((d) => !d.success)?._count._all ?? 0,
+    },
   };
 }
 
@@ -88,9 +114,19 @@ export async function needsAttention(db: Db, principal: Principal, now = new Dat
       take: 5,
       select: { id: true, completedAt: true, errorJson: true, agent: { select: { id: true, name: true } } },
     }),
-    db.subscription.findMany({ where: { orgDid: principal.orgDid, kind: "webhook", status: "disabled" }, orderBy: { updatedAt: "desc" }, take: 5, select: { id: true, targetUrl: true, disabledReason: true } }),
+    db.subscription.findMany({
+      where: { orgDid: principal.orgDid, kind: "webhook", status: "disabled" },
+      orderBy: { updatedAt: "desc" },
+      take: 5,
+      select: { id: true, targetUrl: true, disabledReason: true },
+    }),
     db.delegation.findMany({
-      where: { orgDid: principal.orgDid, kind: "api_key", revokedAt: null, expiresAt: { gt: now, lte: new Date(now.getTime() + 7 * DAY_MS) } },
+      where: {
+        orgDid: principal.orgDid,
+        kind: "api_key",
+        revokedAt: null,
+        expiresAt: { gt: now, lte: new Date(now.getTime() + 7 * DAY_MS) },
+      },
       orderBy: { expiresAt: "asc" },
       take: 5,
       select: { id: true, name: true, expiresAt: true },
@@ -104,7 +140,11 @@ export async function needsAttention(db: Db, principal: Principal, now = new Dat
       completed_at: e.completedAt?.toISOString() ?? null,
       error_code: (e.errorJson as { code?: unknown } | null)?.code?.toString() ?? null,
     })),
-    disabled_webhooks: disabled.map((w) => ({ id: w.id, target: originAndPath(w.targetUrl), reason: w.disabledReason })),
+    disabled_webhooks: disabled.map((w) => ({
+      id: w.id,
+      target: originAndPath(w.targetUrl),
+      reason: w.disabledReason,
+    })),
     expiring_keys: expiring.map((k) => ({ id: k.id, name: k.name, expires_at: k.expiresAt.toISOString() })),
   };
 }

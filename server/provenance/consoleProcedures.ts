@@ -16,12 +16,20 @@ export const proofWithKeyProcedure = defineConsoleProcedure({
   response: s.InclusionProof.extend({ verifier_key: z.string() }),
   async handler(ctx) {
     ctx.setResource(ctx.input.id);
-    return { ...(await inclusionProof(ctx.database, ctx.principal, ctx.input.id)), verifier_key: (await ledgerIdentity(ctx.database)).verifierKey };
+    return {
+      ...(await inclusionProof(ctx.database, ctx.principal, ctx.input.id)),
+      verifier_key: (await ledgerIdentity(ctx.database)).verifierKey,
+    };
   },
 });
 
 export const LedgerStatus = z.object({
-  ledger: z.object({ record_count: z.number().int(), checkpoint_tree_size: z.number().int(), records_behind: z.number().int(), checkpoint_age_seconds: z.number().nullable() }),
+  ledger: z.object({
+    record_count: z.number().int(),
+    checkpoint_tree_size: z.number().int(),
+    records_behind: z.number().int(),
+    checkpoint_age_seconds: z.number().nullable(),
+  }),
   ledger_sync_status: z.enum(["in_sync", "behind"]),
   passport_count: z.number().int(),
   checkpoint_size: z.number().int(),
@@ -35,6 +43,11 @@ export const ledgerStatusProcedure = defineConsoleProcedure({
   response: LedgerStatus,
   async handler(ctx) {
     const { status, ...ledger } = await ledgerSync(ctx.database);
-    return { ledger, ledger_sync_status: status, passport_count: await countPassports(ctx.db, ctx.principal), checkpoint_size: ledger.checkpoint_tree_size };
+    return {
+      ledger,
+      ledger_sync_status: status,
+      passport_count: await countPassports(ctx.db, ctx.principal),
+      checkpoint_size: ledger.checkpoint_tree_size,
+    };
   },
 });

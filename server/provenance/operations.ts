@@ -18,7 +18,8 @@ export const listProvenanceOp = defineOperation({
   path: "/v1/provenance",
   tag,
   summary: "List provenance records",
-  description: "The caller's organization's records, newest first, filtered by actor, delegation, grantor, resource, decision, operation and time range.",
+  description:
+    "The caller's organization's records, newest first, filtered by actor, delegation, grantor, resource, decision, operation and time range.",
   capability,
   resourceType: "provenance_record",
   query: ListQuery.extend(s.ProvenanceListQuery.shape),
@@ -55,11 +56,16 @@ export const verifierKeyOp = defineOperation({
   summary: "The note verifier key of the checkpoints' signer (<name>+<key hash>+<base64 key>)",
   capability,
   resourceType: "ledger_key",
-  response: z.string().describe("text/plain verifier key").meta({ example: `${EXAMPLE.verifierKey}\n` }),
+  response: z
+    .string()
+    .describe("text/plain verifier key")
+    .meta({ example: `${EXAMPLE.verifierKey}\n` }),
   responseType: "text/plain",
   successStatus: 200,
   async handler(ctx) {
-    return new Response(`${(await ledgerIdentity(ctx.database)).verifierKey}\n`, { headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    return new Response(`${(await ledgerIdentity(ctx.database)).verifierKey}\n`, {
+      headers: { "Content-Type": "text/plain; charset=utf-8" },
+    });
   },
 });
 
@@ -84,11 +90,15 @@ export const exportOp = defineOperation({
   path: "/v1/provenance/export",
   tag,
   summary: "Stream records [from, to) as NDJSON",
-  description: "One published record per line in leaf order; other organizations' records are redacted to {seq, leaf_hash, redacted}. Verify offline with `npx svc verify`.",
+  description:
+    "One published record per line in leaf order; other organizations' records are redacted to {seq, leaf_hash, redacted}. Verify offline with `npx svc verify`.",
   capability,
   resourceType: "provenance_record",
   query: s.ExportQuery,
-  response: z.string().describe("application/x-ndjson").meta({ example: `${JSON.stringify(s.ProvenanceRecordSchema.meta()?.example)}\n` }),
+  response: z
+    .string()
+    .describe("application/x-ndjson")
+    .meta({ example: `${JSON.stringify(s.ProvenanceRecordSchema.meta()?.example)}\n` }),
   responseType: "application/x-ndjson",
   successStatus: 200,
   handler: (ctx) => exportRecords(ctx.database, ctx.principal, ctx.query.from, ctx.query.to),
@@ -124,4 +134,12 @@ export const proofOp = defineOperation({
   handler: (ctx) => inclusionProof(ctx.database, ctx.principal, ctx.params.id, ctx.query.tree_size),
 });
 
-export const provenanceOperations = [listProvenanceOp, checkpointOp, verifierKeyOp, consistencyOp, exportOp, getProvenanceOp, proofOp];
+export const provenanceOperations = [
+  listProvenanceOp,
+  checkpointOp,
+  verifierKeyOp,
+  consistencyOp,
+  exportOp,
+  getProvenanceOp,
+  proofOp,
+];

@@ -22,6 +22,11 @@ export interface ProvenanceRecord {
   status: number;
   request_hash: string;
   request_id: string;
+  /**
+   * The OpenTelemetry trace the call ran in, when it was traced; absent otherwise (never null), so
+   * the leaf bytes of a record written untraced, or before traces existed, are what they were.
+   */
+  trace_id?: string;
   leaf_hash: string;
 }
 

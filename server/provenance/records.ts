@@ -25,6 +25,7 @@ export function recordView(r: Row): ProvenanceRecord {
     status: r.status,
     request_hash: r.requestHash,
     request_id: r.requestId,
+    ...(r.traceId ? { trace_id: r.traceId } : {}),
     leaf_hash: r.leafHash,
   };
 }
@@ -34,10 +35,19 @@ export function recordView(r: Row): ProvenanceRecord {
  * write procedure needs a `:write` capability). Hidden on request, never deleted: they are a
  * third of a short session's records and bury what the explorer is opened for.
  */
-const CONSOLE_READ = { operation: { startsWith: "TRPC " }, decision: "allowed", OR: [{ capability: null }, { capability: { endsWith: ":read" } }] };
+const CONSOLE_READ = {
+  operation: { startsWith: "TRPC " },
+  decision: "allowed",
+  OR: [{ capability: null }, { capability: { endsWith: ":read" } }],
+};
 
 /** The caller's organization's records, newest first, filtered. */
-export async function listProvenance(db: Db, principal: Principal, query: z.output<typeof ListQuery> & z.output<typeof ProvenanceListQuery>, secret: Buffer) {
+export async function listProvenance(
+  db: Db,
+  principal: Principal,
+  query: z.output<typeof ListQuery> & z.output<typeof ProvenanceListQuery>,
+  secret: Buffer,
+) {
   const { after, take, page } = keyset<Row>(secret, "provenance", query, (last) => [Number(last.seq)]);
   const before = after ? Number(after[0]) : undefined;
   const rows = await db.provenanceRecord.findMany({
@@ -51,7 +61,14 @@ export async function listProvenance(db: Db, principal: Principal, query: z.outp
       ...(query.decision ? { decision: query.decision } : {}),
       ...(query.operation ? { operation: { startsWith: query.operation } } : {}),
       ...(query.console_reads === "exclude" ? { NOT: CONSOLE_READ } : {}),
-      ...(query.from || query.to ? { timestamp: { ...(query.from ? { gte: new Date(query.from) } : {}), ...(query.to ? { lt: new Date(query.to) } : {}) } } : {}),
+      ...(query.from || query.to
+        ? {
+            timestamp: {
+              ...(query.from ? { gte: new Date(query.from) } : {}),
+              ...(query.to ? { lt: new Date(query.to) } : {}),
+            },
+          }
+        : {}),
       ...(before !== undefined ? { seq: { lt: BigInt(before) } } : {}),
     },
     orderBy: { seq: "desc" },

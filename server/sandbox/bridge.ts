@@ -59,7 +59,8 @@ export function registerBridgeEntry(name: string, handler: BridgeHandler): () =>
   if ((BUILT_IN_ENTRIES as readonly string[]).includes(top)) throw new TypeError(`ctx.${top} is built in`);
   if (registry.has(name)) throw new TypeError(`ctx.${name} is already registered`);
   for (const other of registry.keys()) {
-    if (other.startsWith(`${name}.`) || name.startsWith(`${other}.`)) throw new TypeError(`ctx.${name} and ctx.${other} cannot both exist`);
+    if (other.startsWith(`${name}.`) || name.startsWith(`${other}.`))
+      throw new TypeError(`ctx.${name} and ctx.${other} cannot both exist`);
   }
   registry.set(name, handler);
   return () => {

@@ -10,7 +10,8 @@ afterAll(async () => {
   await pool.shutdown();
 });
 
-const run = (code: string, orgDid = "did:svc:org:a") => pool.run({ code, input: null, memoryMb: 32, timeoutMs: 2000, orgDid });
+const run = (code: string, orgDid = "did:svc:org:a") =>
+  pool.run({ code, input: null, memoryMb: 32, timeoutMs: 2000, orgDid });
 
 /** Each probe either sees `undefined` or throws: it never reaches anything of the host. */
 const probes: [string, string][] = [
@@ -34,12 +35,18 @@ describe("nothing of the host is reachable", () => {
   });
 
   it.each([
-    ["import(\"fs\")", `export default async () => (await import("fs")).readFileSync("/etc/passwd", "utf8");`],
-    ["import(\"node:child_process\")", `export default async () => (await import("node:child_process")).execSync("id");`],
-    ["a static import of node:fs", `import fs from "node:fs";\nexport default async () => fs.readFileSync("/etc/passwd", "utf8");`],
+    ['import("fs")', `export default async () => (await import("fs")).readFileSync("/etc/passwd", "utf8");`],
+    ['import("node:child_process")', `export default async () => (await import("node:child_process")).execSync("id");`],
+    [
+      "a static import of node:fs",
+      `import fs from "node:fs";\nexport default async () => fs.readFileSync("/etc/passwd", "utf8");`,
+    ],
   ])("%s throws", async (_, code) => {
     const out = await run(code);
-    expect(out).toMatchObject({ ok: false, error: { code: "handler_error", message: expect.stringMatching(/could not load module/) } });
+    expect(out).toMatchObject({
+      ok: false,
+      error: { code: "handler_error", message: expect.stringMatching(/could not load module/) },
+    });
   });
 
   it("an organization's globals do not leak into another organization's run, nor into its own next run", async () => {

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerBridgeEntry, type RunInfo } from "./bridge";
-import { checkBundle, defaultPoolSize, runBundle, sandboxPool, SandboxPool, shutdownSandbox, type RunBundleRequest } from "./pool";
+import {
+  checkBundle,
+  defaultPoolSize,
+  runBundle,
+  sandboxPool,
+  SandboxPool,
+  shutdownSandbox,
+  type RunBundleRequest,
+} from "./pool";
 
 const ORG = "did:svc:org:test";
 let pool: SandboxPool;
@@ -13,11 +21,15 @@ afterAll(async () => {
   await pool.shutdown();
 });
 
-const run = (code: string, extra: Partial<RunBundleRequest> = {}) => pool.run({ code, input: null, memoryMb: 64, timeoutMs: 2000, orgDid: ORG, ...extra });
+const run = (code: string, extra: Partial<RunBundleRequest> = {}) =>
+  pool.run({ code, input: null, memoryMb: 64, timeoutMs: 2000, orgDid: ORG, ...extra });
 
 describe("a bundle's handler", () => {
   it("returns its value through JSON", async () => {
-    const out = await run(`export default async (input, ctx) => ({ doubled: input.n * 2, when: new Date(0), gone: undefined })`, { input: { n: 21 } });
+    const out = await run(
+      `export default async (input, ctx) => ({ doubled: input.n * 2, when: new Date(0), gone: undefined })`,
+      { input: { n: 21 } },
+    );
     expect(out).toEqual({ ok: true, result: { doubled: 42, when: "1970-01-01T00:00:00.000Z" } });
   });
 
@@ -36,10 +48,18 @@ describe("a bundle's handler", () => {
         await ctx.progress(100);
         return refused;
       }`,
-      { bridge: { onProgress: (p, m) => void progress.push([p, m]), onLog: (l, level) => void lines.push([l, level]) } },
+      {
+        bridge: { onProgress: (p, m) => void progress.push([p, m]), onLog: (l, level) => void lines.push([l, level]) },
+      },
     );
-    expect(out).toEqual({ ok: true, result: "TypeError: ctx.progress: percent must be an integer from 0 to 100 | TypeError" });
-    expect(progress).toEqual([[10, "start"], [100, undefined]]);
+    expect(out).toEqual({
+      ok: true,
+      result: "TypeError: ctx.progress: percent must be an integer from 0 to 100 | TypeError",
+    });
+    expect(progress).toEqual([
+      [10, "start"],
+      [100, undefined],
+    ]);
     expect(lines).toEqual([
       ['state {"a":1,"big":"2n","self":"[Circular]"} [1,2]', "info"],
       ["careful", "warn"],
@@ -48,9 +68,12 @@ describe("a bundle's handler", () => {
 
   it("caps the log at 200 lines of 2,048 characters", async () => {
     const lines: string[] = [];
-    const out = await run(`export default async (i, ctx) => { for (let k = 0; k < 500; k++) ctx.log("x".repeat(5000)); return 1; }`, {
-      bridge: { onLog: (l) => void lines.push(l) },
-    });
+    const out = await run(
+      `export default async (i, ctx) => { for (let k = 0; k < 500; k++) ctx.log("x".repeat(5000)); return 1; }`,
+      {
+        bridge: { onLog: (l) => void lines.push(l) },
+      },
+    );
     expect(out.ok).toBe(true);
     expect(lines).toHaveLength(201);
     expect(lines[0]).toHaveLength(2048);
@@ -121,13 +144,24 @@ describe("faults end the run with their code", () => {
   });
 
   it("deep recursion ends with stack_overflow, while 1000 frames are fine", async () => {
-    expect(await run(`const f = (n) => f(n + 1) + 1; export default async () => f(0);`)).toMatchObject({ ok: false, error: { code: "stack_overflow" } });
-    expect(await run(`const f = (n) => n === 0 ? 0 : f(n - 1) + 1; export default async () => f(1000);`)).toEqual({ ok: true, result: 1000 });
+    expect(await run(`const f = (n) => f(n + 1) + 1; export default async () => f(0);`)).toMatchObject({
+      ok: false,
+      error: { code: "stack_overflow" },
+    });
+    expect(await run(`const f = (n) => n === 0 ? 0 : f(n - 1) + 1; export default async () => f(1000);`)).toEqual({
+      ok: true,
+      result: 1000,
+    });
   });
 
   it("a thrown error is handler_error with its name, message and stack", async () => {
-    const out = await run(`function inner() { throw new RangeError("no such thing"); }\nexport default async () => inner();`);
-    expect(out).toMatchObject({ ok: false, error: { code: "handler_error", name: "RangeError", message: "no such thing" } });
+    const out = await run(
+      `function inner() { throw new RangeError("no such thing"); }\nexport default async () => inner();`,
+    );
+    expect(out).toMatchObject({
+      ok: false,
+      error: { code: "handler_error", name: "RangeError", message: "no such thing" },
+    });
     expect(!out.ok && out.error.stack).toMatch(/inner/);
   });
 
@@ -148,24 +182,44 @@ describe("faults end the run with their code", () => {
   });
 
   it("the slot runs again normally after every fault", async () => {
-    const outs = await Promise.all([run(`export default async () => "fine"`), run(`export default async () => "also fine"`)]);
-    expect(outs).toEqual([{ ok: true, result: "fine" }, { ok: true, result: "also fine" }]);
+    const outs = await Promise.all([
+      run(`export default async () => "fine"`),
+      run(`export default async () => "also fine"`),
+    ]);
+    expect(outs).toEqual([
+      { ok: true, result: "fine" },
+      { ok: true, result: "also fine" },
+    ]);
   });
 });
 
 describe("loading a bundle", () => {
   it("a module that does not parse is syntax_error", async () => {
-    expect(await run(`export default async (input => input`)).toMatchObject({ ok: false, error: { code: "syntax_error" } });
-    expect(await pool.check({ code: `export default async (input => input`, orgDid: ORG })).toMatchObject({ ok: false, error: { code: "syntax_error" } });
+    expect(await run(`export default async (input => input`)).toMatchObject({
+      ok: false,
+      error: { code: "syntax_error" },
+    });
+    expect(await pool.check({ code: `export default async (input => input`, orgDid: ORG })).toMatchObject({
+      ok: false,
+      error: { code: "syntax_error" },
+    });
   });
 
   it("a module without a default function is no_handler", async () => {
-    expect(await run(`export const handler = async () => 1;`)).toMatchObject({ ok: false, error: { code: "no_handler" } });
-    expect(await pool.check({ code: `export default 42;`, orgDid: ORG })).toMatchObject({ ok: false, error: { code: "no_handler" } });
+    expect(await run(`export const handler = async () => 1;`)).toMatchObject({
+      ok: false,
+      error: { code: "no_handler" },
+    });
+    expect(await pool.check({ code: `export default 42;`, orgDid: ORG })).toMatchObject({
+      ok: false,
+      error: { code: "no_handler" },
+    });
   });
 
   it("check accepts a module with a default function without calling it", async () => {
-    expect(await pool.check({ code: `export default async () => { while (true) {} };`, orgDid: ORG })).toEqual({ ok: true });
+    expect(await pool.check({ code: `export default async () => { while (true) {} };`, orgDid: ORG })).toEqual({
+      ok: true,
+    });
   });
 });
 
@@ -207,7 +261,12 @@ describe("the process's pool", () => {
       expect(sandboxPool()).toBe(sandboxPool());
       expect(sandboxPool().size).toBe(1);
       expect(await checkBundle({ code: `export default async () => 1`, orgDid: ORG })).toEqual({ ok: true });
-      const busy = runBundle({ code: `export default async () => { while (true) {} }`, memoryMb: 16, timeoutMs: 30_000, orgDid: ORG });
+      const busy = runBundle({
+        code: `export default async () => { while (true) {} }`,
+        memoryMb: 16,
+        timeoutMs: 30_000,
+        orgDid: ORG,
+      });
       const queued = runBundle({ code: `export default async () => 1`, memoryMb: 16, timeoutMs: 1000, orgDid: ORG });
       expect(sandboxPool().stats()).toEqual({ size: 1, busy: 1, queued: 1 });
       await shutdownSandbox();
@@ -267,7 +326,13 @@ describe("sharing threads between organizations", () => {
     const one = new SandboxPool({ size: 1 });
     try {
       await one.warm();
-      const order = await finishOrder(one, [["A", 0], ["A", 1], ["A", 2], ["B", 0], ["B", 1]]);
+      const order = await finishOrder(one, [
+        ["A", 0],
+        ["A", 1],
+        ["A", 2],
+        ["B", 0],
+        ["B", 1],
+      ]);
       expect(order).toEqual(["A0", "B0", "A1", "B1", "A2"]);
     } finally {
       await one.shutdown();

@@ -3,8 +3,11 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { startSpan, type DetachedSpan } from "../telemetry/tracing";
 import { BUILT_IN_ENTRIES, bridgeEntries, type BridgeHandler, type RunBridge, type RunInfo } from "./bridge";
 import { processWide } from "../processWide";
+import { logger } from "../telemetry/log";
+import { sampleSandboxWith } from "../telemetry/metrics";
 
 /**
  * The host side of the sandbox: a pool of worker threads, each running one bundle at a time in a
@@ -69,6 +72,8 @@ interface PendingRun {
   slot?: Slot;
   timers: NodeJS.Timeout[];
   resolve: (outcome: SandboxOutcome) => void;
+  /** The run's span: its bridge calls (connector calls…) run in it, so they join the caller's trace. */
+  span: DetachedSpan;
 }
 
 interface Slot {
@@ -86,7 +91,9 @@ interface Slot {
 // time. When this module has been bundled, the file is found from the project root instead.
 function threadEntry(): string {
   const beside = join(dirname(fileURLToPath(import.meta.url)), "thread.mjs");
-  const path = existsSync(/* turbopackIgnore: true */ beside) ? beside : join(/* turbopackIgnore: true */ process.cwd(), "server", "sandbox", "thread.mjs");
+  const path = existsSync(/* turbopackIgnore: true */ beside)
+    ? beside
+    : join(/* turbopackIgnore: true */ process.cwd(), "server", "sandbox", "thread.mjs");
   return pathToFileURL(path).href;
 }
 const BOOT = `import(require("node:worker_threads").workerData.entry);`;
@@ -96,7 +103,8 @@ export function defaultPoolSize(): number {
   const raw = process.env.SVC_SANDBOX_THREADS;
   if (raw === undefined || raw === "") return Math.max(1, availableParallelism() - 1);
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 256) throw new Error(`SVC_SANDBOX_THREADS must be an integer from 1 to 256, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < 1 || n > 256)
+    throw new Error(`SVC_SANDBOX_THREADS must be an integer from 1 to 256, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -130,19 +138,26 @@ export class SandboxPool {
 
   /** Loads a bundle without calling it: `no_handler` unless its default export is a function, `syntax_error` if it does not parse. */
   async check(request: { code: string; orgDid: string; memoryMb?: number; timeoutMs?: number }): Promise<CheckOutcome> {
-    const outcome = await this.submit("check", { code: request.code, orgDid: request.orgDid, memoryMb: request.memoryMb ?? DEFAULT_MEMORY_MB, timeoutMs: request.timeoutMs ?? 5000 });
+    const outcome = await this.submit("check", {
+      code: request.code,
+      orgDid: request.orgDid,
+      memoryMb: request.memoryMb ?? DEFAULT_MEMORY_MB,
+      timeoutMs: request.timeoutMs ?? 5000,
+    });
     return outcome.ok ? { ok: true } : outcome;
   }
 
   /** Terminates every thread; runs still waiting or running end as `cancelled`. */
   async shutdown(): Promise<void> {
     this.closed = true;
-    for (const run of this.queue.splice(0)) this.finish(run, { ok: false, error: { code: "cancelled", message: "The sandbox shut down" } });
+    for (const run of this.queue.splice(0))
+      this.finish(run, { ok: false, error: { code: "cancelled", message: "The sandbox shut down" } });
     await Promise.all(
       this.slots.map(async (slot, i) => {
         this.slots[i] = undefined;
         if (!slot) return;
-        if (slot.active) this.finish(slot.active, { ok: false, error: { code: "cancelled", message: "The sandbox shut down" } });
+        if (slot.active)
+          this.finish(slot.active, { ok: false, error: { code: "cancelled", message: "The sandbox shut down" } });
         await slot.worker.terminate();
       }),
     );
@@ -150,12 +165,21 @@ export class SandboxPool {
 
   private submit(mode: "run" | "check", request: RunBundleRequest): SandboxRun {
     const { memoryMb, timeoutMs } = request;
-    if (!Number.isInteger(memoryMb) || memoryMb < 1 || memoryMb > MAX_MEMORY_MB) throw new RangeError(`memoryMb must be an integer from 1 to ${MAX_MEMORY_MB}`);
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) throw new RangeError(`timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS}`);
+    if (!Number.isInteger(memoryMb) || memoryMb < 1 || memoryMb > MAX_MEMORY_MB)
+      throw new RangeError(`memoryMb must be an integer from 1 to ${MAX_MEMORY_MB}`);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS)
+      throw new RangeError(`timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS}`);
     const runId = `run_${process.pid}_${++runs.seq}`;
     const abort = new AbortController();
     let resolve!: (outcome: SandboxOutcome) => void;
-    const promise = new Promise<SandboxOutcome>((r) => (resolve = r));
+    const span = startSpan(`sandbox ${mode}`, { "svc.organization": request.orgDid, "svc.sandbox.run_id": runId });
+    const promise = new Promise<SandboxOutcome>(
+      (r) =>
+        (resolve = (outcome) => {
+          span.end(outcome.ok ? undefined : outcome.error.code);
+          r(outcome);
+        }),
+    );
     const run: PendingRun = {
       runId,
       mode,
@@ -166,6 +190,7 @@ export class SandboxPool {
       cancelFlag: new Int32Array(new SharedArrayBuffer(4)),
       timers: [],
       resolve,
+      span,
     };
     if (this.closed) resolve({ ok: false, error: { code: "cancelled", message: "The sandbox shut down" } });
     else {
@@ -214,7 +239,8 @@ export class SandboxPool {
    */
   private nextFair(): number {
     const held = new Map<string, number>();
-    for (const s of this.slots) if (s?.active) held.set(s.active.request.orgDid, (held.get(s.active.request.orgDid) ?? 0) + 1);
+    for (const s of this.slots)
+      if (s?.active) held.set(s.active.request.orgDid, (held.get(s.active.request.orgDid) ?? 0) + 1);
     let best = 0;
     let bestKey: [number, number] | undefined;
     const seen = new Set<string>();
@@ -249,7 +275,12 @@ export class SandboxPool {
       cancel: run.cancelFlag.buffer,
     });
     // The interrupt handler enforces the deadline; this only catches a thread stuck where it is never called.
-    run.timers.push(setTimeout(() => this.kill(slot, { code: "timeout", message: "The run passed its time limit" }), timeoutMs + BACKSTOP_MS));
+    run.timers.push(
+      setTimeout(
+        () => this.kill(slot, { code: "timeout", message: "The run passed its time limit" }),
+        timeoutMs + BACKSTOP_MS,
+      ),
+    );
   }
 
   private slotAt(i: number): Slot {
@@ -269,7 +300,10 @@ export class SandboxPool {
     worker.on("message", (m: ThreadMessage) => this.onMessage(slot, m));
     worker.on("error", (e: Error & { code?: string }) => {
       const memory = e.code === "ERR_WORKER_OUT_OF_MEMORY";
-      this.kill(slot, { code: memory ? "memory_limit" : "internal", message: memory ? "The sandbox ran out of memory" : `The sandbox thread failed: ${e.message}` });
+      this.kill(slot, {
+        code: memory ? "memory_limit" : "internal",
+        message: memory ? "The sandbox ran out of memory" : `The sandbox thread failed: ${e.message}`,
+      });
     });
     worker.on("exit", () => this.kill(slot, { code: "internal", message: "The sandbox thread exited" }));
     this.slots[i] = slot;
@@ -278,7 +312,7 @@ export class SandboxPool {
 
   private onMessage(slot: Slot, m: ThreadMessage): void {
     if (m.type === "ready") {
-      if (m.error) console.error(`svc: sandbox thread failed to warm up: ${m.error}`);
+      if (m.error) logger().error(`sandbox thread failed to warm up: ${m.error}`);
       slot.started = true;
       slot.markReady();
       return;
@@ -305,13 +339,18 @@ export class SandboxPool {
    */
   private notify(run: PendingRun, kind: string, values: unknown[]): void {
     const bridge = run.request.bridge;
-    const report = (e: unknown) => console.error(`svc: sandbox ${kind} callback failed:`, e);
+    const report = (e: unknown) => logger().error({ err: e }, `sandbox ${kind} callback failed`);
     try {
       let pending: void | Promise<void> | undefined;
       if (kind === "progress") {
         const [percent, message] = values;
         if (!Number.isInteger(percent) || (percent as number) < 0 || (percent as number) > 100) return;
-        if (message !== undefined && message !== null && (typeof message !== "string" || message.length > PROGRESS_MESSAGE_CHARS)) return;
+        if (
+          message !== undefined &&
+          message !== null &&
+          (typeof message !== "string" || message.length > PROGRESS_MESSAGE_CHARS)
+        )
+          return;
         pending = bridge?.onProgress?.(percent as number, message ?? undefined);
       } else if (kind === "log") {
         const [line, level = "info"] = values;
@@ -328,9 +367,10 @@ export class SandboxPool {
     let reply: { value: string } | { error: { name: string; message: string } };
     try {
       const handler = run.entries.get(name);
-      if (!handler || (BUILT_IN_ENTRIES as readonly string[]).includes(name)) throw new TypeError(`ctx.${name} is not available`);
+      if (!handler || (BUILT_IN_ENTRIES as readonly string[]).includes(name))
+        throw new TypeError(`ctx.${name} is not available`);
       const parsed: unknown = JSON.parse(args);
-      const value = await handler(run.info, Array.isArray(parsed) ? parsed : []);
+      const value = await run.span.within(() => handler(run.info, Array.isArray(parsed) ? parsed : []));
       reply = { value: JSON.stringify(value ?? null) ?? "null" };
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
@@ -352,7 +392,7 @@ export class SandboxPool {
     void slot.worker.terminate();
     if (this.closed) return;
     if (slot.started) this.slotAt(i);
-    else console.error(`svc: a sandbox thread failed to start: ${error.message}`);
+    else logger().error(`a sandbox thread failed to start: ${error.message}`);
     this.pump();
   }
 
@@ -375,6 +415,7 @@ const pool = processWide("sandbox.pool", () => ({ current: undefined as SandboxP
 
 /** The process's pool (`SVC_SANDBOX_THREADS` threads), started on first use. */
 export function sandboxPool(): SandboxPool {
+  if (!pool.current) sampleSandboxWith(() => pool.current?.stats());
   pool.current ??= new SandboxPool();
   return pool.current;
 }
@@ -385,7 +426,12 @@ export function runBundle(request: RunBundleRequest): SandboxRun {
 }
 
 /** Checks a bundle in the process's pool (deploy); see `SandboxPool.check`. */
-export function checkBundle(request: { code: string; orgDid: string; memoryMb?: number; timeoutMs?: number }): Promise<CheckOutcome> {
+export function checkBundle(request: {
+  code: string;
+  orgDid: string;
+  memoryMb?: number;
+  timeoutMs?: number;
+}): Promise<CheckOutcome> {
   return sandboxPool().check(request);
 }
 

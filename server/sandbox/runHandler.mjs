@@ -24,15 +24,19 @@ let spare;
 
 /** @param {number} memoryBytes */
 async function freshInstance(memoryBytes) {
-  compiled ??= WebAssembly.compile(readFileSync(createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm")));
+  compiled ??= WebAssembly.compile(
+    readFileSync(createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm")),
+  );
   // QuickJS's setMemoryLimit does not count large strings and typed arrays in this build
   // (quickjs-emscripten #255, #271); a WebAssembly.Memory that cannot grow past the limit does.
   const maximum = Math.max(MIN_PAGES, Math.ceil((memoryBytes + HEADROOM) / PAGE));
-  return newQuickJSWASMModuleFromVariant(newVariant(releaseSync, {
-    wasmModule: await compiled,
-    wasmMemory: new WebAssembly.Memory({ initial: MIN_PAGES, maximum }),
-    emscriptenModule: { print: () => {}, printErr: () => {} },
-  }));
+  return newQuickJSWASMModuleFromVariant(
+    newVariant(releaseSync, {
+      wasmModule: await compiled,
+      wasmMemory: new WebAssembly.Memory({ initial: MIN_PAGES, maximum }),
+      emscriptenModule: { print: () => {}, printErr: () => {} },
+    }),
+  );
 }
 
 /**
@@ -42,8 +46,13 @@ async function freshInstance(memoryBytes) {
 export async function warmUp(memoryBytes) {
   const cancelFlag = new Int32Array(new SharedArrayBuffer(4));
   const hooks = { call: async () => "null", notify: () => {}, onCancel: () => {} };
-  const code = "export default async (i, ctx) => { await ctx.progress(50, 'warm'); ctx.log(i); await ctx.warm.call(i); return i; }";
-  for (let i = 0; i < 30; i++) await runHandler({ mode: "run", code, input: { i }, memoryBytes, timeoutMs: 5000, orgDid: "", entries: ["warm.call"], cancelFlag }, hooks);
+  const code =
+    "export default async (i, ctx) => { await ctx.progress(50, 'warm'); ctx.log(i); await ctx.warm.call(i); return i; }";
+  for (let i = 0; i < 30; i++)
+    await runHandler(
+      { mode: "run", code, input: { i }, memoryBytes, timeoutMs: 5000, orgDid: "", entries: ["warm.call"], cancelFlag },
+      hooks,
+    );
   dropInstance();
   prepareSpare(memoryBytes);
   await spare?.module;
@@ -53,7 +62,9 @@ export async function warmUp(memoryBytes) {
 export function prepareSpare(memoryBytes) {
   if (spare && spare.memoryBytes === memoryBytes) return;
   const module = freshInstance(memoryBytes);
-  module.catch(() => { if (spare?.module === module) spare = undefined; });
+  module.catch(() => {
+    if (spare?.module === module) spare = undefined;
+  });
   spare = { memoryBytes, module };
 }
 
@@ -77,7 +88,8 @@ function dropInstance() {
   current = undefined;
 }
 
-const MEMORY_MESSAGE = /out of memory|invalid (string|array|array buffer) length|array buffer allocation failed|OOM|memory access out of bounds/i;
+const MEMORY_MESSAGE =
+  /out of memory|invalid (string|array|array buffer) length|array buffer allocation failed|OOM|memory access out of bounds/i;
 
 /**
  * @typedef {{ code: string, message: string, name?: string, stack?: string }} SandboxError
@@ -110,19 +122,27 @@ export async function runHandler(req, hooks) {
   const own = (h) => (handles.push(h), h);
   /** @type {(outcome: Outcome) => void} */
   let abort = () => {};
-  const aborted = new Promise((resolve) => { abort = resolve; });
-  hooks.onCancel(() => { stopped ??= "cancelled"; abort({ ok: false, error: { code: "cancelled", message: "The run was cancelled" } }); });
+  const aborted = new Promise((resolve) => {
+    abort = resolve;
+  });
+  hooks.onCancel(() => {
+    stopped ??= "cancelled";
+    abort({ ok: false, error: { code: "cancelled", message: "The run was cancelled" } });
+  });
   let QuickJS, runtime, vm;
   try {
     QuickJS = await instanceFor(req.orgDid, req.memoryBytes);
-    if (Atomics.load(req.cancelFlag, 0) === 1) { faulted = false; return { ok: false, error: { code: "cancelled", message: "The run was cancelled" } }; }
+    if (Atomics.load(req.cancelFlag, 0) === 1) {
+      faulted = false;
+      return { ok: false, error: { code: "cancelled", message: "The run was cancelled" } };
+    }
     runtime = QuickJS.newRuntime();
     runtime.setMemoryLimit(req.memoryBytes);
     runtime.setMaxStackSize(STACK_BYTES);
     const timeUp = shouldInterruptAfterDeadline(deadline);
     runtime.setInterruptHandler((rt) => {
-      if (Atomics.load(req.cancelFlag, 0) === 1) return (stopped ??= "cancelled"), true;
-      if (timeUp(rt)) return (stopped ??= "timeout"), true;
+      if (Atomics.load(req.cancelFlag, 0) === 1) return ((stopped ??= "cancelled"), true);
+      if (timeUp(rt)) return ((stopped ??= "timeout"), true);
       return false;
     });
     vm = runtime.newContext();
@@ -135,31 +155,38 @@ export async function runHandler(req, hooks) {
       if (r.error) abort({ ok: false, error: guestError(r.error) });
     };
 
-    const callH = own(vm.newFunction("__svcCall", (nameH, jsonH) => {
-      const name = vm.getString(nameH);
-      const json = vm.getString(jsonH);
-      const deferred = own(vm.newPromise());
-      hooks.call(name, json).then(
-        (valueJson) => {
-          if (finished || !deferred.alive) return;
-          const s = vm.newString(valueJson);
-          deferred.resolve(s);
-          s.dispose();
-          drain();
-        },
-        (e) => {
-          if (finished || !deferred.alive) return;
-          const errH = vm.newError({ name: String(e?.name ?? "Error"), message: String(e?.message ?? e) });
-          deferred.reject(errH);
-          errH.dispose();
-          drain();
-        },
-      );
-      return deferred.handle.dup();
-    }));
-    const notifyH = own(vm.newFunction("__svcNotify", (kindH, ...valueHs) => {
-      hooks.notify(vm.getString(kindH), valueHs.map((h) => vm.dump(h)));
-    }));
+    const callH = own(
+      vm.newFunction("__svcCall", (nameH, jsonH) => {
+        const name = vm.getString(nameH);
+        const json = vm.getString(jsonH);
+        const deferred = own(vm.newPromise());
+        hooks.call(name, json).then(
+          (valueJson) => {
+            if (finished || !deferred.alive) return;
+            const s = vm.newString(valueJson);
+            deferred.resolve(s);
+            s.dispose();
+            drain();
+          },
+          (e) => {
+            if (finished || !deferred.alive) return;
+            const errH = vm.newError({ name: String(e?.name ?? "Error"), message: String(e?.message ?? e) });
+            deferred.reject(errH);
+            errH.dispose();
+            drain();
+          },
+        );
+        return deferred.handle.dup();
+      }),
+    );
+    const notifyH = own(
+      vm.newFunction("__svcNotify", (kindH, ...valueHs) => {
+        hooks.notify(
+          vm.getString(kindH),
+          valueHs.map((h) => vm.dump(h)),
+        );
+      }),
+    );
     vm.setProp(vm.global, "__svcCall", callH);
     vm.setProp(vm.global, "__svcNotify", notifyH);
     const preludeR = vm.evalCode(preludeSource(req.entries), "svc:prelude.js", { type: "global" });
@@ -172,14 +199,22 @@ export async function runHandler(req, hooks) {
       drain();
       let timer;
       const limit = new Promise((resolve) => {
-        timer = setTimeout(() => { stopped ??= "timeout"; resolve({ ok: false, error: stopError("timeout") }); }, Math.max(0, deadline - Date.now()));
+        timer = setTimeout(
+          () => {
+            stopped ??= "timeout";
+            resolve({ ok: false, error: stopError("timeout") });
+          },
+          Math.max(0, deadline - Date.now()),
+        );
       });
       try {
         const r = await Promise.race([native.then((x) => ({ settled: x })), limit, aborted]);
         if (!("settled" in r)) throw r;
         if (r.settled.error) throw { ok: false, error: guestError(r.settled.error) };
         return own(r.settled.value);
-      } finally { clearTimeout(timer); }
+      } finally {
+        clearTimeout(timer);
+      }
     };
 
     const modR = vm.evalCode(req.code, "bundle.js", { type: "module" });
@@ -194,9 +229,18 @@ export async function runHandler(req, hooks) {
     const fnH = own(vm.getProp(nsH, "default"));
     if (vm.typeof(fnH) !== "function") {
       faulted = false;
-      return { ok: false, error: { code: "no_handler", message: "The bundle's default export is not a function: export default async (input, ctx) => result" } };
+      return {
+        ok: false,
+        error: {
+          code: "no_handler",
+          message: "The bundle's default export is not a function: export default async (input, ctx) => result",
+        },
+      };
     }
-    if (req.mode === "check") { faulted = false; return { ok: true }; }
+    if (req.mode === "check") {
+      faulted = false;
+      return { ok: true };
+    }
 
     const ctxH = own(vm.getProp(svcH, "ctx"));
     const parseH = own(vm.getProp(svcH, "parse"));
@@ -220,11 +264,27 @@ export async function runHandler(req, hooks) {
       return e;
     }
     const message = String(e?.message ?? e);
-    return { ok: false, error: stopped ? stopError(stopped) : { code: MEMORY_MESSAGE.test(message) ? "memory_limit" : "internal", message } };
+    return {
+      ok: false,
+      error: stopped
+        ? stopError(stopped)
+        : { code: MEMORY_MESSAGE.test(message) ? "memory_limit" : "internal", message },
+    };
   } finally {
     finished = true;
-    for (const h of handles.reverse()) { try { if (h.alive) h.dispose(); } catch { faulted = true; } }
-    try { vm?.dispose(); runtime?.dispose(); } catch { faulted = true; }
+    for (const h of handles.reverse()) {
+      try {
+        if (h.alive) h.dispose();
+      } catch {
+        faulted = true;
+      }
+    }
+    try {
+      vm?.dispose();
+      runtime?.dispose();
+    } catch {
+      faulted = true;
+    }
     if (faulted) dropInstance();
   }
 }
@@ -247,7 +307,11 @@ function describe(vm, errH, stopped) {
     if (vm.typeof(errH) === "object") {
       const read = (prop) => {
         const h = vm.getProp(errH, prop);
-        try { return vm.typeof(h) === "string" ? vm.getString(h) : undefined; } finally { h.dispose(); }
+        try {
+          return vm.typeof(h) === "string" ? vm.getString(h) : undefined;
+        } finally {
+          h.dispose();
+        }
       };
       name = read("name");
       message = read("message");
@@ -255,7 +319,7 @@ function describe(vm, errH, stopped) {
     }
     if (message === undefined) {
       const d = vm.dump(errH);
-      message = typeof d === "string" ? d : JSON.stringify(d) ?? String(d);
+      message = typeof d === "string" ? d : (JSON.stringify(d) ?? String(d));
     }
   } catch (e) {
     // Reading the error itself failed: the heap is exhausted or the instance is broken.
@@ -263,8 +327,10 @@ function describe(vm, errH, stopped) {
   }
   const text = `${name ?? ""}: ${message}`;
   let code = "handler_error";
-  if (/^InternalError: stack overflow/.test(text) || (name === "RangeError" && /call stack/i.test(message))) code = "stack_overflow";
-  else if ((name === "InternalError" || name === "RangeError" || name === undefined) && MEMORY_MESSAGE.test(message)) code = "memory_limit";
+  if (/^InternalError: stack overflow/.test(text) || (name === "RangeError" && /call stack/i.test(message)))
+    code = "stack_overflow";
+  else if ((name === "InternalError" || name === "RangeError" || name === undefined) && MEMORY_MESSAGE.test(message))
+    code = "memory_limit";
   else if (name === "InternalError" && message === "interrupted") code = "timeout";
   const error = { code, message: String(message).slice(0, 4096) };
   if (name !== undefined) error.name = name;

@@ -34,16 +34,29 @@ async function run(m) {
   let onCancel;
   active = { runId: m.runId, cancel: () => onCancel?.() };
   const outcome = await runHandler(
-    { mode: m.mode, code: m.code, input: m.input, memoryBytes: m.memoryBytes, timeoutMs: m.timeoutMs, orgDid: m.orgDid, entries: m.entries, cancelFlag },
     {
-      call: (name, json) => new Promise((resolve, reject) => {
-        const callId = ++nextCall;
-        mine.add(callId);
-        waiting.set(callId, { resolve, reject });
-        port.postMessage({ type: "call", runId: m.runId, callId, name, args: json });
-      }),
+      mode: m.mode,
+      code: m.code,
+      input: m.input,
+      memoryBytes: m.memoryBytes,
+      timeoutMs: m.timeoutMs,
+      orgDid: m.orgDid,
+      entries: m.entries,
+      cancelFlag,
+    },
+    {
+      call: (name, json) =>
+        new Promise((resolve, reject) => {
+          const callId = ++nextCall;
+          mine.add(callId);
+          waiting.set(callId, { resolve, reject });
+          port.postMessage({ type: "call", runId: m.runId, callId, name, args: json });
+        }),
       notify: (kind, values) => port.postMessage({ type: "notify", runId: m.runId, kind, values }),
-      onCancel: (listener) => { onCancel = listener; if (Atomics.load(cancelFlag, 0) === 1) listener(); },
+      onCancel: (listener) => {
+        onCancel = listener;
+        if (Atomics.load(cancelFlag, 0) === 1) listener();
+      },
     },
   );
   // Answers that arrive after the run ended have nobody to go to.
@@ -51,7 +64,9 @@ async function run(m) {
   active = undefined;
   port.postMessage({ type: "done", runId: m.runId, outcome });
   // The next organization (or this one after a fault) finds an instance ready.
-  setImmediate(() => { if (!active) prepareSpare(m.memoryBytes); });
+  setImmediate(() => {
+    if (!active) prepareSpare(m.memoryBytes);
+  });
 }
 
 warmUp(workerData?.memoryBytes ?? 64 * 1024 * 1024).then(

@@ -14,7 +14,9 @@ const ROOT_KEY = "root_org_did";
  * ledger never signed with stops here rather than fork the checkpoints). Safe to run from
  * several processes at the same time.
  */
-export async function bootstrap(log: (line: string) => void = () => undefined): Promise<{ rootOrgDid: string; created: boolean }> {
+export async function bootstrap(
+  log: (line: string) => void = () => undefined,
+): Promise<{ rootOrgDid: string; created: boolean }> {
   await migrate(log);
   await keyRing();
   const db = await database();
@@ -39,7 +41,10 @@ export async function rootOrgDid(db: Database): Promise<string | undefined> {
   return row?.value;
 }
 
-async function ensureRootOrganization(db: Database, log: (line: string) => void): Promise<{ rootOrgDid: string; created: boolean }> {
+async function ensureRootOrganization(
+  db: Database,
+  log: (line: string) => void,
+): Promise<{ rootOrgDid: string; created: boolean }> {
   const existing = await rootOrgDid(db);
   if (existing) return { rootOrgDid: existing, created: false };
   // The root organization is the deployment itself: it has no key pair anywhere, so its DID is
@@ -48,7 +53,9 @@ async function ensureRootOrganization(db: Database, log: (line: string) => void)
   try {
     await db.writeTx(async (tx) => {
       await tx.serviceState.create({ data: { key: ROOT_KEY, value: did } });
-      await tx.organization.create({ data: { orgDid: did, name: process.env.SVC_ROOT_ORG_NAME || "Root organization", slug: "root", isRoot: true } });
+      await tx.organization.create({
+        data: { orgDid: did, name: process.env.SVC_ROOT_ORG_NAME || "Root organization", slug: "root", isRoot: true },
+      });
     });
   } catch (e) {
     const winner = await rootOrgDid(db);

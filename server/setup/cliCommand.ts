@@ -12,10 +12,15 @@ function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-export function cliCommand(args: string, env: Record<string, string | undefined> = process.env, cwd = process.cwd()): string {
+export function cliCommand(
+  args: string,
+  env: Record<string, string | undefined> = process.env,
+  cwd = process.cwd(),
+): string {
   const prefix: string[] = [];
   const dataDir = env.DATA_DIR;
-  if (dataDir && resolve(cwd, dataDir) !== resolve(cwd, DEFAULT_DATA_DIR)) prefix.push(`DATA_DIR=${shellQuote(isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir))}`);
+  if (dataDir && resolve(cwd, dataDir) !== resolve(cwd, DEFAULT_DATA_DIR))
+    prefix.push(`DATA_DIR=${shellQuote(isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir))}`);
   if (env.DATABASE_URL) {
     let url = env.DATABASE_URL;
     if (/^postgres(ql)?:\/\//.test(url)) {
@@ -33,7 +38,11 @@ export function cliCommand(args: string, env: Record<string, string | undefined>
 }
 
 /** What the first start prints for API clients: the command for this server, then a first call. */
-export function apiClientHint(publicUrl: string, env: Record<string, string | undefined> = process.env, cwd = process.cwd()): string[] {
+export function apiClientHint(
+  publicUrl: string,
+  env: Record<string, string | undefined> = process.env,
+  cwd = process.cwd(),
+): string[] {
   return [
     "API clients: mint the first API key with (from this directory; the command names this server's database)",
     `    ${cliCommand("keys create", env, cwd)}`,

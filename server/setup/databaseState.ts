@@ -32,7 +32,9 @@ export async function databaseState(cfg: Config = config()): Promise<DatabaseSta
       : `SELECT COUNT(*) AS "n" FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('_prisma_migrations', 'service_state')`,
   );
   if (Number(migrations?.n ?? 0) < 2) return "not_migrated";
-  const [root] = await db.raw.query<{ value: string }>(`SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`);
+  const [root] = await db.raw.query<{ value: string }>(
+    `SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`,
+  );
   return root ? "ready" : "no_root_organization";
 }
 

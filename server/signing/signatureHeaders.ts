@@ -14,7 +14,12 @@ export interface SignatureHeaders {
  * the same on every retry of a message so receivers can deduplicate; `body` is signed byte for byte
  * and must be sent exactly as given.
  */
-export function signatureHeaders(message: { msgId: string; timestamp: Date; body: string | Uint8Array; secrets: readonly string[] }): SignatureHeaders {
+export function signatureHeaders(message: {
+  msgId: string;
+  timestamp: Date;
+  body: string | Uint8Array;
+  secrets: readonly string[];
+}): SignatureHeaders {
   const { msgId, timestamp, body, secrets } = message;
   if (!msgId || /\s/.test(msgId)) throw new Error("a webhook message id is non-empty and without white space");
   if (secrets.length === 0) throw new Error("at least one signing secret is needed");

@@ -70,9 +70,15 @@ export async function sendSignedPost(post: SignedPost): Promise<SignedPostOutcom
     });
     statusCode = res.status;
     responseExcerpt = res.body.subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8");
-    responseHeaders = Object.fromEntries(Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(", ") : v]])));
+    responseHeaders = Object.fromEntries(
+      Object.entries(res.headers).flatMap(([k, v]) =>
+        v === undefined ? [] : [[k, Array.isArray(v) ? v.join(", ") : v]],
+      ),
+    );
   } catch (err) {
-    error = (err instanceof OutboundError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err)).slice(0, 1000);
+    error = (
+      err instanceof OutboundError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err)
+    ).slice(0, 1000);
     refused = err instanceof OutboundRefused;
   }
   const bodyBytes = Buffer.from(post.body);
@@ -110,7 +116,10 @@ export function deliveryRecord(
   kind: "WEBHOOK" | "CALLBACK",
   post: Pick<SignedPost, "url" | "msgId" | "body">,
   outcome: Pick<SignedPostOutcome, "statusCode" | "refused">,
-  who: Pick<ProvenanceEntry, "org_did" | "actor_did" | "delegation_id" | "grantor_did" | "resource_type" | "resource_id">,
+  who: Pick<
+    ProvenanceEntry,
+    "org_did" | "actor_did" | "delegation_id" | "grantor_did" | "resource_type" | "resource_id"
+  >,
 ): ProvenanceEntry {
   return {
     ...who,

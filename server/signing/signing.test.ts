@@ -28,7 +28,11 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const body = JSON.stringify({ type: "execution.completed", timestamp: new Date().toISOString(), data: { id: "exe_1", status: "completed", note: "ünïcode" } });
+const body = JSON.stringify({
+  type: "execution.completed",
+  timestamp: new Date().toISOString(),
+  data: { id: "exe_1", status: "completed", note: "ünïcode" },
+});
 
 describe("webhook secrets", () => {
   it("are whsec_ and 32 random bytes", () => {
@@ -48,7 +52,9 @@ describe("webhook secrets", () => {
     const [v, iv, tag, ct] = sealed.split(".") as [string, string, string, string];
     const bytes = Buffer.from(ct, "base64url");
     bytes[0]! ^= 1;
-    await expect(decryptSecret([v, iv, tag, bytes.toString("base64url")].join("."), "did:org:1/callback")).rejects.toThrow();
+    await expect(
+      decryptSecret([v, iv, tag, bytes.toString("base64url")].join("."), "did:org:1/callback"),
+    ).rejects.toThrow();
     await expect(decryptSecret(sealed, "did:org:2/callback")).rejects.toThrow();
     await expect(decryptSecret("garbage", "did:org:1/callback")).rejects.toThrow(/unreadable/);
 
@@ -72,7 +78,14 @@ describe("signatureHeaders", () => {
     expect(headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     // the same bytes given as a Buffer sign identically
-    expect(signatureHeaders({ msgId: "msg_exe_1", timestamp: new Date(Number(headers["webhook-timestamp"]) * 1000), body: Buffer.from(body), secrets: [secret] })).toEqual(headers);
+    expect(
+      signatureHeaders({
+        msgId: "msg_exe_1",
+        timestamp: new Date(Number(headers["webhook-timestamp"]) * 1000),
+        body: Buffer.from(body),
+        secrets: [secret],
+      }),
+    ).toEqual(headers);
   });
 
   it("carries one signature per secret during a rotation, each verifying alone", () => {
@@ -91,12 +104,18 @@ describe("signatureHeaders", () => {
     const wh = new Webhook(secret);
     expect(() => wh.verify(body.replace("completed", "failed"), headers)).toThrow(WebhookVerificationError);
     expect(() => wh.verify(body, { ...headers, "webhook-id": "msg_4" })).toThrow(WebhookVerificationError);
-    expect(() => wh.verify(body, { ...headers, "webhook-timestamp": String(Number(headers["webhook-timestamp"]) - 1) })).toThrow(WebhookVerificationError);
+    expect(() =>
+      wh.verify(body, { ...headers, "webhook-timestamp": String(Number(headers["webhook-timestamp"]) - 1) }),
+    ).toThrow(WebhookVerificationError);
   });
 
   it("refuses to sign without a secret, with a malformed one or with a bad message id", () => {
     expect(() => signatureHeaders({ msgId: "msg", timestamp: new Date(), body, secrets: [] })).toThrow();
-    expect(() => signatureHeaders({ msgId: "msg", timestamp: new Date(), body, secrets: ["not-a-secret"] })).toThrow(/whsec_/);
-    expect(() => signatureHeaders({ msgId: "a b", timestamp: new Date(), body, secrets: [newWebhookSecret()] })).toThrow();
+    expect(() => signatureHeaders({ msgId: "msg", timestamp: new Date(), body, secrets: ["not-a-secret"] })).toThrow(
+      /whsec_/,
+    );
+    expect(() =>
+      signatureHeaders({ msgId: "a b", timestamp: new Date(), body, secrets: [newWebhookSecret()] }),
+    ).toThrow();
   });
 });

@@ -22,12 +22,17 @@ export function webhookSecretKey(secret: string): Buffer {
   return key;
 }
 
-const sealing = processWide("signing.sealingKey", () => ({ current: undefined as { secret: Buffer; key: Buffer } | undefined }));
+const sealing = processWide("signing.sealingKey", () => ({
+  current: undefined as { secret: Buffer; key: Buffer } | undefined,
+}));
 
 async function key(): Promise<Buffer> {
   const { secret } = await keyRing();
   if (sealing.current?.secret !== secret) {
-    sealing.current = { secret, key: Buffer.from(hkdfSync("sha256", secret, Buffer.alloc(0), "svc webhook signing secrets v1", 32)) };
+    sealing.current = {
+      secret,
+      key: Buffer.from(hkdfSync("sha256", secret, Buffer.alloc(0), "svc webhook signing secrets v1", 32)),
+    };
   }
   return sealing.current.key;
 }
@@ -44,7 +49,8 @@ export async function encryptSecret(secret: string, context = ""): Promise<strin
 /** Throws if the ciphertext was altered, sealed under another service secret, or with another context. */
 export async function decryptSecret(sealed: string, context = ""): Promise<string> {
   const [version, iv, tag, body, extra] = sealed.split(".");
-  if (version !== "v1" || !iv || !tag || body === undefined || extra !== undefined) throw new Error("unreadable sealed secret");
+  if (version !== "v1" || !iv || !tag || body === undefined || extra !== undefined)
+    throw new Error("unreadable sealed secret");
   const decipher = createDecipheriv("aes-256-gcm", await key(), Buffer.from(iv, "base64url"));
   decipher.setAAD(Buffer.from(context, "utf8"));
   decipher.setAuthTag(Buffer.from(tag, "base64url"));

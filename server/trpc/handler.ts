@@ -37,7 +37,20 @@ async function handle(original: Request, session: () => Promise<{ delegationId: 
   // tRPC would answer an oversized batch itself, before any procedure (and so any record).
   const procedures = url.pathname.replace(/^\/api\/trpc\/?/, "").split(/,|%2C/i).length;
   if (procedures > MAX_BATCH_SIZE) {
-    return refuse(url, "TRPC (batch refused)", ValidationFailed([{ field: "batch", code: "OUT_OF_RANGE", message: `A batch holds at most ${MAX_BATCH_SIZE} calls; this one has ${procedures}.` }], "The batch is too large."));
+    return refuse(
+      url,
+      "TRPC (batch refused)",
+      ValidationFailed(
+        [
+          {
+            field: "batch",
+            code: "OUT_OF_RANGE",
+            message: `A batch holds at most ${MAX_BATCH_SIZE} calls; this one has ${procedures}.`,
+          },
+        ],
+        "The batch is too large.",
+      ),
+    );
   }
   // The same body limit as /v1, enforced before tRPC reads (and batches) anything.
   let req = original;
@@ -57,7 +70,9 @@ async function handle(original: Request, session: () => Promise<{ delegationId: 
     maxBatchSize: MAX_BATCH_SIZE,
     createContext: () => {
       const ctx = contextFromHeaders(req.headers, req.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown");
-      return delegationId ? { ...ctx, authenticate: async () => authenticateSession(await database(), delegationId) } : ctx;
+      return delegationId
+        ? { ...ctx, authenticate: async () => authenticateSession(await database(), delegationId) }
+        : ctx;
     },
   });
   // tRPC answers an unsupported content type (415) with a JSON body but no JSON label.

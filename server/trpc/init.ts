@@ -7,6 +7,7 @@ import { fieldErrors, refuseHostileInput } from "../http/validation";
 import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
+import { logger } from "../telemetry/log";
 
 /**
  * tRPC for the console. Every procedure passes through the same governance gate as /v1
@@ -18,6 +19,9 @@ export interface TrpcContext {
   authorization: string | null;
   clientAddress: string;
   requestId: string;
+  /** The caller's W3C trace context headers, continued by the call's span. */
+  traceparent?: string | null;
+  tracestate?: string | null;
   /** A console session (issue: passkey sign-in) resolves its own principal. */
   authenticate?: () => Promise<Principal>;
 }
@@ -50,7 +54,15 @@ const t = initTRPC
       const domain = error.cause instanceof DomainError ? error.cause : undefined;
       // The same problem details as /v1 (field errors, remediation), never a stack trace.
       const { headers: _h, ...extra } = domain?.extra ?? {};
-      return { ...shape, data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, problem: domain ? { code: domain.code, title: domain.title, detail: domain.message, ...extra } : undefined } };
+      return {
+        ...shape,
+        data: {
+          code: shape.data.code,
+          httpStatus: shape.data.httpStatus,
+          path: shape.data.path,
+          problem: domain ? { code: domain.code, title: domain.title, detail: domain.message, ...extra } : undefined,
+        },
+      };
     },
   });
 
@@ -74,12 +86,17 @@ function fromTrpc(error: unknown): DomainError {
 function toTrpcError(error: unknown, original: unknown): TRPCError {
   const domain = fromTrpc(error);
   // An outage (the database away or full) is no failure of the procedure: 503, logged once for all of it.
-  if (domain.status === 503) return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: domain.message, cause: domain });
+  if (domain.status === 503)
+    return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: domain.message, cause: domain });
   if (domain.status >= 500) {
-    console.error("[svc] tRPC procedure failed:", original);
+    logger().error({ err: original }, "tRPC procedure failed");
     return new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "The service failed to complete this request." });
   }
-  return new TRPCError({ code: STATUS_TO_CODE[domain.status] ?? "BAD_REQUEST", message: domain.message, cause: domain });
+  return new TRPCError({
+    code: STATUS_TO_CODE[domain.status] ?? "BAD_REQUEST",
+    message: domain.message,
+    cause: domain,
+  });
 }
 
 /** Set by a procedure whose answer work after commit fills in: how to read the final answer. */
@@ -91,8 +108,23 @@ const governed = t.middleware(async ({ ctx, meta, path, type, next, getRawInput 
   const late: LateAnswer = {};
   try {
     const outcome = await governCall(
-      { id: `trpc:${path}`, label: `TRPC ${path}`, capability: meta?.capability ?? null, resourceType: meta?.resourceType ?? null, write: type === "mutation", successStatus: 200, roles: meta?.roles },
-      { authorization: ctx.authorization, clientAddress: ctx.clientAddress, requestId: ctx.requestId, authenticate: ctx.authenticate },
+      {
+        id: `trpc:${path}`,
+        label: `TRPC ${path}`,
+        capability: meta?.capability ?? null,
+        resourceType: meta?.resourceType ?? null,
+        write: type === "mutation",
+        successStatus: 200,
+        roles: meta?.roles,
+      },
+      {
+        authorization: ctx.authorization,
+        clientAddress: ctx.clientAddress,
+        requestId: ctx.requestId,
+        traceparent: ctx.traceparent,
+        tracestate: ctx.tracestate,
+        authenticate: ctx.authenticate,
+      },
       async () => {
         let raw: unknown;
         try {
@@ -127,5 +159,11 @@ export const governedProcedure = t.procedure.use(governed);
 
 /** A context for a request carrying a bearer token (the fetch adapter and tests). */
 export function contextFromHeaders(headers: Headers, clientAddress = "unknown"): TrpcContext {
-  return { authorization: headers.get("authorization"), clientAddress, requestId: newId("req") };
+  return {
+    authorization: headers.get("authorization"),
+    clientAddress,
+    requestId: newId("req"),
+    traceparent: headers.get("traceparent"),
+    tracestate: headers.get("tracestate"),
+  };
 }

@@ -52,8 +52,16 @@ export function liveView<I extends z.ZodType, T>(decl: LiveView<I, T>) {
     .meta({ capability: decl.capability, resourceType: decl.resourceType, roles: decl.roles })
     .input(decl.input)
     .subscription(async ({ ctx, input, signal }) => {
-      const { scope } = ctx as unknown as { scope: LiveViewContext<unknown> & { setResource(id: string | null): void } };
-      const view = { db: scope.db, database: scope.database, principal: scope.principal, secret: scope.secret, input: input as z.output<I> };
+      const { scope } = ctx as unknown as {
+        scope: LiveViewContext<unknown> & { setResource(id: string | null): void };
+      };
+      const view = {
+        db: scope.db,
+        database: scope.database,
+        principal: scope.principal,
+        secret: scope.secret,
+        input: input as z.output<I>,
+      };
       if (decl.resourceOf) scope.setResource(decl.resourceOf(view.input));
       // Listening before the first read: a change committed in between is not lost.
       const changes = new ChangeQueue();
@@ -70,7 +78,14 @@ export function liveView<I extends z.ZodType, T>(decl: LiveView<I, T>) {
     });
 }
 
-async function* follow<I extends z.ZodType, T>(decl: LiveView<I, T>, view: LiveViewContext<z.output<I>>, first: T, changes: ChangeQueue, stop: () => void, signal: AbortSignal | undefined): AsyncGenerator<T> {
+async function* follow<I extends z.ZodType, T>(
+  decl: LiveView<I, T>,
+  view: LiveViewContext<z.output<I>>,
+  first: T,
+  changes: ChangeQueue,
+  stop: () => void,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<T> {
   try {
     yield first;
     let last = JSON.stringify(first);
@@ -94,9 +109,15 @@ async function* follow<I extends z.ZodType, T>(decl: LiveView<I, T>, view: LiveV
 
 /** The stream's caller, checked before each update is read: a revoked or expired delegation ends it. */
 async function stillAllowed(principal: Principal): Promise<void> {
-  if (principal.expiresAt.getTime() <= Date.now()) throw Unauthenticated("The delegation this stream was opened with has expired.");
+  if (principal.expiresAt.getTime() <= Date.now())
+    throw Unauthenticated("The delegation this stream was opened with has expired.");
   const db = await database();
-  const revoked = await db.read.delegation.count({ where: { id: { in: principal.chain.length > 0 ? principal.chain : [principal.delegationId] }, revokedAt: { not: null } } });
+  const revoked = await db.read.delegation.count({
+    where: {
+      id: { in: principal.chain.length > 0 ? principal.chain : [principal.delegationId] },
+      revokedAt: { not: null },
+    },
+  });
   if (revoked > 0) throw Unauthenticated("The delegation this stream was opened with has been revoked.");
 }
 

@@ -17,12 +17,15 @@ type MergedInput<P, Q, B> = z.ZodObject<ShapeOf<P> & ShapeOf<Q> & ShapeOf<B>>;
 
 const shapeOf = (schema: z.ZodType | undefined, opId: string): z.ZodRawShape => {
   if (schema === undefined) return {};
-  if (!(schema instanceof z.ZodObject)) throw new Error(`${opId}: a tRPC procedure needs object schemas for its params, query and body.`);
+  if (!(schema instanceof z.ZodObject))
+    throw new Error(`${opId}: a tRPC procedure needs object schemas for its params, query and body.`);
   return schema.shape;
 };
 
 /** The operation's params, query and body as one input object (strict when the body is). */
-function mergedInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(op: Operation<P, Q, B, R>): MergedInput<P, Q, B> {
+function mergedInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  op: Operation<P, Q, B, R>,
+): MergedInput<P, Q, B> {
   // A body alone is the input as it is, refinements and transforms included (nothing to merge).
   if (bodyOnly(op as unknown as Operation)) return op.body as unknown as MergedInput<P, Q, B>;
   const parts = [shapeOf(op.params, op.id), shapeOf(op.query, op.id), shapeOf(op.body, op.id)];
@@ -40,7 +43,13 @@ function mergedInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodTy
 const bodyOnly = (op: Operation) => op.body !== undefined && op.params === undefined && op.query === undefined;
 
 const pick = (input: Record<string, unknown>, schema: z.ZodType | undefined) =>
-  schema instanceof z.ZodObject ? Object.fromEntries(Object.keys(schema.shape).filter((k) => k in input).map((k) => [k, input[k]])) : {};
+  schema instanceof z.ZodObject
+    ? Object.fromEntries(
+        Object.keys(schema.shape)
+          .filter((k) => k in input)
+          .map((k) => [k, input[k]]),
+      )
+    : {};
 
 /** Runs the operation's own handler with the gate's scope, as its /v1 route does. */
 async function runOperation(op: Operation, scope: CallScope, input: Record<string, unknown>, late?: LateAnswer) {
@@ -52,36 +61,62 @@ async function runOperation(op: Operation, scope: CallScope, input: Record<strin
   // Work after commit may complete the answer (deploy with `wait`): the caller gets it as /v1's does.
   let completedLater = false;
   const afterCommit = (fn: () => Promise<void>) => ((completedLater = true), scope.afterCommit(fn));
-  const out = await op.handler({ ...scope, afterCommit, setStatus: () => undefined, params, query: pick(input, op.query), body: bodyOnly(op) ? input : pick(input, op.body) });
+  const out = await op.handler({
+    ...scope,
+    afterCommit,
+    setStatus: () => undefined,
+    params,
+    query: pick(input, op.query),
+    body: bodyOnly(op) ? input : pick(input, op.body),
+  });
   if (completedLater && late) late.answer = () => op.response.parse(out);
   return out;
 }
 
-const metaOf = (op: Pick<Operation, "capability" | "resourceType">) => ({ capability: op.capability, resourceType: op.resourceType });
+const metaOf = (op: Pick<Operation, "capability" | "resourceType">) => ({
+  capability: op.capability,
+  resourceType: op.resourceType,
+});
 
 function assertJson(op: Operation, method: "read" | "write") {
   if (op.responseType) throw new Error(`${op.id} answers ${op.responseType}, not JSON: it has no tRPC procedure.`);
-  if ((op.method === "GET") !== (method === "read")) throw new Error(`${op.id} is ${op.method}: build it with ${op.method === "GET" ? "queryFrom" : "mutationFrom"}.`);
+  if ((op.method === "GET") !== (method === "read"))
+    throw new Error(`${op.id} is ${op.method}: build it with ${op.method === "GET" ? "queryFrom" : "mutationFrom"}.`);
 }
 
 /** A read operation (GET) as a tRPC query. */
-export function queryFrom<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(op: Operation<P, Q, B, R>) {
+export function queryFrom<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  op: Operation<P, Q, B, R>,
+) {
   assertJson(op as unknown as Operation, "read");
   return governedProcedure
     .meta(metaOf(op))
     .input(mergedInput(op))
     .output(op.response)
-    .query(({ ctx, input }) => runOperation(op as unknown as Operation, ctx.scope, input as Record<string, unknown>) as Promise<never>);
+    .query(
+      ({ ctx, input }) =>
+        runOperation(op as unknown as Operation, ctx.scope, input as Record<string, unknown>) as Promise<never>,
+    );
 }
 
 /** A write operation (POST, PATCH, DELETE) as a tRPC mutation. */
-export function mutationFrom<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(op: Operation<P, Q, B, R>) {
+export function mutationFrom<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  op: Operation<P, Q, B, R>,
+) {
   assertJson(op as unknown as Operation, "write");
   return governedProcedure
     .meta(metaOf(op))
     .input(mergedInput(op))
     .output(op.response)
-    .mutation(({ ctx, input }) => runOperation(op as unknown as Operation, ctx.scope, input as Record<string, unknown>, ctx.late) as Promise<never>);
+    .mutation(
+      ({ ctx, input }) =>
+        runOperation(
+          op as unknown as Operation,
+          ctx.scope,
+          input as Record<string, unknown>,
+          ctx.late,
+        ) as Promise<never>,
+    );
 }
 
 /** What a console procedure's handler gets: its input, the signed-in person, a database handle. */
@@ -109,7 +144,9 @@ export interface ConsoleProcedure<I extends z.ZodType, R extends z.ZodType> {
   handler(ctx: ConsoleHandlerContext<z.output<I>>): Promise<z.input<R>>;
 }
 
-export function defineConsoleProcedure<I extends z.ZodType = z.ZodUndefined, R extends z.ZodType = z.ZodType>(decl: ConsoleProcedure<I, R>): ConsoleProcedure<I, R> {
+export function defineConsoleProcedure<I extends z.ZodType = z.ZodUndefined, R extends z.ZodType = z.ZodType>(
+  decl: ConsoleProcedure<I, R>,
+): ConsoleProcedure<I, R> {
   return decl;
 }
 
@@ -121,10 +158,14 @@ const consoleBase = <I extends z.ZodType, R extends z.ZodType>(decl: ConsoleProc
 
 /** A console procedure that reads, as a tRPC query. */
 export function consoleQuery<I extends z.ZodType, R extends z.ZodType>(decl: ConsoleProcedure<I, R>) {
-  return consoleBase(decl).query(({ ctx, input }) => decl.handler({ ...ctx.scope, input: input as z.output<I> }) as Promise<never>);
+  return consoleBase(decl).query(
+    ({ ctx, input }) => decl.handler({ ...ctx.scope, input: input as z.output<I> }) as Promise<never>,
+  );
 }
 
 /** A console procedure that writes, as a tRPC mutation. */
 export function consoleMutation<I extends z.ZodType, R extends z.ZodType>(decl: ConsoleProcedure<I, R>) {
-  return consoleBase(decl).mutation(({ ctx, input }) => decl.handler({ ...ctx.scope, input: input as z.output<I> }) as Promise<never>);
+  return consoleBase(decl).mutation(
+    ({ ctx, input }) => decl.handler({ ...ctx.scope, input: input as z.output<I> }) as Promise<never>,
+  );
 }

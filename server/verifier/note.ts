@@ -34,7 +34,12 @@ export function parseVerifierKey(value: string): VerifierKey {
 
 const ED25519_SPKI = Buffer.from("302a300506032b6570032100", "hex");
 export const ed25519Verify = (publicKey: Buffer, message: Buffer, signature: Buffer) =>
-  verify(null, message, createPublicKey({ key: Buffer.concat([ED25519_SPKI, publicKey]), format: "der", type: "spki" }), signature);
+  verify(
+    null,
+    message,
+    createPublicKey({ key: Buffer.concat([ED25519_SPKI, publicKey]), format: "der", type: "spki" }),
+    signature,
+  );
 
 export function parseCheckpoint(note: string): ParsedCheckpoint {
   const split = note.lastIndexOf("\n\n");
@@ -76,9 +81,13 @@ export function verifyCheckpoint(note: string, keys: VerifierKey | VerifierKey[]
   for (const key of named) {
     for (const sig of cp.signatures.filter((s) => s.name === key.name && s.keyHash.equals(key.keyHash))) {
       signed = true;
-      if (sig.signature.length === 64 && ed25519Verify(key.publicKey, Buffer.from(cp.text, "utf8"), sig.signature)) return cp;
+      if (sig.signature.length === 64 && ed25519Verify(key.publicKey, Buffer.from(cp.text, "utf8"), sig.signature))
+        return cp;
     }
   }
-  if (!signed) throw new Error(`the checkpoint carries no signature by ${given.length === 1 ? "this key" : `any of the ${given.length} given keys`} (key hashes ${named.map((k) => k.keyHash.toString("hex")).join(", ")}; the note is signed by ${cp.signatures.map((s) => s.keyHash.toString("hex")).join(", ") || "nobody"})`);
+  if (!signed)
+    throw new Error(
+      `the checkpoint carries no signature by ${given.length === 1 ? "this key" : `any of the ${given.length} given keys`} (key hashes ${named.map((k) => k.keyHash.toString("hex")).join(", ")}; the note is signed by ${cp.signatures.map((s) => s.keyHash.toString("hex")).join(", ") || "nobody"})`,
+    );
   throw new Error("the checkpoint's signature is not valid");
 }

@@ -9,7 +9,13 @@ const lsb = (n: number) => n % 2 === 1;
 const shr = (n: number) => Math.floor(n / 2);
 
 /** RFC 9162 §2.1.3.2: whether `leafHash` at `leafIndex` is in the tree of `treeSize` leaves with root `root`. */
-export function verifyInclusion(leafIndex: number, treeSize: number, leafHash: Uint8Array, path: Uint8Array[], root: Uint8Array): boolean {
+export function verifyInclusion(
+  leafIndex: number,
+  treeSize: number,
+  leafHash: Uint8Array,
+  path: Uint8Array[],
+  root: Uint8Array,
+): boolean {
   if (leafIndex >= treeSize) return false;
   let fn = leafIndex;
   let sn = treeSize - 1;
@@ -34,9 +40,16 @@ export function verifyInclusion(leafIndex: number, treeSize: number, leafHash: U
 }
 
 /** RFC 9162 §2.1.4.2: whether the tree of `second` leaves (root `secondHash`) extends the tree of `first` leaves (root `firstHash`). */
-export function verifyConsistency(first: number, second: number, firstHash: Uint8Array, secondHash: Uint8Array, proof: Uint8Array[]): boolean {
+export function verifyConsistency(
+  first: number,
+  second: number,
+  firstHash: Uint8Array,
+  secondHash: Uint8Array,
+  proof: Uint8Array[],
+): boolean {
   if (first > second || first < 1) return false;
-  if (first === second) return proof.length === 0 && Buffer.compare(Buffer.from(firstHash), Buffer.from(secondHash)) === 0;
+  if (first === second)
+    return proof.length === 0 && Buffer.compare(Buffer.from(firstHash), Buffer.from(secondHash)) === 0;
   if (proof.length === 0) return false;
   const path = Number.isInteger(Math.log2(first)) ? [firstHash, ...proof] : [...proof];
   let fn = first - 1;
@@ -64,5 +77,9 @@ export function verifyConsistency(first: number, second: number, firstHash: Uint
     fn = shr(fn);
     sn = shr(sn);
   }
-  return Buffer.compare(Buffer.from(fr), Buffer.from(firstHash)) === 0 && Buffer.compare(Buffer.from(sr), Buffer.from(secondHash)) === 0 && sn === 0;
+  return (
+    Buffer.compare(Buffer.from(fr), Buffer.from(firstHash)) === 0 &&
+    Buffer.compare(Buffer.from(sr), Buffer.from(secondHash)) === 0 &&
+    sn === 0
+  );
 }

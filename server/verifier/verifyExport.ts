@@ -44,7 +44,12 @@ class RootBuilder {
   }
 }
 
-export async function verifyExport(exportFile: string, notes: { file: string; text: string }[], key: VerifierKey | VerifierKey[], consistency: { from_size: number; to_size: number; consistency_path: string[] }[] = []): Promise<ExportReport> {
+export async function verifyExport(
+  exportFile: string,
+  notes: { file: string; text: string }[],
+  key: VerifierKey | VerifierKey[],
+  consistency: { from_size: number; to_size: number; consistency_path: string[] }[] = [],
+): Promise<ExportReport> {
   const checkpoints: (ParsedCheckpoint & { file: string })[] = [];
   for (const n of notes) {
     try {
@@ -60,7 +65,10 @@ export async function verifyExport(exportFile: string, notes: { file: string; te
   const checkRoots = () => {
     while (pending < checkpoints.length && checkpoints[pending]!.treeSize === builder.size) {
       const cp = checkpoints[pending]!;
-      if (!builder.root().equals(cp.rootHash)) throw new VerificationFailure(`checkpoint ${cp.file} (tree size ${cp.treeSize}): its root does not match the root rebuilt from records 0..${cp.treeSize - 1}`);
+      if (!builder.root().equals(cp.rootHash))
+        throw new VerificationFailure(
+          `checkpoint ${cp.file} (tree size ${cp.treeSize}): its root does not match the root rebuilt from records 0..${cp.treeSize - 1}`,
+        );
       verified.push({ treeSize: cp.treeSize, root: cp.rootHash.toString("base64") });
       pending++;
     }
@@ -82,38 +90,60 @@ export async function verifyExport(exportFile: string, notes: { file: string; te
     const seq = record.seq;
     const label = `record seq ${String(seq)}${record.id ? ` (${String(record.id)})` : ""}, line ${lineNo}`;
     if (seq !== builder.size) {
-      throw new VerificationFailure(`${label}: expected leaf index ${builder.size}${builder.size === 0 ? " (an export to verify must start at 0)" : ""}: records are missing, reordered or duplicated`);
+      throw new VerificationFailure(
+        `${label}: expected leaf index ${builder.size}${builder.size === 0 ? " (an export to verify must start at 0)" : ""}: records are missing, reordered or duplicated`,
+      );
     }
     if (typeof record.leaf_hash !== "string") throw new VerificationFailure(`${label}: no leaf_hash`);
     const claimed = Buffer.from(record.leaf_hash, "base64");
     if (record.redacted === true) {
       // A redacted line may carry nothing but its place and hash; content beside it would go unchecked.
-      if (Object.keys(record).some((k) => k !== "seq" && k !== "leaf_hash" && k !== "redacted")) throw new VerificationFailure(`${label}: a redacted record carries content`);
+      if (Object.keys(record).some((k) => k !== "seq" && k !== "leaf_hash" && k !== "redacted"))
+        throw new VerificationFailure(`${label}: a redacted record carries content`);
       redacted++;
-    }
-    else if (!recomputeLeaf(record).equals(claimed)) throw new VerificationFailure(`${label}: its content does not match its leaf_hash (the record was altered)`);
+    } else if (!recomputeLeaf(record).equals(claimed))
+      throw new VerificationFailure(`${label}: its content does not match its leaf_hash (the record was altered)`);
     builder.push(claimed);
     checkRoots();
   }
   if (pending < checkpoints.length) {
     const cp = checkpoints[pending]!;
-    throw new VerificationFailure(`checkpoint ${cp.file} (tree size ${cp.treeSize}): the export holds only ${builder.size} records, so its root cannot be rebuilt (export more, or verify that checkpoint with a consistency proof)`);
+    throw new VerificationFailure(
+      `checkpoint ${cp.file} (tree size ${cp.treeSize}): the export holds only ${builder.size} records, so its root cannot be rebuilt (export more, or verify that checkpoint with a consistency proof)`,
+    );
   }
   // Checkpoints rebuilt from one sequence of leaves are consistent with each other by construction;
   // consistency proofs given on top (e.g. from GET /v1/provenance/consistency) are checked too.
   for (const proof of consistency) {
     const a = checkpoints.find((c) => c.treeSize === proof.from_size);
     const b = checkpoints.find((c) => c.treeSize === proof.to_size);
-    if (!a || !b) throw new VerificationFailure(`consistency proof ${proof.from_size}→${proof.to_size}: no checkpoint given for one of its sizes`);
-    if (!verifyConsistency(a.treeSize, b.treeSize, a.rootHash, b.rootHash, proof.consistency_path.map((p) => Buffer.from(p, "base64")))) {
-      throw new VerificationFailure(`checkpoints ${a.file} and ${b.file}: the consistency proof ${a.treeSize}→${b.treeSize} does not hold`);
+    if (!a || !b)
+      throw new VerificationFailure(
+        `consistency proof ${proof.from_size}→${proof.to_size}: no checkpoint given for one of its sizes`,
+      );
+    if (
+      !verifyConsistency(
+        a.treeSize,
+        b.treeSize,
+        a.rootHash,
+        b.rootHash,
+        proof.consistency_path.map((p) => Buffer.from(p, "base64")),
+      )
+    ) {
+      throw new VerificationFailure(
+        `checkpoints ${a.file} and ${b.file}: the consistency proof ${a.treeSize}→${b.treeSize} does not hold`,
+      );
     }
   }
   return { records: builder.size, redacted, checkpoints: verified };
 }
 
 /** One record's inclusion, on its own: the record, its proof (GET /v1/provenance/{id}/proof) and the key. */
-export function verifyRecordInclusion(record: Record<string, unknown>, proof: { leaf_index: number; tree_size: number; leaf_hash: string; inclusion_path: string[]; checkpoint: string }, key: VerifierKey | VerifierKey[]): { treeSize: number } {
+export function verifyRecordInclusion(
+  record: Record<string, unknown>,
+  proof: { leaf_index: number; tree_size: number; leaf_hash: string; inclusion_path: string[]; checkpoint: string },
+  key: VerifierKey | VerifierKey[],
+): { treeSize: number } {
   let cp: ParsedCheckpoint;
   try {
     cp = verifyCheckpoint(proof.checkpoint, key);
@@ -121,12 +151,30 @@ export function verifyRecordInclusion(record: Record<string, unknown>, proof: { 
     throw new VerificationFailure(`the proof's checkpoint: ${(e as Error).message}`);
   }
   const leaf = recomputeLeaf(record);
-  if (typeof record.leaf_hash === "string" && !leaf.equals(Buffer.from(record.leaf_hash, "base64"))) throw new VerificationFailure(`record ${String(record.id)}: its content does not match its leaf_hash`);
-  if (!leaf.equals(Buffer.from(proof.leaf_hash, "base64"))) throw new VerificationFailure(`record ${String(record.id)}: it is not the leaf the proof is about`);
-  if (record.seq !== proof.leaf_index) throw new VerificationFailure(`record ${String(record.id)}: its seq ${String(record.seq)} is not the proof's leaf index ${proof.leaf_index}`);
-  if (cp.treeSize !== proof.tree_size) throw new VerificationFailure(`the proof is for tree size ${proof.tree_size} but its checkpoint is of size ${cp.treeSize}`);
-  if (!verifyInclusion(proof.leaf_index, proof.tree_size, leaf, proof.inclusion_path.map((p) => Buffer.from(p, "base64")), cp.rootHash)) {
-    throw new VerificationFailure(`record ${String(record.id)}: the inclusion proof does not lead to the checkpoint's root`);
+  if (typeof record.leaf_hash === "string" && !leaf.equals(Buffer.from(record.leaf_hash, "base64")))
+    throw new VerificationFailure(`record ${String(record.id)}: its content does not match its leaf_hash`);
+  if (!leaf.equals(Buffer.from(proof.leaf_hash, "base64")))
+    throw new VerificationFailure(`record ${String(record.id)}: it is not the leaf the proof is about`);
+  if (record.seq !== proof.leaf_index)
+    throw new VerificationFailure(
+      `record ${String(record.id)}: its seq ${String(record.seq)} is not the proof's leaf index ${proof.leaf_index}`,
+    );
+  if (cp.treeSize !== proof.tree_size)
+    throw new VerificationFailure(
+      `the proof is for tree size ${proof.tree_size} but its checkpoint is of size ${cp.treeSize}`,
+    );
+  if (
+    !verifyInclusion(
+      proof.leaf_index,
+      proof.tree_size,
+      leaf,
+      proof.inclusion_path.map((p) => Buffer.from(p, "base64")),
+      cp.rootHash,
+    )
+  ) {
+    throw new VerificationFailure(
+      `record ${String(record.id)}: the inclusion proof does not lead to the checkpoint's root`,
+    );
   }
   return { treeSize: cp.treeSize };
 }

@@ -8,7 +8,9 @@ import { disableWebhook } from "./disableWebhook";
 
 /** Revoking the delegation that created a webhook disables it, in the revoking transaction. */
 export const disableWebhooksOfRevokedDelegations: RevocationHook = async (tx, ids) => {
-  const rows = await tx.subscription.findMany({ where: { kind: "webhook", status: "active", createdByDelegationId: { in: [...ids] } } });
+  const rows = await tx.subscription.findMany({
+    where: { kind: "webhook", status: "active", createdByDelegationId: { in: [...ids] } },
+  });
   if (rows.length === 0) return;
   const { engine } = await database();
   for (const row of rows) await disableWebhook(tx, engine, row, "delegation_revoked");

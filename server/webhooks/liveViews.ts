@@ -15,7 +15,10 @@ export const webhookLive = liveView({
   resourceOf: (input) => input.id,
   async load(ctx) {
     const { id, ...query } = ctx.input;
-    const [webhook, deliveries] = await Promise.all([getWebhook(ctx.db, ctx.principal, id), listDeliveries(ctx.db, ctx.principal, id, query, ctx.secret)]);
+    const [webhook, deliveries] = await Promise.all([
+      getWebhook(ctx.db, ctx.principal, id),
+      listDeliveries(ctx.db, ctx.principal, id, query, ctx.secret),
+    ]);
     return { webhook, deliveries };
   },
 });

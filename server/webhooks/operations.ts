@@ -1,6 +1,16 @@
 import { defineOperation } from "../http/operation";
 import * as s from "./schemas";
-import { createWebhook, deleteWebhook, getDelivery, getWebhook, listDeliveries, listSubscriptions, retryDelivery, rotateWebhookSecret, updateWebhook } from "./webhooks";
+import {
+  createWebhook,
+  deleteWebhook,
+  getDelivery,
+  getWebhook,
+  listDeliveries,
+  listSubscriptions,
+  retryDelivery,
+  rotateWebhookSecret,
+  updateWebhook,
+} from "./webhooks";
 
 const tag = "Webhooks";
 const read = "svc_api:events:read";
@@ -12,7 +22,8 @@ export const listWebhooksOp = defineOperation({
   path: "/v1/webhooks",
   tag,
   summary: "List webhooks and agent triggers",
-  description: 'Both kinds of subscription, newest first: webhooks with their health, agent triggers with target_url "" and the agent they start.',
+  description:
+    'Both kinds of subscription, newest first: webhooks with their health, agent triggers with target_url "" and the agent they start.',
   capability: read,
   resourceType: "webhook",
   query: s.SubscriptionListQuery,
@@ -27,7 +38,8 @@ export const createWebhookOp = defineOperation({
   path: "/v1/webhooks",
   tag,
   summary: "Create a webhook",
-  description: "Events matching event_types are POSTed to target_url, signed with Standard Webhooks. The whsec_ secret is in this answer only. Needs svc_api:events:read too (a webhook delivers only what its creator may read), and for platform types the capability reading what they carry (svc_api:executions:read for execution.*, svc_api:agents:read for agent.*, …).",
+  description:
+    "Events matching event_types are POSTed to target_url, signed with Standard Webhooks. The whsec_ secret is in this answer only. Needs svc_api:events:read too (a webhook delivers only what its creator may read), and for platform types the capability reading what they carry (svc_api:executions:read for execution.*, svc_api:agents:read for agent.*, …).",
   capability: write,
   resourceType: "webhook",
   body: s.WebhookCreateRequest,
@@ -97,7 +109,8 @@ export const listDeliveriesOp = defineOperation({
   path: "/v1/webhooks/{id}/deliveries",
   tag,
   summary: "A webhook's delivery attempts",
-  description: "Newest first: the event type, what was sent (headers with the signatures, never the secret; the body), the status, duration, the answer's headers and first 1 KB, and when the next attempt is due.",
+  description:
+    "Newest first: the event type, what was sent (headers with the signatures, never the secret; the body), the status, duration, the answer's headers and first 1 KB, and when the next attempt is due.",
   capability: read,
   resourceType: "webhook",
   params: s.WebhookIdParams,
@@ -113,7 +126,8 @@ export const getDeliveryOp = defineOperation({
   path: "/v1/webhooks/{id}/deliveries/{delivery_id}",
   tag,
   summary: "One delivery attempt",
-  description: "What was sent (event type, headers with the signatures but never the secret, body) and what came back (status, headers, the first 1 KB of the answer).",
+  description:
+    "What was sent (event type, headers with the signatures but never the secret, body) and what came back (status, headers, the first 1 KB of the answer).",
   capability: read,
   resourceType: "webhook",
   params: s.DeliveryIdParams,
@@ -128,7 +142,8 @@ export const retryDeliveryOp = defineOperation({
   path: "/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
   tag,
   summary: "Send a delivery's event again",
-  description: "Queues one more attempt (same webhook-id, so receivers deduplicate). A disabled webhook is 409: re-enable it first.",
+  description:
+    "Queues one more attempt (same webhook-id, so receivers deduplicate). A disabled webhook is 409: re-enable it first.",
   capability: write,
   resourceType: "webhook",
   params: s.DeliveryIdParams,
@@ -147,7 +162,8 @@ export const rotateWebhookSecretOp = defineOperation({
   path: "/v1/webhooks/{id}/rotate-secret",
   tag,
   summary: "Replace a webhook's signing secret",
-  description: "The new secret (shown once) signs from now on; the previous one keeps signing beside it for 24 hours (webhook-signature then carries both).",
+  description:
+    "The new secret (shown once) signs from now on; the previous one keeps signing beside it for 24 hours (webhook-signature then carries both).",
   capability: write,
   resourceType: "webhook",
   params: s.WebhookIdParams,
@@ -159,4 +175,14 @@ export const rotateWebhookSecretOp = defineOperation({
   },
 });
 
-export const webhookOperations = [listWebhooksOp, createWebhookOp, getWebhookOp, updateWebhookOp, deleteWebhookOp, listDeliveriesOp, getDeliveryOp, retryDeliveryOp, rotateWebhookSecretOp];
+export const webhookOperations = [
+  listWebhooksOp,
+  createWebhookOp,
+  getWebhookOp,
+  updateWebhookOp,
+  deleteWebhookOp,
+  listDeliveriesOp,
+  getDeliveryOp,
+  retryDeliveryOp,
+  rotateWebhookSecretOp,
+];

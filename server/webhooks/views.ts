@@ -54,7 +54,10 @@ export function deliveryView(d: WebhookDelivery) {
     created_at: d.createdAt.toISOString(),
     next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
     event_type: d.eventType,
-    request: d.requestHeaders === null ? null : { headers: headersOf(d.requestHeaders), body: d.requestBody ?? "", body_truncated: d.requestBodyTruncated },
+    request:
+      d.requestHeaders === null
+        ? null
+        : { headers: headersOf(d.requestHeaders), body: d.requestBody ?? "", body_truncated: d.requestBodyTruncated },
     response_headers: d.responseHeaders === null ? null : headersOf(d.responseHeaders),
   };
 }

@@ -3,7 +3,7 @@ import type { Subscription, WebhookDelivery } from "../db/generated/sqlite/clien
 import type { Db } from "../db/client";
 import { Conflict, Forbidden, NotFound } from "../errors";
 import type { Principal } from "../governance/principal";
-import { keyset } from "../http/cursor";
+import { keyset, olderThan } from "../http/cursor";
 import { newId } from "../ids";
 import { enqueue } from "../jobs";
 import { subscriptionsChanged } from "../events/matcher";
@@ -13,7 +13,12 @@ import { delegationRevoked } from "../identity/delegationRevoked";
 import { assertOutboundUrl } from "../outbound/assertOutboundUrl";
 import { newWebhookSecret } from "../signing/webhookSecrets";
 import { DELIVER_JOB, deliverJobOptions } from "./deliveryJob";
-import type { SubscriptionListQuery, WebhookCreateRequest, WebhookDeliveryListQuery, WebhookUpdateRequest } from "./schemas";
+import type {
+  SubscriptionListQuery,
+  WebhookCreateRequest,
+  WebhookDeliveryListQuery,
+  WebhookUpdateRequest,
+} from "./schemas";
 import { deliveryView, subscriptionView, webhookView, type WebhookHealthValue } from "./views";
 import { SECRET_OVERLAP_MS, sealWebhookSecret } from "./webhookSecrets";
 
@@ -28,7 +33,10 @@ const targetUrl = (raw: string) => assertOutboundUrl(raw, { requireHttps: true, 
 function assertMayRead(principal: Principal, patterns: readonly string[], already: readonly string[] = []): void {
   const added = patterns.filter((p) => !already.includes(p));
   if (added.length === 0) return;
-  const needed = ["svc_api:events:read", ...added.flatMap((p) => platformEntriesMatchedBy(p).map((e) => e.readCapability))];
+  const needed = [
+    "svc_api:events:read",
+    ...added.flatMap((p) => platformEntriesMatchedBy(p).map((e) => e.readCapability)),
+  ];
   const missing = needed.find((c) => !coveredBy(principal.capabilities, c));
   if (missing) {
     const pattern = added.find((p) => platformEntriesMatchedBy(p).some((e) => e.readCapability === missing));
@@ -75,10 +83,26 @@ async function findWebhook(db: Db, principal: Principal, id: string): Promise<Su
 /** Health from the delivery log: last success and failure, failures since the last success. */
 async function health(db: Db, s: Subscription): Promise<WebhookHealthValue> {
   const [lastSuccess, lastFailure] = await Promise.all([
-    db.webhookDelivery.findFirst({ where: { subscriptionId: s.id, success: true }, orderBy: { createdAt: "desc" }, select: { createdAt: true } }),
-    db.webhookDelivery.findFirst({ where: { subscriptionId: s.id, success: false }, orderBy: { createdAt: "desc" }, select: { createdAt: true } }),
+    db.webhookDelivery.findFirst({
+      where: { subscriptionId: s.id, success: true },
+      orderBy: { createdAt: "desc" },
+      select: { createdAt: true },
+    }),
+    db.webhookDelivery.findFirst({
+      where: { subscriptionId: s.id, success: false },
+      orderBy: { createdAt: "desc" },
+      select: { createdAt: true },
+    }),
   ]);
-  const consecutive = lastFailure ? await db.webhookDelivery.count({ where: { subscriptionId: s.id, success: false, ...(lastSuccess ? { createdAt: { gt: lastSuccess.createdAt } } : {}) } }) : 0;
+  const consecutive = lastFailure
+    ? await db.webhookDelivery.count({
+        where: {
+          subscriptionId: s.id,
+          success: false,
+          ...(lastSuccess ? { createdAt: { gt: lastSuccess.createdAt } } : {}),
+        },
+      })
+    : 0;
   return {
     last_success_at: lastSuccess?.createdAt.toISOString() ?? null,
     last_failure_at: lastFailure?.createdAt.toISOString() ?? null,
@@ -94,20 +118,30 @@ export async function getWebhook(db: Db, principal: Principal, id: string) {
 }
 
 /** Both kinds, newest first: webhooks with their health, agent triggers with the agent they start. */
-export async function listSubscriptions(db: Db, principal: Principal, query: z.output<typeof SubscriptionListQuery>, secret: Buffer) {
-  const { after, take, page } = keyset<Subscription>(secret, "webhooks", query, (last) => [last.createdAt.toISOString(), last.id]);
+export async function listSubscriptions(
+  db: Db,
+  principal: Principal,
+  query: z.output<typeof SubscriptionListQuery>,
+  secret: Buffer,
+) {
+  const { after, take, page } = keyset<Subscription>(secret, "webhooks", query, (last) => [
+    last.createdAt.toISOString(),
+    last.id,
+  ]);
   const rows = await db.subscription.findMany({
     where: {
       orgDid: principal.orgDid,
       ...(query.kind ? { kind: query.kind } : {}),
       ...(query.status ? { status: query.status } : {}),
-      ...(after ? { OR: [{ createdAt: { lt: new Date(after[0] as string) } }, { createdAt: new Date(after[0] as string), id: { lt: after[1] as string } }] } : {}),
+      ...olderThan(after, "createdAt", "id"),
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take,
   });
   const { items, pagination } = page(rows);
-  const data = await Promise.all(items.map(async (s) => subscriptionView(s, s.kind === "webhook" ? await health(db, s) : undefined)));
+  const data = await Promise.all(
+    items.map(async (s) => subscriptionView(s, s.kind === "webhook" ? await health(db, s) : undefined)),
+  );
   return { data, pagination };
 }
 
@@ -117,14 +151,23 @@ export async function listSubscriptions(db: Db, principal: Principal, query: z.o
  * (deliveries then act under it; `rebound_from_delegation_id` names the revoked one), or is 409
  * when the caller has none of its own to give (the platform's service).
  */
-export async function updateWebhook(tx: Db, principal: Principal, id: string, body: z.output<typeof WebhookUpdateRequest>) {
+export async function updateWebhook(
+  tx: Db,
+  principal: Principal,
+  id: string,
+  body: z.output<typeof WebhookUpdateRequest>,
+) {
   const row = await findWebhook(tx, principal, id);
-  if (body.event_types !== undefined) assertMayRead(principal, body.event_types, Array.isArray(row.eventTypes) ? (row.eventTypes as string[]) : []);
+  if (body.event_types !== undefined)
+    assertMayRead(principal, body.event_types, Array.isArray(row.eventTypes) ? (row.eventTypes as string[]) : []);
   const reEnabling = body.status === "active" && row.status !== "active";
   let rebind: { createdByDelegationId: string; reboundFromDelegationId: string } | undefined;
   if (reEnabling && row.createdByDelegationId && (await delegationRevoked(tx, row.createdByDelegationId))) {
     if (!principal.delegationId) {
-      throw Conflict(`The webhook's delegation ${row.createdByDelegationId} was revoked, and this caller has no delegation to bind it to.`, { revoked_delegation_id: row.createdByDelegationId, current_state: row.status });
+      throw Conflict(
+        `The webhook's delegation ${row.createdByDelegationId} was revoked, and this caller has no delegation to bind it to.`,
+        { revoked_delegation_id: row.createdByDelegationId, current_state: row.status },
+      );
     }
     // The caller must be able to read what the webhook delivers, as if creating it.
     assertMayRead(principal, Array.isArray(row.eventTypes) ? (row.eventTypes as string[]) : []);
@@ -138,7 +181,9 @@ export async function updateWebhook(tx: Db, principal: Principal, id: string, bo
       ...(body.description !== undefined ? { description: body.description ?? "" } : {}),
       ...(reEnabling ? { status: "active", disabledReason: null, failingSince: null } : {}),
       ...(rebind ?? {}),
-      ...(body.status === "disabled" && row.status !== "disabled" ? { status: "disabled", disabledReason: "manual" } : {}),
+      ...(body.status === "disabled" && row.status !== "disabled"
+        ? { status: "disabled", disabledReason: "manual" }
+        : {}),
     },
   });
   await subscriptionsChanged(tx);
@@ -161,21 +206,34 @@ export async function rotateWebhookSecret(tx: Db, principal: Principal, id: stri
   const previousExpiresAt = new Date(Date.now() + SECRET_OVERLAP_MS);
   await tx.subscription.update({
     where: { id: row.id },
-    data: { secretSealed: await sealWebhookSecret(row.orgDid, row.id, secret), previousSecretSealed: row.secretSealed, previousExpiresAt },
+    data: {
+      secretSealed: await sealWebhookSecret(row.orgDid, row.id, secret),
+      previousSecretSealed: row.secretSealed,
+      previousExpiresAt,
+    },
   });
   return { secret, previous_expires_at: previousExpiresAt.toISOString() };
 }
 
 /** The webhook's delivery attempts, newest first. */
-export async function listDeliveries(db: Db, principal: Principal, id: string, query: z.output<typeof WebhookDeliveryListQuery>, secret: Buffer) {
+export async function listDeliveries(
+  db: Db,
+  principal: Principal,
+  id: string,
+  query: z.output<typeof WebhookDeliveryListQuery>,
+  secret: Buffer,
+) {
   const row = await findWebhook(db, principal, id);
-  const { after, take, page } = keyset<WebhookDelivery>(secret, `webhook-deliveries:${row.id}`, query, (last) => [last.createdAt.toISOString(), last.id]);
+  const { after, take, page } = keyset<WebhookDelivery>(secret, `webhook-deliveries:${row.id}`, query, (last) => [
+    last.createdAt.toISOString(),
+    last.id,
+  ]);
   const rows = await db.webhookDelivery.findMany({
     where: {
       subscriptionId: row.id,
       ...(query.event_id ? { eventId: query.event_id } : {}),
       ...(query.success ? { success: query.success === "true" } : {}),
-      ...(after ? { OR: [{ createdAt: { lt: new Date(after[0] as string) } }, { createdAt: new Date(after[0] as string), id: { lt: after[1] as string } }] } : {}),
+      ...olderThan(after, "createdAt", "id"),
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take,
@@ -197,7 +255,16 @@ export async function retryDelivery(tx: Db, principal: Principal, id: string, de
   const row = await findWebhook(tx, principal, id);
   const delivery = await tx.webhookDelivery.findFirst({ where: { id: deliveryId, subscriptionId: row.id } });
   if (!delivery) throw NotFound("delivery", deliveryId);
-  if (row.status !== "active") throw Conflict(`The webhook is ${row.status}${row.disabledReason ? ` (${row.disabledReason})` : ""}; PATCH it to status active first.`, { current_state: row.status });
-  await enqueue(tx, DELIVER_JOB, { subscriptionId: row.id, eventId: delivery.eventId, manual: true }, { ...deliverJobOptions(row.orgDid), maxAttempts: 1 });
+  if (row.status !== "active")
+    throw Conflict(
+      `The webhook is ${row.status}${row.disabledReason ? ` (${row.disabledReason})` : ""}; PATCH it to status active first.`,
+      { current_state: row.status },
+    );
+  await enqueue(
+    tx,
+    DELIVER_JOB,
+    { subscriptionId: row.id, eventId: delivery.eventId, manual: true },
+    { ...deliverJobOptions(row.orgDid), maxAttempts: 1 },
+  );
   return { webhook_id: row.id, event_id: delivery.eventId, status: "queued" as const };
 }

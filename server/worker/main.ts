@@ -1,16 +1,19 @@
 import { composeServer } from "../areas";
-import { closeDatabase } from "../db/client";
 import { isInfrastructureError } from "../db/outage";
 import { standaloneWorkerRefusal } from "../jobs";
+import { drainOnSignals } from "../meta/drain";
 import { bootstrap } from "../setup/bootstrap";
 import { startWorker } from "./worker";
+import { componentLog, lineLog } from "../telemetry/log";
+import { startMetricsServer } from "../telemetry/metricsServer";
+import { startTracing, stopTracing } from "../telemetry/tracing";
 
 /** `npm run worker`: one more worker process, beside the web process's own. */
-const log = (line: string) => console.log(`svc-worker: ${line}`);
+const log = lineLog("svc-worker");
 // On SQLite the web process's own worker is the only one (one writer per database file).
 const refusal = standaloneWorkerRefusal();
 if (refusal) {
-  console.error(refusal);
+  componentLog("svc-worker").fatal(refusal);
   process.exit(1);
 }
 
@@ -20,25 +23,25 @@ if (refusal) {
 for (const event of ["uncaughtException", "unhandledRejection"] as const) {
   process.on(event, (e: unknown) => {
     if (isInfrastructureError(e)) {
-      console.error(`svc-worker: ${event} (a lost database connection; the worker goes on): ${e instanceof Error ? e.message : String(e)}`);
+      componentLog("svc-worker").error(
+        `${event} (a lost database connection; the worker goes on): ${e instanceof Error ? e.message : String(e)}`,
+      );
       return;
     }
-    console.error(`svc-worker: ${event}:`, e);
+    componentLog("svc-worker").fatal({ err: e }, event);
     process.exit(1);
   });
 }
 
+await startTracing("svc-worker");
 await startWhenTheDatabaseAnswers();
 composeServer();
 const worker = startWorker({ log });
+// The metrics port (SVC_METRICS_PORT) closes with the process.
+await startMetricsServer(log);
 log("running");
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, async () => {
-    await worker.stop();
-    await closeDatabase();
-    process.exit(0);
-  });
-}
+// SIGTERM: running jobs finish, jobs claimed ahead go back to the queue, then exit 0 (within SVC_DRAIN_TIMEOUT_MS).
+drainOnSignals({ worker, log });
 
 /** Migrations and set-up, retried while the database is unreachable (a worker may start before it). */
 async function startWhenTheDatabaseAnswers(): Promise<void> {
@@ -48,7 +51,8 @@ async function startWhenTheDatabaseAnswers(): Promise<void> {
       return;
     } catch (e) {
       if (!isInfrastructureError(e)) throw e;
-      if (tries === 0) log(`the database does not answer (${e instanceof Error ? e.message : String(e)}); retrying until it does`);
+      if (tries === 0)
+        log(`the database does not answer (${e instanceof Error ? e.message : String(e)}); retrying until it does`);
       await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** tries)));
     }
   }

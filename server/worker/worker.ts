@@ -13,7 +13,15 @@ export interface Worker {
  * and claims jobs of every registered kind from the durable queue (server/jobs/), until stopped.
  * Work is kept in the database, so stopping or restarting a worker loses nothing.
  */
-export function startWorker({ log, tasks = registeredTasks(), jobs = true }: { log: (line: string) => void; tasks?: readonly Task[]; jobs?: boolean }): Worker {
+export function startWorker({
+  log,
+  tasks = registeredTasks(),
+  jobs = true,
+}: {
+  log: (line: string) => void;
+  tasks?: readonly Task[];
+  jobs?: boolean;
+}): Worker {
   const jobWorker = jobs ? startJobWorker({ log }) : undefined;
   let stopped = false;
   const running = new Set<Promise<unknown>>();
@@ -27,7 +35,10 @@ export function startWorker({ log, tasks = registeredTasks(), jobs = true }: { l
         .then((db) => task.run(db))
         .then((n) => n > 0 && log(`worker: ${task.name}: ${n}`))
         // An outage is logged once for all of it (server/db/outage.ts); the next tick tries again.
-        .catch((e: unknown) => noteOutage(e) || log(`worker: ${task.name} failed: ${e instanceof Error ? e.message : String(e)}`))
+        .catch(
+          (e: unknown) =>
+            noteOutage(e) || log(`worker: ${task.name} failed: ${e instanceof Error ? e.message : String(e)}`),
+        )
         .finally(() => {
           busy = false;
           running.delete(p);

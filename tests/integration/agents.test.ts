@@ -17,16 +17,25 @@ afterAll(async () => {
 });
 
 const OK = `export default async (input, ctx) => { ctx.progress(50, "half"); return { ok: true, echo: input }; }`;
-const deploy = (body: Record<string, unknown>, token = ctx.root.token) => call(ctx.server.url, "POST", "/v1/agents/deploy", { token, body });
-const status = (id: string, token = ctx.root.token) => call(ctx.server.url, "GET", `/v1/agents/${id}/status`, { token });
+const deploy = (body: Record<string, unknown>, token = ctx.root.token) =>
+  call(ctx.server.url, "POST", "/v1/agents/deploy", { token, body });
+const status = (id: string, token = ctx.root.token) =>
+  call(ctx.server.url, "GET", `/v1/agents/${id}/status`, { token });
 const settled = async (id: string) => {
-  await expect.poll(async () => (await status(id)).body.data.status, { timeout: 10_000, interval: 50 }).not.toBe("deploying");
+  await expect
+    .poll(async () => (await status(id)).body.data.status, { timeout: 10_000, interval: 50 })
+    .not.toBe("deploying");
   return (await status(id)).body.data;
 };
 
 describe("deploying agents", () => {
   it("answers 202 deploying, then the worker loads the bundle and the agent is active, with its version and runtime", async () => {
-    const res = await deploy({ manifest: manifestOf("greeter", { limits: { memory_mb: 32, timeout_ms: 5000 } }), ...bundleOf(OK), profile: "default", region: "eu" });
+    const res = await deploy({
+      manifest: manifestOf("greeter", { limits: { memory_mb: 32, timeout_ms: 5000 } }),
+      ...bundleOf(OK),
+      profile: "default",
+      region: "eu",
+    });
     expect(res.status).toBe(202);
     expect(res.body.data).toMatchObject({ status: "deploying", trace_id: res.headers.get("x-request-id") });
     const agent = await settled(res.body.data.agentId);
@@ -39,7 +48,12 @@ describe("deploying agents", () => {
       capabilities: ["svc_api:agents:read"],
       description: "test agent greeter",
       passport_id: null,
-      runtime: { engine: "quickjs-wasm", limits: { memory_mb: 32, timeout_ms: 5000 }, bundle_hash: bundleOf(OK).bundleHash, error: null },
+      runtime: {
+        engine: "quickjs-wasm",
+        limits: { memory_mb: 32, timeout_ms: 5000 },
+        bundle_hash: bundleOf(OK).bundleHash,
+        error: null,
+      },
     });
     expect(Date.parse(agent.runtime.deployed_at)).toBeGreaterThan(0);
     expect(Date.parse(agent.updated_at)).toBeGreaterThan(0);
@@ -50,7 +64,11 @@ describe("deploying agents", () => {
     expect(first.status).toBe(201);
     expect(first.body.data.status).toBe("active");
     const v2 = `export default async () => "v2";`;
-    const second = await deploy({ manifest: manifestOf("versioned", { version: "2.0.0" }), ...bundleOf(v2), wait: true });
+    const second = await deploy({
+      manifest: manifestOf("versioned", { version: "2.0.0" }),
+      ...bundleOf(v2),
+      wait: true,
+    });
     expect(second.status).toBe(201);
     expect(second.body.data.agentId).toBe(first.body.data.agentId);
     const agent = (await status(first.body.data.agentId)).body.data;
@@ -64,7 +82,11 @@ describe("deploying agents", () => {
 
   it("with wait, loading a bundle whose top level loops holds no other write meanwhile", async () => {
     const other = await apiKey(["svc_api:agents:deploy", "svc_api:agents:read"]);
-    const slow = deploy({ manifest: manifestOf("top-loop"), ...bundleOf(`while (true) {} export default async () => 1;`), wait: true });
+    const slow = deploy({
+      manifest: manifestOf("top-loop"),
+      ...bundleOf(`while (true) {} export default async () => 1;`),
+      wait: true,
+    });
     await new Promise((r) => setTimeout(r, 300)); // the check is running
     const t0 = Date.now();
     const write = await deploy({ manifest: manifestOf("meanwhile"), ...bundleOf(OK) }, other.token);
@@ -78,9 +100,17 @@ describe("deploying agents", () => {
   });
 
   it("an older deploy that loads more slowly does not roll the agent back", async () => {
-    const older = deploy({ manifest: manifestOf("no-rollback"), ...bundleOf(`{ const t = Date.now(); while (Date.now() - t < 1500) {} } export default async () => "v1";`), wait: true });
+    const older = deploy({
+      manifest: manifestOf("no-rollback"),
+      ...bundleOf(`{ const t = Date.now(); while (Date.now() - t < 1500) {} } export default async () => "v1";`),
+      wait: true,
+    });
     await new Promise((r) => setTimeout(r, 400)); // v1 committed, its check running
-    const newer = await deploy({ manifest: manifestOf("no-rollback", { version: "2.0.0" }), ...bundleOf(`export default async () => "v2";`), wait: true });
+    const newer = await deploy({
+      manifest: manifestOf("no-rollback", { version: "2.0.0" }),
+      ...bundleOf(`export default async () => "v2";`),
+      wait: true,
+    });
     expect(newer.status).toBe(201);
     expect((await older).status).toBe(201);
     const agent = (await status(newer.body.data.agentId)).body.data;
@@ -100,7 +130,16 @@ describe("deploying agents", () => {
       const version = await db.read.agentVersion.findFirstOrThrow({ where: { agentId: res.body.data.agentId } });
       // As a worker that died holding the job's last attempt: running, its lease expired.
       await db.writeTx((tx) =>
-        tx.job.updateMany({ where: { kind: "agent.deploy", payload: { contains: version.id } }, data: { state: "running", attempts: 3, lockedBy: "wrk_dead", leaseToken: "dead", availableAt: new Date(Date.now() - 1000) } }),
+        tx.job.updateMany({
+          where: { kind: "agent.deploy", payload: { contains: version.id } },
+          data: {
+            state: "running",
+            attempts: 3,
+            lockedBy: "wrk_dead",
+            leaseToken: "dead",
+            availableAt: new Date(Date.now() - 1000),
+          },
+        }),
       );
       worker = startWorker({ log: () => undefined, tasks: [] });
       const agent = await settled(res.body.data.agentId);
@@ -113,13 +152,24 @@ describe("deploying agents", () => {
   });
 
   it("concurrent deploys of one name make one agent with consecutive versions", async () => {
-    const answers = await Promise.all([1, 2, 3, 4].map((i) => deploy({ manifest: manifestOf("racy", { version: `${i}.0.0` }), ...bundleOf(OK) })));
+    const answers = await Promise.all(
+      [1, 2, 3, 4].map((i) => deploy({ manifest: manifestOf("racy", { version: `${i}.0.0` }), ...bundleOf(OK) })),
+    );
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
     const ids = new Set(answers.map((a) => a.body.data.agentId));
     expect(ids.size).toBe(1);
     const agent = await settled([...ids][0]!);
-    await expect.poll(async () => (await status(agent.id)).body.data.runtime.versions.filter((v: { status: string }) => v.status === "ready").length, { timeout: 10_000 }).toBe(4);
-    expect((await status(agent.id)).body.data.runtime.versions.map((v: { seq: number }) => v.seq)).toEqual([4, 3, 2, 1]);
+    await expect
+      .poll(
+        async () =>
+          (await status(agent.id)).body.data.runtime.versions.filter((v: { status: string }) => v.status === "ready")
+            .length,
+        { timeout: 10_000 },
+      )
+      .toBe(4);
+    expect((await status(agent.id)).body.data.runtime.versions.map((v: { seq: number }) => v.seq)).toEqual([
+      4, 3, 2, 1,
+    ]);
   });
 
   it("a bundle that does not parse, or has no handler, leaves the agent inactive with the reason; a broken redeploy keeps the working version", async () => {
@@ -130,17 +180,29 @@ describe("deploying agents", () => {
     expect(b.runtime.error).toMatchObject({ code: "syntax_error" });
     expect(b.runtime.last_deploy).toMatchObject({ status: "rejected", error: { code: "syntax_error" } });
 
-    const noHandler = await deploy({ manifest: manifestOf("no-handler"), ...bundleOf("export const x = 1; export default 42;"), wait: true });
+    const noHandler = await deploy({
+      manifest: manifestOf("no-handler"),
+      ...bundleOf("export const x = 1; export default 42;"),
+      wait: true,
+    });
     expect(noHandler.status).toBe(201);
     expect(noHandler.body.data.status).toBe("inactive");
     expect((await status(noHandler.body.data.agentId)).body.data.runtime.error).toMatchObject({ code: "no_handler" });
 
     const good = await deployAndWait(ctx.server.url, ctx.root.token, "kept", OK);
-    const bad = await deploy({ manifest: manifestOf("kept", { version: "9.9.9" }), ...bundleOf("export default 1;"), wait: true });
+    const bad = await deploy({
+      manifest: manifestOf("kept", { version: "9.9.9" }),
+      ...bundleOf("export default 1;"),
+      wait: true,
+    });
     expect(bad.body.data).toMatchObject({ agentId: good, status: "active" });
     const kept = (await status(good)).body.data;
     expect(kept).toMatchObject({ status: "active", version: "1.0.0" });
-    expect(kept.runtime.last_deploy).toMatchObject({ version: "9.9.9", status: "rejected", error: { code: "no_handler" } });
+    expect(kept.runtime.last_deploy).toMatchObject({
+      version: "9.9.9",
+      status: "rejected",
+      error: { code: "no_handler" },
+    });
   });
 
   it("refuses a bundle over SVC_MAX_BUNDLE_BYTES, a hash that does not match, an unknown manifest field and limits over the maxima", async () => {
@@ -149,13 +211,19 @@ describe("deploying agents", () => {
     expect(tooBig.status).toBe(400);
     expect(tooBig.body.errors[0]).toMatchObject({ field: "bundleBase64", code: "OUT_OF_RANGE" });
 
-    const mismatch = await deploy({ manifest: manifestOf("mismatch"), bundleBase64: bundleOf(OK).bundleBase64, bundleHash: bundleOf("other").bundleHash });
+    const mismatch = await deploy({
+      manifest: manifestOf("mismatch"),
+      bundleBase64: bundleOf(OK).bundleBase64,
+      bundleHash: bundleOf("other").bundleHash,
+    });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.errors[0]).toMatchObject({ field: "bundleHash", code: "HASH_MISMATCH" });
 
     const unknown = await deploy({ manifest: { ...manifestOf("unknown"), entrypoint: "main" }, ...bundleOf(OK) });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.errors).toContainEqual(expect.objectContaining({ field: "manifest.entrypoint", code: "UNKNOWN_FIELD" }));
+    expect(unknown.body.errors).toContainEqual(
+      expect.objectContaining({ field: "manifest.entrypoint", code: "UNKNOWN_FIELD" }),
+    );
 
     const memory = await deploy({ manifest: manifestOf("greedy", { limits: { memory_mb: 4096 } }), ...bundleOf(OK) });
     expect(memory.status).toBe(400);
@@ -167,7 +235,15 @@ describe("deploying agents", () => {
 
   it("refuses a manifest capability the deployer does not hold (403), so an agent never holds more than its deployer", async () => {
     const deployer = await apiKey(["svc_api:agents:deploy", "svc_api:agents:read"]);
-    const res = await deploy({ manifest: manifestOf("escalate", { capabilities: [{ id: "svc_api:passports:write", evidence: ["wants more"] }] }), ...bundleOf(OK) }, deployer.token);
+    const res = await deploy(
+      {
+        manifest: manifestOf("escalate", {
+          capabilities: [{ id: "svc_api:passports:write", evidence: ["wants more"] }],
+        }),
+        ...bundleOf(OK),
+      },
+      deployer.token,
+    );
     expect(res.status).toBe(403);
     expect(res.body.missing_capabilities).toEqual(["svc_api:passports:write"]);
     const allowed = await deploy({ manifest: manifestOf("modest"), ...bundleOf(OK), wait: true }, deployer.token);
@@ -179,9 +255,16 @@ describe("deploying agents", () => {
     expect(first.status).toBe(200);
     expect(first.body.data.agents).toHaveLength(1);
     expect(typeof first.body.data.next_cursor).toBe("string");
-    const second = await call(ctx.server.url, "GET", `/v1/agents?limit=1&cursor=${encodeURIComponent(first.body.data.next_cursor)}`, { token: ctx.root.token });
+    const second = await call(
+      ctx.server.url,
+      "GET",
+      `/v1/agents?limit=1&cursor=${encodeURIComponent(first.body.data.next_cursor)}`,
+      { token: ctx.root.token },
+    );
     expect(second.body.data.agents[0].id).not.toBe(first.body.data.agents[0].id);
-    const inactive = await call(ctx.server.url, "GET", "/v1/agents?status=inactive&limit=100", { token: ctx.root.token });
+    const inactive = await call(ctx.server.url, "GET", "/v1/agents?status=inactive&limit=100", {
+      token: ctx.root.token,
+    });
     expect(inactive.body.data.agents.every((a: { status: string }) => a.status === "inactive")).toBe(true);
     const bad = await call(ctx.server.url, "GET", "/v1/agents?cursor=forged", { token: ctx.root.token });
     expect(bad.status).toBe(400);
@@ -204,7 +287,11 @@ describe("deploying agents", () => {
     expect(twice.status).toBe(409);
     expect(twice.body).toMatchObject({ current_state: "active", requested_state: "active" });
     const reader = await apiKey(["svc_api:agents:read"]);
-    expect((await call(ctx.server.url, "POST", `/v1/agents/${id}/deactivate`, { token: reader.token })).status).toBe(403);
-    expect((await call(ctx.server.url, "GET", `/v1/agents/agt_unknown/status`, { token: ctx.root.token })).status).toBe(404);
+    expect((await call(ctx.server.url, "POST", `/v1/agents/${id}/deactivate`, { token: reader.token })).status).toBe(
+      403,
+    );
+    expect((await call(ctx.server.url, "GET", `/v1/agents/agt_unknown/status`, { token: ctx.root.token })).status).toBe(
+      404,
+    );
   });
 });

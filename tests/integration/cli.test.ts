@@ -10,11 +10,19 @@ import { createTestDatabase, dropTestDatabase } from "./postgres";
 const itNever = (..._args: unknown[]) => undefined;
 
 /** `npx svc …` as an operator runs it: a separate process, with only the environment it is given. */
-function svc(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
+function svc(
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(process.cwd(), "bin/svc.mjs"), ...args], { env: { NODE_ENV: "test", PATH: process.env.PATH, HOME: process.env.HOME, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [join(process.cwd(), "bin/svc.mjs"), ...args],
+      { env: { NODE_ENV: "test", PATH: process.env.PATH, HOME: process.env.HOME, ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -24,7 +32,10 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("the command line's database", () => {
   it("says which database it uses, and the key it mints works against the server on that database", async () => {
-    const r = await svc(["keys", "create", "--token-only"], { DATA_DIR: process.env.DATA_DIR, ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) });
+    const r = await svc(["keys", "create", "--token-only"], {
+      DATA_DIR: process.env.DATA_DIR,
+      ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    });
     expect(r.code, r.stderr).toBe(0);
     if (process.env.DATABASE_URL) {
       const url = new URL(process.env.DATABASE_URL);
@@ -45,7 +56,13 @@ describe("the command line's database", () => {
     expect(r.stderr).toContain("--init");
     expect(r.stdout).toBe("");
     expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
-    for (const args of [["setup-link"], ["signing-keys", "rotate"], ["ledger-key", "rotate"], ["compliance-key"], ["migrate"]]) {
+    for (const args of [
+      ["setup-link"],
+      ["signing-keys", "rotate"],
+      ["ledger-key", "rotate"],
+      ["compliance-key"],
+      ["migrate"],
+    ]) {
       const other = await svc(args, { DATA_DIR: dir });
       expect(other.code, args.join(" ")).toBe(3);
     }
@@ -64,15 +81,18 @@ describe("the command line's database", () => {
     expect((await svc(["keys", "create", "--token-only"], { DATA_DIR: dir })).code).toBe(0);
   });
 
-  (process.env.SVC_TEST_ENGINE === "postgres" ? it : itNever)("refuses an empty PostgreSQL database without --init", async () => {
-    const empty = await createTestDatabase();
-    try {
-      const r = await svc(["keys", "create"], { DATABASE_URL: empty.url, DATA_DIR: join(scratch, "pg") });
-      expect(r.code).toBe(3);
-      expect(r.stderr).toContain(`using PostgreSQL at `);
-      expect(r.stderr).toMatch(/never migrated[\s\S]*--init/);
-    } finally {
-      await dropTestDatabase(empty.name);
-    }
-  });
+  (process.env.SVC_TEST_ENGINE === "postgres" ? it : itNever)(
+    "refuses an empty PostgreSQL database without --init",
+    async () => {
+      const empty = await createTestDatabase();
+      try {
+        const r = await svc(["keys", "create"], { DATABASE_URL: empty.url, DATA_DIR: join(scratch, "pg") });
+        expect(r.code).toBe(3);
+        expect(r.stderr).toContain(`using PostgreSQL at `);
+        expect(r.stderr).toMatch(/never migrated[\s\S]*--init/);
+      } finally {
+        await dropTestDatabase(empty.name);
+      }
+    },
+  );
 });

@@ -13,18 +13,39 @@ const api = (path: string) => call(t.server.url, "GET", path, { token: t.root.to
 
 describe("deployment compliance", () => {
   it("is computed from real state and signed with the documented key", async () => {
-    for (let i = 0; i < 3; i++) await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: `c${i}`, public_key: ed25519Jwk() } });
+    for (let i = 0; i < 3; i++)
+      await call(t.server.url, "POST", "/v1/passports", {
+        token: t.root.token,
+        body: { type: "agent", name: `c${i}`, public_key: ed25519Jwk() },
+      });
     const passports = (await api("/v1/passports?limit=100")).body.data;
-    await call(t.server.url, "PATCH", `/v1/passports/${passports[0].did}`, { token: t.root.token, body: { verification_tier: 2 } });
+    await call(t.server.url, "PATCH", `/v1/passports/${passports[0].did}`, {
+      token: t.root.token,
+      body: { verification_tier: 2 },
+    });
     await catchUp(await database());
     const res = await api("/v1/compliance/deployment");
     expect(res.status).toBe(200);
     expect(() => DeploymentComplianceResponse.parse(res.body)).not.toThrow();
-    expect(res.body.compliance).toMatchObject({ human_passport_minting: "device_only", passport_count: passports.length, verification_count: 1 });
+    expect(res.body.compliance).toMatchObject({
+      human_passport_minting: "device_only",
+      passport_count: passports.length,
+      verification_count: 1,
+    });
     expect(res.body.compliance.attestation_formats_accepted).toContain("packed");
-    expect(res.body.invariants).toEqual({ server_side_key_generation: false, private_key_access: false, biometric_binding_hash_used: false, webauthn_required_for_humans: true });
+    expect(res.body.invariants).toEqual({
+      server_side_key_generation: false,
+      private_key_access: false,
+      biometric_binding_hash_used: false,
+      webauthn_required_for_humans: true,
+    });
     expect(res.body.signature).toBe(signCompliance(res.body, await complianceKey()));
-    expect(signCompliance({ ...res.body, compliance: { ...res.body.compliance, passport_count: 999 } }, await complianceKey())).not.toBe(res.body.signature);
+    expect(
+      signCompliance(
+        { ...res.body, compliance: { ...res.body.compliance, passport_count: 999 } },
+        await complianceKey(),
+      ),
+    ).not.toBe(res.body.signature);
   });
 
   it("ledger_sync_status says whether the newest checkpoint covers every record", async () => {
@@ -38,8 +59,12 @@ describe("deployment compliance", () => {
     expect(behind.body.compliance.ledger.records_behind).toBeGreaterThanOrEqual(5);
     await catchUp(await database());
     const db = await database();
-    const [{ n }] = (await db.raw.query<{ n: number | string }>(`SELECT COALESCE(MAX("seq")+1,0) AS "n" FROM "provenance_record"`)) as [{ n: number }];
-    const [{ t }] = (await db.raw.query<{ t: number | string }>(`SELECT MAX("tree_size") AS "t" FROM "ledger_checkpoint"`)) as [{ t: number }];
+    const [{ n }] = (await db.raw.query<{ n: number | string }>(
+      `SELECT COALESCE(MAX("seq")+1,0) AS "n" FROM "provenance_record"`,
+    )) as [{ n: number }];
+    const [{ t }] = (await db.raw.query<{ t: number | string }>(
+      `SELECT MAX("tree_size") AS "t" FROM "ledger_checkpoint"`,
+    )) as [{ t: number }];
     expect(Number(t)).toBe(Number(n));
   });
 });
@@ -48,7 +73,17 @@ describe("invariants follow stored state", () => {
   it("a human passport without a passkey, or a stored private key part, turns its invariant", async () => {
     const db = await database();
     const root = t.root.orgDid;
-    await db.writeTx((tx) => tx.passport.create({ data: { did: `did:key:zHuman${Date.now()}`, type: "human", name: "smuggled", orgDid: root, publicKeyJwk: { kty: "OKP", crv: "Ed25519", x: "AA", d: "secret" } } }));
+    await db.writeTx((tx) =>
+      tx.passport.create({
+        data: {
+          did: `did:key:zHuman${Date.now()}`,
+          type: "human",
+          name: "smuggled",
+          orgDid: root,
+          publicKeyJwk: { kty: "OKP", crv: "Ed25519", x: "AA", d: "secret" },
+        },
+      }),
+    );
     const res = await api("/v1/compliance/deployment");
     expect(res.body.invariants).toMatchObject({ webauthn_required_for_humans: false, private_key_access: true });
   });
@@ -91,7 +126,10 @@ describe("walled-garden status", () => {
       expect(res.body.explanation).toContain("witness.test");
       expect(res.body.recommendations.join(" ")).toMatch(/silent\.witness .* never cosigned/);
       const w = res.body.witnesses.find((x: any) => x.name === "witness.test");
-      expect(w.last_cosignature).toMatchObject({ tree_size: witness.state.size, line: expect.stringMatching(/^— witness\.test /) });
+      expect(w.last_cosignature).toMatchObject({
+        tree_size: witness.state.size,
+        line: expect.stringMatching(/^— witness\.test /),
+      });
     } finally {
       delete process.env.SVC_WITNESSES;
       await witness.close();

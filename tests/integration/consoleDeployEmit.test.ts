@@ -33,22 +33,40 @@ describe("a deploy through the console's copy of the modules", () => {
     // Next.js's copy: a second instance of every server module, as its bundle is.
     vi.resetModules();
     const consoleCopy = await import("@/server/trpc/root");
-    const caller = consoleCopy.createCaller({ authorization: `Bearer ${ctx.root.token}`, clientAddress: "127.0.0.1", requestId: newId("req") });
-    const manifest = manifestOf("console-emitter", { capabilities: [{ id: "svc_api:events:write", evidence: ["emits console.copy.emitted"] }] });
-    const deployed = (await caller.agents.deploy({ manifest, ...bundleOf(EMIT), wait: true } as never)) as { data: { agentId: string } };
+    const caller = consoleCopy.createCaller({
+      authorization: `Bearer ${ctx.root.token}`,
+      clientAddress: "127.0.0.1",
+      requestId: newId("req"),
+    });
+    const manifest = manifestOf("console-emitter", {
+      capabilities: [{ id: "svc_api:events:write", evidence: ["emits console.copy.emitted"] }],
+    });
+    const deployed = (await caller.agents.deploy({ manifest, ...bundleOf(EMIT), wait: true } as never)) as {
+      data: { agentId: string };
+    };
     const agentId = deployed.data.agentId;
     const db = await database();
-    await expect.poll(async () => (await db.read.agent.findUniqueOrThrow({ where: { id: agentId } })).status, { timeout: 30_000 }).toBe("active");
+    await expect
+      .poll(async () => (await db.read.agent.findUniqueOrThrow({ where: { id: agentId } })).status, { timeout: 30_000 })
+      .toBe("active");
 
     // Invoked through the /v1 fast path and run by the worker, both this copy's modules.
-    const invoked = await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: {} });
+    const invoked = await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, {
+      token: ctx.root.token,
+      body: {},
+    });
     expect(invoked.status).toBe(202);
     const id = invoked.body.id as string;
-    await expect.poll(async () => (await db.read.asyncExecution.findUniqueOrThrow({ where: { id } })).status, { timeout: 30_000 }).not.toMatch(/queued|processing/);
+    await expect
+      .poll(async () => (await db.read.asyncExecution.findUniqueOrThrow({ where: { id } })).status, { timeout: 30_000 })
+      .not.toMatch(/queued|processing/);
     const run = await db.read.asyncExecution.findUniqueOrThrow({ where: { id } });
     expect(run.errorJson).toBeNull();
     expect(run.status).toBe("completed");
     const emitted = (run.resultJson as { emitted: { event_id: string } }).emitted;
-    expect(await db.read.event.findUnique({ where: { id: emitted.event_id } })).toMatchObject({ type: "console.copy.emitted", ingestedVia: "emit" });
+    expect(await db.read.event.findUnique({ where: { id: emitted.event_id } })).toMatchObject({
+      type: "console.copy.emitted",
+      ingestedVia: "emit",
+    });
   });
 });

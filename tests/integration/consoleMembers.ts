@@ -17,8 +17,21 @@ export async function consoleMember(role: Role) {
   const link = await db.writeTx(async (tx) => createInvite(tx, (await rootOrgDid(db))!, role, null, "invite", 1));
   const token = new URL(link.link).searchParams.get("token")!;
   const { challengeId, options } = await registrationOptions(db, token, `A ${role}`);
-  const registered = await completeRegistration(db, challengeId, softAuthenticator().register(options.challenge) as never);
+  const registered = await completeRegistration(
+    db,
+    challengeId,
+    softAuthenticator().register(options.challenge) as never,
+  );
   const member = (await db.read.member.findUnique({ where: { passportDid: registered.did } }))!;
   const { delegationId } = await startConsoleSession(db, member);
-  return { did: registered.did, delegationId, caller: createCaller({ authorization: null, clientAddress: "127.0.0.1", requestId: newId("req"), authenticate: () => authenticateSession(db, delegationId) }) };
+  return {
+    did: registered.did,
+    delegationId,
+    caller: createCaller({
+      authorization: null,
+      clientAddress: "127.0.0.1",
+      requestId: newId("req"),
+      authenticate: () => authenticateSession(db, delegationId),
+    }),
+  };
 }

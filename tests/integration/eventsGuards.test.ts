@@ -23,7 +23,8 @@ afterAll(async () => {
   await shutdownSandbox();
 });
 
-const api = (method: string, path: string, body?: unknown, token = ctx.root.token) => call(ctx.server.url, method, path, { token, body });
+const api = (method: string, path: string, body?: unknown, token = ctx.root.token) =>
+  call(ctx.server.url, method, path, { token, body });
 const emitter = (events: string[] = []) => ({
   capabilities: [
     { id: "svc_api:events:write", evidence: ["emits events"] },
@@ -36,14 +37,28 @@ const emitter = (events: string[] = []) => ({
 async function invokeAndWait(agentId: string) {
   const res = await api("POST", `/v1/agents/${agentId}/invoke`, { input: {} });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
-  return waitFor("the run", async () => {
-    const got = await api("GET", `/v1/executions/${res.body.id}`);
-    return ["completed", "failed", "cancelled"].includes(got.body.status) ? got.body : undefined;
-  }, 30_000);
+  return waitFor(
+    "the run",
+    async () => {
+      const got = await api("GET", `/v1/executions/${res.body.id}`);
+      return ["completed", "failed", "cancelled"].includes(got.body.status) ? got.body : undefined;
+    },
+    30_000,
+  );
 }
 
 describe("platform event types are reserved", () => {
-  const reserved = ["execution.completed", "execution.failed", "agent.deployed", "agent.anything_new", "approval.decided", "workflow.completed", "connector.installed", "webhook.disabled", "delegation.revoked"];
+  const reserved = [
+    "execution.completed",
+    "execution.failed",
+    "agent.deployed",
+    "agent.anything_new",
+    "approval.decided",
+    "workflow.completed",
+    "connector.installed",
+    "webhook.disabled",
+    "delegation.revoked",
+  ];
 
   it("ingest and emit refuse them with 400 RESERVED_EVENT_TYPE, store nothing and record a denial", async () => {
     const db = await database();
@@ -54,8 +69,24 @@ describe("platform event types are reserved", () => {
         expect(res.body.errors[0]).toMatchObject({ field: "type", code: "RESERVED_EVENT_TYPE" });
       }
     }
-    expect(await db.read.event.count({ where: { type: { in: reserved }, ingestedVia: { in: ["ingest", "emit"] }, actorDid: ctx.root.orgDid, delegationId: ctx.root.delegationId } })).toBe(0);
-    const denied = await db.read.provenanceRecord.count({ where: { operation: "POST /v1/events/ingest", decision: "denied", status: 400, delegationId: ctx.root.delegationId } });
+    expect(
+      await db.read.event.count({
+        where: {
+          type: { in: reserved },
+          ingestedVia: { in: ["ingest", "emit"] },
+          actorDid: ctx.root.orgDid,
+          delegationId: ctx.root.delegationId,
+        },
+      }),
+    ).toBe(0);
+    const denied = await db.read.provenanceRecord.count({
+      where: {
+        operation: "POST /v1/events/ingest",
+        decision: "denied",
+        status: 400,
+        delegationId: ctx.root.delegationId,
+      },
+    });
     expect(denied).toBeGreaterThanOrEqual(reserved.length);
     // Types that only look alike are the caller's own.
     for (const type of ["executions.completed", "webhook.enabled", "delegation.created", "agents.x"]) {
@@ -107,9 +138,12 @@ describe("what a run emits passes the same validation as ingest (item 19)", () =
     const db = await database();
     expect(await db.read.event.count({ where: { type: { startsWith: "hostile." } } })).toBe(0);
     const execution = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: run.id } });
-    const records = await db.read.provenanceRecord.findMany({ where: { operation: "POST /v1/events/emit", delegationId: execution.delegationId } });
+    const records = await db.read.provenanceRecord.findMany({
+      where: { operation: "POST /v1/events/emit", delegationId: execution.delegationId },
+    });
     expect(records).toHaveLength(8);
-    for (const r of records) expect({ decision: r.decision, status: r.status < 500 }).toEqual({ decision: "denied", status: true });
+    for (const r of records)
+      expect({ decision: r.decision, status: r.status < 500 }).toEqual({ decision: "denied", status: true });
     // Each refusal is recorded with the hash of what was sent, not of an empty request.
     expect(new Set(records.map((r) => r.requestHash)).size).toBeGreaterThan(1);
   });
@@ -145,13 +179,26 @@ describe("emit budget and fan-out (item 20)", () => {
     const res = await api("POST", "/v1/events/ingest", { type: "fan.out", payload: {} });
     expect(res.body.queued_executions).toBe(1);
     const db = await database();
-    const refused = await waitFor("a fan-out refusal", async () => {
-      const rows = await db.read.asyncExecution.findMany({ where: { agentId, status: "completed" } });
-      return rows.flatMap((r) => (r.resultJson as { out?: string[] } | null)?.out ?? []).find((s) => s.startsWith("event_fanout_exceeded"));
-    }, 30_000);
+    const refused = await waitFor(
+      "a fan-out refusal",
+      async () => {
+        const rows = await db.read.asyncExecution.findMany({ where: { agentId, status: "completed" } });
+        return rows
+          .flatMap((r) => (r.resultJson as { out?: string[] } | null)?.out ?? [])
+          .find((s) => s.startsWith("event_fanout_exceeded"));
+      },
+      30_000,
+    );
     expect(refused).toMatch(/SVC_EVENT_MAX_FANOUT/);
     // Wait for the queue to drain, then count: the chain never outgrew the limit.
-    await waitFor("the runs to end", async () => ((await db.read.asyncExecution.count({ where: { agentId, status: { in: ["queued", "running"] } } })) === 0 ? true : undefined), 30_000);
+    await waitFor(
+      "the runs to end",
+      async () =>
+        (await db.read.asyncExecution.count({ where: { agentId, status: { in: ["queued", "running"] } } })) === 0
+          ? true
+          : undefined,
+      30_000,
+    );
     expect(await db.read.asyncExecution.count({ where: { agentId } })).toBe(5);
   });
 });

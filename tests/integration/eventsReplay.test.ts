@@ -26,20 +26,37 @@ describe("the events quick start", () => {
   it("the shipped trigger example answers 1 match and 1 queued run, and its run routes the invoice", async () => {
     const deploy = await call(ctx.server.url, "POST", "/v1/agents/deploy", {
       token: ctx.root.token,
-      body: { manifest: JSON.parse(example("invoice-router.manifest.json")), ...bundleOf(example("invoice-router.js")), wait: true },
+      body: {
+        manifest: JSON.parse(example("invoice-router.manifest.json")),
+        ...bundleOf(example("invoice-router.js")),
+        wait: true,
+      },
     });
     expect(deploy.status).toBe(201);
     expect(deploy.body.data.status).toBe("active");
 
-    const event = { type: "invoice.paid", payload: { invoice_id: "inv_2041", amount: 1250 }, id: "billing-88121", source: "billing" };
+    const event = {
+      type: "invoice.paid",
+      payload: { invoice_id: "inv_2041", amount: 1250 },
+      id: "billing-88121",
+      source: "billing",
+    };
     const first = await call(ctx.server.url, "POST", "/v1/events/ingest", { token: ctx.root.token, body: event });
     expect(first.status).toBe(202);
-    expect(first.body).toEqual({ event_id: expect.stringMatching(/^evt_/), matched_subscriptions: 1, queued_executions: 1, replayed: false });
+    expect(first.body).toEqual({
+      event_id: expect.stringMatching(/^evt_/),
+      matched_subscriptions: 1,
+      queued_executions: 1,
+      replayed: false,
+    });
     expect(first.headers.get("idempotent-replayed")).toBeNull();
 
     const stored = await call(ctx.server.url, "GET", `/v1/events/${first.body.event_id}`, { token: ctx.root.token });
     const run = await settled(stored.body.matches[0].execution_id);
-    expect(run).toMatchObject({ status: "completed", result_json: { invoice_id: "inv_2041", route: "finance-review", event_id: first.body.event_id } });
+    expect(run).toMatchObject({
+      status: "completed",
+      result_json: { invoice_id: "inv_2041", route: "finance-review", event_id: first.body.event_id },
+    });
   });
 
   it("a repeated sender id is the first answer again, marked replayed in the body and the Idempotent-Replayed header, on ingest and emit", async () => {

@@ -10,7 +10,13 @@ const { bootstrap } = await import("../../server/setup/bootstrap");
 const { closeDatabase, database } = await import("../../server/db/client");
 await bootstrap();
 const db = await database();
-await db.writeTx((tx) => tx.serviceState.upsert({ where: { key: "mode_probe" }, create: { key: "mode_probe", value: "1" }, update: { value: "2" } }));
+await db.writeTx((tx) =>
+  tx.serviceState.upsert({
+    where: { key: "mode_probe" },
+    create: { key: "mode_probe", value: "1" },
+    update: { value: "2" },
+  }),
+);
 const dir = process.env.DATA_DIR!;
 const mode = (p: string) => {
   try {

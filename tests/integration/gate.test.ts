@@ -11,19 +11,37 @@ const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url")
 const now = () => Math.floor(Date.now() / 1000);
 
 function claims(over: Record<string, unknown> = {}) {
-  return { iss: "svc", aud: "svc-api", sub: t.root.orgDid, org: t.root.orgDid, jti: t.root.delegationId, iat: now(), exp: now() + 600, ...over };
+  return {
+    iss: "svc",
+    aud: "svc-api",
+    sub: t.root.orgDid,
+    org: t.root.orgDid,
+    jti: t.root.delegationId,
+    iat: now(),
+    exp: now() + 600,
+    ...over,
+  };
 }
 
 async function signWithServiceKey(payload: Record<string, unknown>, header: Record<string, unknown> = {}) {
   const { current } = await keyRing();
-  return new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", typ: "dlg+jwt", kid: current.kid, ...header }).sign(current.privateKey);
+  return new SignJWT(payload)
+    .setProtectedHeader({ alg: "EdDSA", typ: "dlg+jwt", kid: current.kid, ...header })
+    .sign(current.privateKey);
 }
 
 function expectProblem(res: { status: number; headers: Headers; body: any }, status: number) {
   expect(res.status).toBe(status);
   expect(res.headers.get("content-type")).toContain("application/problem+json");
   expect(res.headers.get("x-request-id")).toBeTruthy();
-  expect(res.body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String), type: expect.any(String), instance: expect.any(String), request_id: res.headers.get("x-request-id") });
+  expect(res.body).toMatchObject({
+    status,
+    title: expect.any(String),
+    detail: expect.any(String),
+    type: expect.any(String),
+    instance: expect.any(String),
+    request_id: res.headers.get("x-request-id"),
+  });
 }
 
 describe("authentication", () => {
@@ -34,7 +52,12 @@ describe("authentication", () => {
     expect(res.body.remediation[0].description).toMatch(/Authorization header with a valid API token/);
     expect(res.headers.get("x-ratelimit-limit")).toBeTruthy();
     expect(await provenanceCount()).toBe(before + 1);
-    expect(await lastProvenance()).toMatchObject({ decision: "denied", status: 401, operation: "GET /v1/passports", actorDid: null });
+    expect(await lastProvenance()).toMatchObject({
+      decision: "denied",
+      status: 401,
+      operation: "GET /v1/passports",
+      actorDid: null,
+    });
   });
 
   const forged: [string, () => Promise<string>][] = [
@@ -44,10 +67,15 @@ describe("authentication", () => {
       async () => {
         const { current } = await keyRing();
         const input = `${b64({ alg: "HS256", typ: "dlg+jwt", kid: current.kid })}.${b64(claims())}`;
-        for (const secret of [Buffer.from(current.publicJwk.x as string, "base64url"), Buffer.from(JSON.stringify(current.publicJwk))]) {
+        for (const secret of [
+          Buffer.from(current.publicJwk.x as string, "base64url"),
+          Buffer.from(JSON.stringify(current.publicJwk)),
+        ]) {
           void secret;
         }
-        const sig = createHmac("sha256", Buffer.from(current.publicJwk.x as string, "base64url")).update(input).digest("base64url");
+        const sig = createHmac("sha256", Buffer.from(current.publicJwk.x as string, "base64url"))
+          .update(input)
+          .digest("base64url");
         return `${input}.${sig}`;
       },
     ],
@@ -66,7 +94,9 @@ describe("authentication", () => {
       "an unknown kid",
       async () => {
         const { privateKey } = generateKeyPairSync("ed25519");
-        return new SignJWT(claims()).setProtectedHeader({ alg: "EdDSA", typ: "dlg+jwt", kid: "not-ours" }).sign(privateKey);
+        return new SignJWT(claims())
+          .setProtectedHeader({ alg: "EdDSA", typ: "dlg+jwt", kid: "not-ours" })
+          .sign(privateKey);
       },
     ],
     [
@@ -74,7 +104,9 @@ describe("authentication", () => {
       async () => {
         const { privateKey } = generateKeyPairSync("ed25519");
         const { current } = await keyRing();
-        return new SignJWT(claims()).setProtectedHeader({ alg: "EdDSA", typ: "dlg+jwt", kid: current.kid }).sign(privateKey);
+        return new SignJWT(claims())
+          .setProtectedHeader({ alg: "EdDSA", typ: "dlg+jwt", kid: current.kid })
+          .sign(privateKey);
       },
     ],
     ["a delegation that does not exist", () => signWithServiceKey(claims({ jti: "dlg_doesnotexist" }))],
@@ -93,7 +125,10 @@ describe("authentication", () => {
   it("refuses a revoked token at once", async () => {
     const key = await apiKey();
     expect((await call(t.server.url, "GET", "/v1/passports", { token: key.token })).status).toBe(200);
-    const revoked = await call(t.server.url, "POST", `/v1/delegations/${key.delegationId}/revoke`, { token: t.root.token, body: { reason: "test" } });
+    const revoked = await call(t.server.url, "POST", `/v1/delegations/${key.delegationId}/revoke`, {
+      token: t.root.token,
+      body: { reason: "test" },
+    });
     expect(revoked.status).toBe(201);
     const res = await call(t.server.url, "GET", "/v1/passports", { token: key.token });
     expectProblem(res, 401);
@@ -101,39 +136,68 @@ describe("authentication", () => {
   });
 
   it("refuses a non-Bearer Authorization header", async () => {
-    expectProblem(await call(t.server.url, "GET", "/v1/passports", { headers: { Authorization: `Basic ${Buffer.from("a:b").toString("base64")}` } }), 401);
+    expectProblem(
+      await call(t.server.url, "GET", "/v1/passports", {
+        headers: { Authorization: `Basic ${Buffer.from("a:b").toString("base64")}` },
+      }),
+      401,
+    );
   });
 });
 
 describe("authorization", () => {
   it("403 names the missing capability, and the denial is recorded", async () => {
     const reader = await apiKey(["svc_api:passports:read"]);
-    const res = await call(t.server.url, "POST", "/v1/passports", { token: reader.token, body: { type: "agent", name: "x", public_key: ed25519Jwk() } });
+    const res = await call(t.server.url, "POST", "/v1/passports", {
+      token: reader.token,
+      body: { type: "agent", name: "x", public_key: ed25519Jwk() },
+    });
     expectProblem(res, 403);
     expect(res.body.detail).toContain("svc_api:passports:write");
     expect(res.body.missing_capability).toBe("svc_api:passports:write");
     expect(res.body.remediation).toHaveLength(1);
-    expect(await lastProvenance()).toMatchObject({ decision: "denied", status: 403, capability: "svc_api:passports:write", delegationId: reader.delegationId });
+    expect(await lastProvenance()).toMatchObject({
+      decision: "denied",
+      status: 403,
+      capability: "svc_api:passports:write",
+      delegationId: reader.delegationId,
+    });
   });
 
   it("family capabilities cover their members", async () => {
     const family = await apiKey(["svc_api:passports:*"]);
-    expect((await call(t.server.url, "POST", "/v1/passports", { token: family.token, body: { type: "agent", name: "x", public_key: ed25519Jwk() } })).status).toBe(201);
+    expect(
+      (
+        await call(t.server.url, "POST", "/v1/passports", {
+          token: family.token,
+          body: { type: "agent", name: "x", public_key: ed25519Jwk() },
+        })
+      ).status,
+    ).toBe(201);
     expect((await call(t.server.url, "GET", "/v1/delegations", { token: family.token })).status).toBe(403);
   });
 });
 
 describe("bad input", () => {
-  const post = (body: unknown, headers?: Record<string, string>) => call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body, headers });
+  const post = (body: unknown, headers?: Record<string, string>) =>
+    call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body, headers });
 
   it("malformed JSON is a 400, not a 500", async () => {
-    const res = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, rawBody: '{"type": "agent",', headers: { "Content-Type": "application/json" } });
+    const res = await call(t.server.url, "POST", "/v1/passports", {
+      token: t.root.token,
+      rawBody: '{"type": "agent",',
+      headers: { "Content-Type": "application/json" },
+    });
     expectProblem(res, 400);
     expect(res.body.errors[0]).toMatchObject({ field: "body", code: "MALFORMED_JSON" });
   });
 
   it.each([
-    [{ name: "x", public_key: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp" }, "type", "REQUIRED_FIELD_MISSING"],
+    [
+      { name: "x", public_key: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp" },
+      "type",
+      "REQUIRED_FIELD_MISSING",
+    ],
     [{ type: "robot", name: "x", public_key: ed25519Jwk() }, "type", "INVALID_ENUM"],
     [{ type: "agent", name: 42, public_key: ed25519Jwk() }, "name", "INVALID_TYPE"],
     [{ type: "agent", name: "", public_key: ed25519Jwk() }, "name", "OUT_OF_RANGE"],
@@ -150,7 +214,10 @@ describe("bad input", () => {
   });
 
   it("out-of-range numbers are 400 OUT_OF_RANGE", async () => {
-    const res = await call(t.server.url, "POST", "/v1/sessions/exchange", { token: t.root.token, body: { duration_seconds: 2_592_001 } });
+    const res = await call(t.server.url, "POST", "/v1/sessions/exchange", {
+      token: t.root.token,
+      body: { duration_seconds: 2_592_001 },
+    });
     expectProblem(res, 400);
     expect(res.body.errors[0]).toMatchObject({ field: "duration_seconds", code: "OUT_OF_RANGE" });
     expectProblem(await call(t.server.url, "GET", "/v1/passports?limit=101", { token: t.root.token }), 400);
@@ -166,18 +233,34 @@ describe("bad input", () => {
     const [payload, mac] = cursor.split(".");
     const tampered = `${Buffer.from(JSON.stringify(["2000-01-01T00:00:00.000Z", "did:key:z"])).toString("base64url")}.${mac}`;
     for (const bad of ["garbage", tampered, `${payload}.AAAA`, `${payload}`]) {
-      const res = await call(t.server.url, "GET", `/v1/passports?cursor=${encodeURIComponent(bad)}`, { token: t.root.token });
+      const res = await call(t.server.url, "GET", `/v1/passports?cursor=${encodeURIComponent(bad)}`, {
+        token: t.root.token,
+      });
       expectProblem(res, 400);
       expect(res.body.errors[0]).toMatchObject({ field: "cursor", code: "INVALID_CURSOR" });
     }
-    const other = await call(t.server.url, "GET", `/v1/delegations?cursor=${encodeURIComponent(cursor)}`, { token: t.root.token });
+    const other = await call(t.server.url, "GET", `/v1/delegations?cursor=${encodeURIComponent(cursor)}`, {
+      token: t.root.token,
+    });
     expect(other.body.errors[0]).toMatchObject({ field: "cursor", code: "INVALID_CURSOR" });
     expect(await lastProvenance()).toMatchObject({ decision: "denied", status: 400 });
   });
 
   it("an oversize body is 413, declared or streamed", async () => {
-    const big = JSON.stringify({ type: "agent", name: "x", public_key: ed25519Jwk(), description: "y".repeat(1_100_000) });
-    expectProblem(await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, rawBody: big, headers: { "Content-Type": "application/json" } }), 413);
+    const big = JSON.stringify({
+      type: "agent",
+      name: "x",
+      public_key: ed25519Jwk(),
+      description: "y".repeat(1_100_000),
+    });
+    expectProblem(
+      await call(t.server.url, "POST", "/v1/passports", {
+        token: t.root.token,
+        rawBody: big,
+        headers: { "Content-Type": "application/json" },
+      }),
+      413,
+    );
     // Chunked: no Content-Length to trust, the gate counts while reading.
     const stream = new ReadableStream({
       start(c) {
@@ -185,13 +268,22 @@ describe("bad input", () => {
         c.close();
       },
     });
-    const res = await fetch(`${t.server.url}/v1/passports`, { method: "POST", headers: { Authorization: `Bearer ${t.root.token}`, "Content-Type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    const res = await fetch(`${t.server.url}/v1/passports`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${t.root.token}`, "Content-Type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
     expect(res.status).toBe(413);
     expect(await lastProvenance()).toMatchObject({ decision: "denied", status: 413 });
   });
 
   it("a body that is not JSON is 415", async () => {
-    const res = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, rawBody: "type=agent", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const res = await call(t.server.url, "POST", "/v1/passports", {
+      token: t.root.token,
+      rawBody: "type=agent",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
     expectProblem(res, 415);
   });
 
@@ -202,10 +294,38 @@ describe("bad input", () => {
   });
 
   it("nothing a caller sends produces a 500", async () => {
-    const bodies = [{}, { type: null }, { type: "agent", name: "x", public_key: {} }, { type: "agent", name: "x", public_key: { kty: "OKP", crv: "Ed25519", x: "!!" } }, { type: "agent", name: "x", public_key: "did:key:zzzz" }, { a: { b: { c: [1, 2, { d: "e" }] } } }, "💥", { type: "agent", name: "\u0000", public_key: "z" }];
-    const posts = ["/v1/passports", "/v1/sessions/exchange", "/v1/delegation-tokens", "/v1/capabilities/match", "/v1/cp/orgs", "/v1/delegations/dlg_x/revoke"];
-    for (const path of posts) for (const body of bodies) expect((await call(t.server.url, "POST", path, { token: t.root.token, body })).status, `${path} ${JSON.stringify(body)}`).toBeLessThan(500);
-    for (const path of ["/v1/passports/did:key:nope", "/v1/passports/%E2%82%AC", "/v1/delegations/%00", "/v1/cp/orgs/x", "/v1/delegations?status=weird", "/v1/passports?type=robot"]) {
+    const bodies = [
+      {},
+      { type: null },
+      { type: "agent", name: "x", public_key: {} },
+      { type: "agent", name: "x", public_key: { kty: "OKP", crv: "Ed25519", x: "!!" } },
+      { type: "agent", name: "x", public_key: "did:key:zzzz" },
+      { a: { b: { c: [1, 2, { d: "e" }] } } },
+      "💥",
+      { type: "agent", name: "\u0000", public_key: "z" },
+    ];
+    const posts = [
+      "/v1/passports",
+      "/v1/sessions/exchange",
+      "/v1/delegation-tokens",
+      "/v1/capabilities/match",
+      "/v1/cp/orgs",
+      "/v1/delegations/dlg_x/revoke",
+    ];
+    for (const path of posts)
+      for (const body of bodies)
+        expect(
+          (await call(t.server.url, "POST", path, { token: t.root.token, body })).status,
+          `${path} ${JSON.stringify(body)}`,
+        ).toBeLessThan(500);
+    for (const path of [
+      "/v1/passports/did:key:nope",
+      "/v1/passports/%E2%82%AC",
+      "/v1/delegations/%00",
+      "/v1/cp/orgs/x",
+      "/v1/delegations?status=weird",
+      "/v1/passports?type=robot",
+    ]) {
       expect((await call(t.server.url, "GET", path, { token: t.root.token })).status, path).toBeLessThan(500);
     }
   });
@@ -218,7 +338,8 @@ describe("rate limiting", () => {
     try {
       const key = await apiKey();
       const results = [];
-      for (let i = 0; i < 4; i++) results.push(await call(t.server.url, "GET", "/v1/revocations", { token: key.token }));
+      for (let i = 0; i < 4; i++)
+        results.push(await call(t.server.url, "GET", "/v1/revocations", { token: key.token }));
       expect(results.slice(0, 3).map((r) => r.status)).toEqual([200, 200, 200]);
       expect(results.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual(["2", "1", "0", "0"]);
       expectProblem(results[3]!, 429);
@@ -242,7 +363,11 @@ describe("idempotency", () => {
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    const other = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { ...body, name: "other" }, headers });
+    const other = await call(t.server.url, "POST", "/v1/passports", {
+      token: t.root.token,
+      body: { ...body, name: "other" },
+      headers,
+    });
     expectProblem(other, 422);
   });
 });
@@ -251,10 +376,15 @@ describe("provenance", () => {
   it("exactly one record per call, allowed and denied, with a dense sequence", async () => {
     const before = await provenanceCount();
     await call(t.server.url, "GET", "/v1/passports", { token: t.root.token });
-    await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: "p", public_key: ed25519Jwk() } });
+    await call(t.server.url, "POST", "/v1/passports", {
+      token: t.root.token,
+      body: { type: "agent", name: "p", public_key: ed25519Jwk() },
+    });
     await call(t.server.url, "GET", "/v1/passports");
     await call(t.server.url, "GET", "/v1/passports/did:key:nothing", { token: t.root.token });
-    await Promise.all(Array.from({ length: 20 }, () => call(t.server.url, "GET", "/v1/revocations", { token: t.root.token })));
+    await Promise.all(
+      Array.from({ length: 20 }, () => call(t.server.url, "GET", "/v1/revocations", { token: t.root.token })),
+    );
     expect(await provenanceCount()).toBe(before + 24);
     const last = await lastProvenance();
     expect(Number(last!.seq)).toBe(before + 23);
@@ -262,14 +392,27 @@ describe("provenance", () => {
 
   it("a failed write leaves nothing but its record", async () => {
     const jwk = ed25519Jwk();
-    expect((await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: "one", public_key: jwk } })).status).toBe(201);
-    const dup = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: "two", public_key: jwk } });
+    expect(
+      (
+        await call(t.server.url, "POST", "/v1/passports", {
+          token: t.root.token,
+          body: { type: "agent", name: "one", public_key: jwk },
+        })
+      ).status,
+    ).toBe(201);
+    const dup = await call(t.server.url, "POST", "/v1/passports", {
+      token: t.root.token,
+      body: { type: "agent", name: "two", public_key: jwk },
+    });
     expectProblem(dup, 409);
     expect(await lastProvenance()).toMatchObject({ decision: "allowed", status: 409, operation: "POST /v1/passports" });
   });
 
   it("records who acted, who allowed it and what was touched", async () => {
-    const res = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: "who", public_key: ed25519Jwk() } });
+    const res = await call(t.server.url, "POST", "/v1/passports", {
+      token: t.root.token,
+      body: { type: "agent", name: "who", public_key: ed25519Jwk() },
+    });
     expect(await lastProvenance()).toMatchObject({
       orgDid: t.root.orgDid,
       actorDid: t.root.orgDid,

@@ -21,7 +21,14 @@ afterAll(async () => {
   await shutdownSandbox();
 });
 
-const SPEC: CallSpec = { id: "test:group", label: "TEST group", capability: null, resourceType: "job", write: true, successStatus: 201 };
+const SPEC: CallSpec = {
+  id: "test:group",
+  label: "TEST group",
+  capability: null,
+  resourceType: "job",
+  write: true,
+  successStatus: 201,
+};
 const FAR = new Date(Date.now() + 86_400_000);
 
 describe("group commit in the gate", () => {
@@ -33,22 +40,29 @@ describe("group commit in the gate", () => {
     const hooks: number[] = [];
     const visibleAtAnswer: boolean[] = [];
     const calls = Array.from({ length: N }, (_, i) =>
-      governCall(SPEC, { authorization: `Bearer ${ctx.root.token}`, clientAddress: "127.0.0.1", requestId: `req_group_${i}` }, async () => ({}), async (scope) => {
-        const id = await enqueue(scope.db, "test.group", { i }, { id: `job_group_${i}_${Date.now()}`, runAt: FAR });
-        scope.setResource(id);
-        afterCommit(scope.db, () => hooks.push(i));
-        ran.push(i);
-        // A statement that fails (a duplicate key): on PostgreSQL it aborts the transaction up to the savepoint.
-        if (i === FAILING) await enqueue(scope.db, "test.group", { i }, { id, runAt: FAR });
-        return id;
-      }).then(async (r) => {
+      governCall(
+        SPEC,
+        { authorization: `Bearer ${ctx.root.token}`, clientAddress: "127.0.0.1", requestId: `req_group_${i}` },
+        async () => ({}),
+        async (scope) => {
+          const id = await enqueue(scope.db, "test.group", { i }, { id: `job_group_${i}_${Date.now()}`, runAt: FAR });
+          scope.setResource(id);
+          afterCommit(scope.db, () => hooks.push(i));
+          ran.push(i);
+          // A statement that fails (a duplicate key): on PostgreSQL it aborts the transaction up to the savepoint.
+          if (i === FAILING) await enqueue(scope.db, "test.group", { i }, { id, runAt: FAR });
+          return id;
+        },
+      ).then(async (r) => {
         // Another connection sees the write the moment the answer leaves: it has committed.
         visibleAtAnswer[i] = (await db.read.job.count({ where: { id: r.value as string } })) === 1;
         return r;
       }),
     );
     const settled = await Promise.allSettled(calls);
-    expect(settled.map((s) => s.status)).toEqual(Array.from({ length: N }, (_, i) => (i === FAILING ? "rejected" : "fulfilled")));
+    expect(settled.map((s) => s.status)).toEqual(
+      Array.from({ length: N }, (_, i) => (i === FAILING ? "rejected" : "fulfilled")),
+    );
     expect(visibleAtAnswer.filter(Boolean)).toHaveLength(N - 1);
     // The failing call's write and its after-commit work are gone; the others' are there.
     expect(await db.read.job.count({ where: { kind: "test.group", payload: JSON.stringify({ i: FAILING }) } })).toBe(0);
@@ -56,9 +70,14 @@ describe("group commit in the gate", () => {
     expect(hooks.sort((a, b) => a - b)).toEqual(ran.filter((i) => i !== FAILING).sort((a, b) => a - b));
 
     // Every call has its record (the failing one's an error status); the committed ones in the order they ran.
-    const records = await db.read.provenanceRecord.findMany({ where: { requestId: { startsWith: "req_group_" } }, orderBy: { seq: "asc" } });
+    const records = await db.read.provenanceRecord.findMany({
+      where: { requestId: { startsWith: "req_group_" } },
+      orderBy: { seq: "asc" },
+    });
     expect(records).toHaveLength(N);
-    const committed = records.filter((r) => r.status === 201).map((r) => Number(r.requestId.slice("req_group_".length)));
+    const committed = records
+      .filter((r) => r.status === 201)
+      .map((r) => Number(r.requestId.slice("req_group_".length)));
     expect(committed).toEqual(ran.filter((i) => i !== FAILING));
     expect(records.find((r) => r.requestId === `req_group_${FAILING}`)!.status).toBeGreaterThanOrEqual(400);
     // The ledger is dense: no leaf index was taken by the rolled-back record.
@@ -90,16 +109,32 @@ describe("group commit in the gate", () => {
         ),
       ),
     );
-    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+    expect(settled.map((s) => s.status)).toEqual([
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+    ]);
     const rows = await db.read.job.findMany({ where: { kind: "test.retryable" } });
     expect(rows.map((r) => JSON.parse(r.payload).i).sort()).toEqual([0, 1, 3, 4, 5]);
     expect(Math.max(...runs.values())).toBeLessThanOrEqual(2);
   });
 
   it("a kill -9 in the middle of a group loses no acknowledged call, and the ledger verifies", async () => {
-    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "group-crash", `export default async (input) => ({ n: input.n })`);
+    const agentId = await deployAndWait(
+      ctx.server.url,
+      ctx.root.token,
+      "group-crash",
+      `export default async (input) => ({ n: input.n })`,
+    );
     const db = await database();
-    const { url, child } = await startServingProcess("workerProcess.ts", { env: { SVC_SANDBOX_THREADS: "1", SVC_JOB_LEASE_MS: "1000" }, detached: true, children });
+    const { url, child } = await startServingProcess("workerProcess.ts", {
+      env: { SVC_SANDBOX_THREADS: "1", SVC_JOB_LEASE_MS: "1000" },
+      detached: true,
+      children,
+    });
     const acknowledged: string[] = [];
     let sent = 0;
     let stop = false;
@@ -107,7 +142,10 @@ describe("group commit in the gate", () => {
     const client = async () => {
       while (!stop) {
         sent++;
-        const a = await call(url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: { input: { n: sent } } }).catch(() => undefined);
+        const a = await call(url, "POST", `/v1/agents/${agentId}/invoke`, {
+          token: ctx.root.token,
+          body: { input: { n: sent } },
+        }).catch(() => undefined);
         if (a?.status === 202) acknowledged.push(a.body.id as string);
       }
     };
@@ -117,10 +155,15 @@ describe("group commit in the gate", () => {
     stop = true;
     await Promise.all(clients);
     expect(sent).toBeGreaterThan(acknowledged.length);
-    const found = await db.read.asyncExecution.findMany({ where: { id: { in: acknowledged } }, select: { id: true, provenanceId: true } });
+    const found = await db.read.asyncExecution.findMany({
+      where: { id: { in: acknowledged } },
+      select: { id: true, provenanceId: true },
+    });
     expect(found.map((r) => r.id).sort()).toEqual([...acknowledged].sort());
     // Each acknowledged invoke's record committed with it.
-    const records = await db.read.provenanceRecord.count({ where: { operation: { startsWith: "POST /v1/agents/" }, resourceId: { in: acknowledged }, status: 202 } });
+    const records = await db.read.provenanceRecord.count({
+      where: { operation: { startsWith: "POST /v1/agents/" }, resourceId: { in: acknowledged }, status: 202 },
+    });
     expect(records).toBe(acknowledged.length);
     await expectLedgerVerifies(ctx.server.url, ctx.root.token, "svc-group-");
   });

@@ -48,8 +48,16 @@ export interface ApiResult<T = any> {
 }
 
 /** A JSON call against the test server. */
-export async function call<T = any>(base: string, method: string, path: string, opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResult<T>> {
-  const headers: Record<string, string> = { ...(opts.token ? { Authorization: `Bearer ${opts.token}` } : {}), ...opts.headers };
+export async function call<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResult<T>> {
+  const headers: Record<string, string> = {
+    ...(opts.token ? { Authorization: `Bearer ${opts.token}` } : {}),
+    ...opts.headers,
+  };
   let body: string | undefined = opts.rawBody;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
@@ -67,9 +75,17 @@ export async function call<T = any>(base: string, method: string, path: string, 
 }
 
 /** An API key of the root organization (or `orgDid`) with the given capabilities. */
-export async function apiKey(capabilities: string[] = ["svc_api:*"], orgDid?: string, durationSeconds = 3600): Promise<{ token: string; delegationId: string; orgDid: string }> {
+export async function apiKey(
+  capabilities: string[] = ["svc_api:*"],
+  orgDid?: string,
+  durationSeconds = 3600,
+): Promise<{ token: string; delegationId: string; orgDid: string }> {
   const db = await database();
-  const key = await createApiKeyAsOperator(db, { orgDid: orgDid ?? (await rootOrgDid(db))!, capabilities, durationSeconds });
+  const key = await createApiKeyAsOperator(db, {
+    orgDid: orgDid ?? (await rootOrgDid(db))!,
+    capabilities,
+    durationSeconds,
+  });
   return { token: key.token, delegationId: key.delegation_id, orgDid: key.org_did };
 }
 
@@ -98,7 +114,10 @@ export async function lastProvenance() {
 
 /** A second organization (a tenant) with its own API key. */
 export async function secondOrg(base: string, rootToken: string, name = "Tenant B") {
-  const passport = await call(base, "POST", "/v1/passports", { token: rootToken, body: { type: "organization", name, public_key: ed25519Jwk() } });
+  const passport = await call(base, "POST", "/v1/passports", {
+    token: rootToken,
+    body: { type: "organization", name, public_key: ed25519Jwk() },
+  });
   const org = await call(base, "POST", "/v1/cp/orgs", { token: rootToken, body: { org_did: passport.body.did, name } });
   if (org.status !== 201) throw new Error(`could not create org: ${JSON.stringify(org.body)}`);
   return apiKey(["svc_api:*"], passport.body.did);

@@ -2,8 +2,19 @@ import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { config } from "@/server/config";
 import { closeDatabase, database } from "@/server/db/client";
+import { countStatements } from "@/server/db/statements";
 import { newId } from "@/server/ids";
-import { enqueue, finishJob, LeaseLost, registerJobKind, standaloneWorkerRefusal, startJobWorker, WorkerLost, type ClaimedJob, type JobWorker } from "@/server/jobs";
+import {
+  enqueue,
+  finishJob,
+  LeaseLost,
+  registerJobKind,
+  standaloneWorkerRefusal,
+  startJobWorker,
+  WorkerLost,
+  type ClaimedJob,
+  type JobWorker,
+} from "@/server/jobs";
 
 // Engine-specific tests are not registered at all on the other engine: a skipped test fails CI.
 const itNever = (..._args: unknown[]) => undefined;
@@ -24,7 +35,8 @@ afterEach(async () => {
 /** A row the handler writes in its own transaction, standing for a domain write. */
 const domainWrite = (tx: Parameters<Parameters<Awaited<ReturnType<typeof database>>["writeTx"]>[0]>[0], key: string) =>
   tx.idempotencyKey.create({ data: { scope: "jobs-test", key, requestHash: "-", status: 200, body: "{}" } });
-const domainRows = async (key: string) => (await database()).read.idempotencyKey.count({ where: { scope: "jobs-test", key } });
+const domainRows = async (key: string) =>
+  (await database()).read.idempotencyKey.count({ where: { scope: "jobs-test", key } });
 
 describe("the durable job queue", () => {
   it("keeps no job from a transaction that rolls back, and keeps the one that commits", async () => {
@@ -38,13 +50,21 @@ describe("the durable job queue", () => {
     ).rejects.toThrow("the call failed");
     const committed = await db.writeTx((tx) => enqueue(tx, "test.rollback", { n: 2 }, { orgDid: "did:example:org" }));
     expect(await db.read.job.findUnique({ where: { id: rolledBack } })).toBeNull();
-    expect(await db.read.job.findUnique({ where: { id: committed } })).toMatchObject({ kind: "test.rollback", state: "queued", attempts: 0, orgDid: "did:example:org", payload: '{"n":2}' });
+    expect(await db.read.job.findUnique({ where: { id: committed } })).toMatchObject({
+      kind: "test.rollback",
+      state: "queued",
+      attempts: 0,
+      orgDid: "did:example:org",
+      payload: '{"n":2}',
+    });
   });
 
   it("runs a committed job exactly once and deletes it, woken at commit rather than by the poll", async () => {
     const db = await database();
     const runs: Array<{ id: string; payload: unknown; at: number }> = [];
-    registerJobKind("test.once", { handler: async (job) => void runs.push({ id: job.id, payload: job.payload, at: Date.now() }) });
+    registerJobKind("test.once", {
+      handler: async (job) => void runs.push({ id: job.id, payload: job.payload, at: Date.now() }),
+    });
     const w = worker(["test.once"], { pollMs: 60_000 });
     await w.ready;
     const t0 = Date.now();
@@ -92,7 +112,9 @@ describe("the durable job queue", () => {
     });
     worker(["test.doomed"], { pollMs: 50 });
     const id = await db.writeTx((tx) => enqueue(tx, "test.doomed", {}, { maxAttempts: 2 }));
-    await expect.poll(async () => (await db.read.job.findUnique({ where: { id } }))?.state, { timeout: 10_000 }).toBe("failed");
+    await expect
+      .poll(async () => (await db.read.job.findUnique({ where: { id } }))?.state, { timeout: 10_000 })
+      .toBe("failed");
     const job = await db.read.job.findUniqueOrThrow({ where: { id } });
     expect(job).toMatchObject({ attempts: 2, lastError: "Error: boom on attempt 2", leaseToken: null, lockedBy: null });
     await sleep(300);
@@ -140,7 +162,11 @@ describe("the durable job queue", () => {
     wakeFirst();
     await expect.poll(() => firstOutcome, { timeout: 5_000 }).toBeInstanceOf(LeaseLost);
     expect(await domainRows(`${id}:first`)).toBe(0);
-    expect(await db.read.job.findUnique({ where: { id } })).toMatchObject({ state: "running", attempts: 2, lockedBy: second.id });
+    expect(await db.read.job.findUnique({ where: { id } })).toMatchObject({
+      state: "running",
+      attempts: 2,
+      lockedBy: second.id,
+    });
     wakeSecond();
     await expect.poll(() => domainRows(`${id}:second`), { timeout: 5_000 }).toBe(1);
     expect(await db.read.job.findUnique({ where: { id } })).toBeNull();
@@ -249,22 +275,57 @@ describe("the durable job queue", () => {
     expect(ran[0]!).toBeGreaterThanOrEqual(runAt.getTime());
   });
 
+  it("claims only the kinds that may have due jobs: a job's end claims no idle kind", async () => {
+    const db = await database();
+    const kinds = ["test.busy", "test.idle.a", "test.idle.b", "test.idle.c"];
+    let ran = 0;
+    for (const kind of kinds) registerJobKind(kind, { concurrency: 4, handler: async () => void ran++ });
+    const w = worker(kinds, { pollMs: 60_000 });
+    await w.ready;
+    await sleep(100); // the first round, which claims every kind, is over
+    const jobs = 20;
+    const { count } = await countStatements(async () => {
+      await db.writeTx(async (tx) => {
+        for (let i = 0; i < jobs; i++) await enqueue(tx, "test.busy", { i });
+      });
+      await expect.poll(() => ran, { timeout: 10_000, interval: 10 }).toBe(jobs);
+      await expect.poll(async () => db.read.job.count({ where: { kind: "test.busy" } })).toBe(0);
+    }).then(({ statements }) => ({ count: statements.filter((s) => s.startsWith("WITH RECURSIVE orgs")).length }));
+    // One claim when they commit, then one per freed slot while jobs remain, and one that finds the
+    // queue empty. Claiming every registered kind at every job's end made it 4 claims per end.
+    expect(count).toBeLessThanOrEqual(jobs);
+  });
+
   it("refuses a standalone worker process on SQLite only", () => {
     expect(standaloneWorkerRefusal() !== undefined).toBe(config().engine === "sqlite");
   });
 
-  (process.env.SVC_TEST_ENGINE === "sqlite" ? it : itNever)("on SQLite, a restarted process runs at once the jobs its predecessor left running", async () => {
-    let db = await database();
-    const id = await db.writeTx((tx) => enqueue(tx, "test.restart", {}));
-    // As a process killed mid-job leaves it: running, its lease far from expired.
-    await db.writeTx((tx) => tx.job.update({ where: { id }, data: { state: "running", attempts: 1, leaseToken: "dead", lockedBy: "wrk_dead", availableAt: new Date(Date.now() + 3_600_000) } }));
-    await closeDatabase();
-    db = await database();
-    const ran: number[] = [];
-    registerJobKind("test.restart", { handler: async (job) => void ran.push(job.attempts) });
-    worker(["test.restart"], { pollMs: 100 });
-    await expect.poll(() => ran, { timeout: 5_000 }).toEqual([2]);
-  });
+  (process.env.SVC_TEST_ENGINE === "sqlite" ? it : itNever)(
+    "on SQLite, a restarted process runs at once the jobs its predecessor left running",
+    async () => {
+      let db = await database();
+      const id = await db.writeTx((tx) => enqueue(tx, "test.restart", {}));
+      // As a process killed mid-job leaves it: running, its lease far from expired.
+      await db.writeTx((tx) =>
+        tx.job.update({
+          where: { id },
+          data: {
+            state: "running",
+            attempts: 1,
+            leaseToken: "dead",
+            lockedBy: "wrk_dead",
+            availableAt: new Date(Date.now() + 3_600_000),
+          },
+        }),
+      );
+      await closeDatabase();
+      db = await database();
+      const ran: number[] = [];
+      registerJobKind("test.restart", { handler: async (job) => void ran.push(job.attempts) });
+      worker(["test.restart"], { pollMs: 100 });
+      await expect.poll(() => ran, { timeout: 5_000 }).toEqual([2]);
+    },
+  );
 
   (process.env.SVC_TEST_ENGINE === "postgres" ? describe : describeNever)("on PostgreSQL", () => {
     it("shares 200 jobs between two workers without running any twice", async () => {
@@ -304,7 +365,10 @@ describe("the durable job queue", () => {
       await other.connect();
       try {
         await other.query("BEGIN");
-        await other.query(`INSERT INTO "job" ("id", "kind", "payload", "available_at", "updated_at") VALUES ($1, 'test.notify', '{}', $2, $2)`, [newId("job"), new Date().toISOString()]);
+        await other.query(
+          `INSERT INTO "job" ("id", "kind", "payload", "available_at", "updated_at") VALUES ($1, 'test.notify', '{}', $2, $2)`,
+          [newId("job"), new Date().toISOString()],
+        );
         await other.query(`SELECT pg_notify('svc_jobs', 'test.notify')`);
         await sleep(300);
         expect(started).toEqual([]); // nothing is delivered before COMMIT

@@ -21,7 +21,8 @@ afterEach(async () => {
 });
 
 // As node-postgres throws it when an administrator terminates the connection.
-const connectionLost = () => Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+const connectionLost = () =>
+  Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
 
 describe("jobs through a database outage", () => {
   it("gives the attempt back when the handler meets a lost connection: max_attempts 1 still runs to its end", async () => {
@@ -36,7 +37,9 @@ describe("jobs through a database outage", () => {
     });
     worker(["test.outage.attempt"]);
     const id = await db.writeTx((tx) => enqueue(tx, "test.outage.attempt", {}, { maxAttempts: 1 }));
-    await expect.poll(async () => (await db.read.job.findUnique({ where: { id } })) === null, { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => (await db.read.job.findUnique({ where: { id } })) === null, { timeout: 10_000 })
+      .toBe(true);
     expect(calls).toBe(2);
     expect(exhausted).toEqual([]);
   });
@@ -56,7 +59,9 @@ describe("jobs through a database outage", () => {
     });
     worker(["test.outage.commit"]);
     const id = await db.writeTx((tx) => enqueue(tx, "test.outage.commit", {}, { maxAttempts: 1 }));
-    await expect.poll(async () => (await db.read.job.findUnique({ where: { id } })) === null, { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => (await db.read.job.findUnique({ where: { id } })) === null, { timeout: 10_000 })
+      .toBe(true);
     expect(runs).toBe(1);
     expect(commits).toBe(4);
   });
@@ -75,7 +80,9 @@ describe("jobs through a database outage", () => {
     });
     worker(["test.outage.hook"]);
     const id = await db.writeTx((tx) => enqueue(tx, "test.outage.hook", {}, { maxAttempts: 1 }));
-    await expect.poll(async () => (await db.read.job.findUnique({ where: { id } }))?.state, { timeout: 15_000, interval: 100 }).toBe("failed");
+    await expect
+      .poll(async () => (await db.read.job.findUnique({ where: { id } }))?.state, { timeout: 15_000, interval: 100 })
+      .toBe("failed");
     expect(hookCalls).toBe(2);
   });
 });

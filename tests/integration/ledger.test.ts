@@ -25,7 +25,11 @@ const dir = mkdtempSync(join(tmpdir(), "svc-ledger-"));
 beforeAll(async () => {
   server = await startTestServer();
   root = await apiKey();
-  for (let i = 0; i < 12; i++) await call(server.url, "POST", "/v1/passports", { token: root.token, body: { type: "agent", name: `l${i}`, public_key: ed25519Jwk() } });
+  for (let i = 0; i < 12; i++)
+    await call(server.url, "POST", "/v1/passports", {
+      token: root.token,
+      body: { type: "agent", name: `l${i}`, public_key: ed25519Jwk() },
+    });
   await catchUp(await database());
 });
 afterAll(() => server.close());
@@ -66,21 +70,45 @@ describe("checkpoints", () => {
     const proof = await api(`/v1/provenance/consistency?from=${first.treeSize}&to=${second.treeSize}`);
     expect(proof.status).toBe(200);
     expect(() => ConsistencyProof.parse(proof.body)).not.toThrow();
-    expect(verifyConsistency(first.treeSize, second.treeSize, first.rootHash, second.rootHash, proof.body.consistency_path.map((p: string) => Buffer.from(p, "base64")))).toBe(true);
+    expect(
+      verifyConsistency(
+        first.treeSize,
+        second.treeSize,
+        first.rootHash,
+        second.rootHash,
+        proof.body.consistency_path.map((p: string) => Buffer.from(p, "base64")),
+      ),
+    ).toBe(true);
     // Every pair of sizes up to the latest checkpoint is consistent.
     const db = await database();
-    const sizes = (await db.raw.query<{ tree_size: number | string; root_hash: string }>(`SELECT "tree_size","root_hash" FROM "ledger_checkpoint" ORDER BY "tree_size"`)).map((r) => ({ n: Number(r.tree_size), root: Buffer.from(r.root_hash, "base64") }));
+    const sizes = (
+      await db.raw.query<{ tree_size: number | string; root_hash: string }>(
+        `SELECT "tree_size","root_hash" FROM "ledger_checkpoint" ORDER BY "tree_size"`,
+      )
+    ).map((r) => ({ n: Number(r.tree_size), root: Buffer.from(r.root_hash, "base64") }));
     for (const a of sizes) {
       for (const b of sizes) {
         if (a.n > b.n) continue;
         const p = await api(`/v1/provenance/consistency?from=${a.n}&to=${b.n}`);
-        expect(verifyConsistency(a.n, b.n, a.root, b.root, p.body.consistency_path.map((x: string) => Buffer.from(x, "base64"))), `${a.n}→${b.n}`).toBe(true);
+        expect(
+          verifyConsistency(
+            a.n,
+            b.n,
+            a.root,
+            b.root,
+            p.body.consistency_path.map((x: string) => Buffer.from(x, "base64")),
+          ),
+          `${a.n}→${b.n}`,
+        ).toBe(true);
       }
     }
   });
 
   it("bad ranges are clear 400s", async () => {
-    const latest = verifyCheckpoint((await api("/v1/provenance/checkpoint")).body, parseVerifierKey((await api("/v1/provenance/verifier-key")).body)).treeSize;
+    const latest = verifyCheckpoint(
+      (await api("/v1/provenance/checkpoint")).body,
+      parseVerifierKey((await api("/v1/provenance/verifier-key")).body),
+    ).treeSize;
     for (const q of ["from=5&to=3", `from=1&to=${latest + 100}`, "from=0&to=3", "from=a&to=3", "to=3"]) {
       const res = await api(`/v1/provenance/consistency?${q}`);
       expect(res.status, q).toBe(400);
@@ -97,9 +125,13 @@ describe("records and inclusion proofs", () => {
     for (const r of all.body.data) expect(() => ProvenanceRecordSchema.parse(r)).not.toThrow();
     const next = await api(`/v1/provenance?limit=5&cursor=${encodeURIComponent(all.body.pagination.next_cursor)}`);
     expect(next.body.data[0].seq).toBeLessThan(all.body.data[4].seq);
-    const writes = await api(`/v1/provenance?operation=${encodeURIComponent("POST /v1/passports")}&decision=allowed&limit=100`);
+    const writes = await api(
+      `/v1/provenance?operation=${encodeURIComponent("POST /v1/passports")}&decision=allowed&limit=100`,
+    );
     expect(writes.body.data.length).toBeGreaterThanOrEqual(12);
-    expect(writes.body.data.every((r: any) => r.operation === "POST /v1/passports" && r.decision === "allowed")).toBe(true);
+    expect(writes.body.data.every((r: any) => r.operation === "POST /v1/passports" && r.decision === "allowed")).toBe(
+      true,
+    );
     const mine = await api(`/v1/provenance?delegation=${root.delegationId}&limit=100`);
     expect(mine.body.data.every((r: any) => r.delegation_id === root.delegationId)).toBe(true);
     const since = await api(`/v1/provenance?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
@@ -114,21 +146,55 @@ describe("records and inclusion proofs", () => {
     expect(proof.status).toBe(200);
     expect(() => InclusionProof.parse(proof.body)).not.toThrow();
     const cp = verifyCheckpoint(proof.body.checkpoint, key);
-    expect(proof.body).toMatchObject({ record_id: record.id, leaf_index: record.seq, tree_size: cp.treeSize, leaf_hash: record.leaf_hash });
-    expect(verifyInclusion(record.seq, cp.treeSize, Buffer.from(record.leaf_hash, "base64"), proof.body.inclusion_path.map((p: string) => Buffer.from(p, "base64")), cp.rootHash)).toBe(true);
+    expect(proof.body).toMatchObject({
+      record_id: record.id,
+      leaf_index: record.seq,
+      tree_size: cp.treeSize,
+      leaf_hash: record.leaf_hash,
+    });
+    expect(
+      verifyInclusion(
+        record.seq,
+        cp.treeSize,
+        Buffer.from(record.leaf_hash, "base64"),
+        proof.body.inclusion_path.map((p: string) => Buffer.from(p, "base64")),
+        cp.rootHash,
+      ),
+    ).toBe(true);
 
     const db = await database();
-    const sizes = (await db.raw.query<{ tree_size: number | string }>(`SELECT "tree_size" FROM "ledger_checkpoint" ORDER BY "tree_size"`)).map((r) => Number(r.tree_size));
+    const sizes = (
+      await db.raw.query<{ tree_size: number | string }>(
+        `SELECT "tree_size" FROM "ledger_checkpoint" ORDER BY "tree_size"`,
+      )
+    ).map((r) => Number(r.tree_size));
     const older = sizes.find((s) => s > record.seq)!;
     const atOlder = await api(`/v1/provenance/${record.id}/proof?tree_size=${older}`);
     expect(atOlder.body.tree_size).toBe(older);
-    expect(verifyInclusion(record.seq, older, Buffer.from(record.leaf_hash, "base64"), atOlder.body.inclusion_path.map((p: string) => Buffer.from(p, "base64")), verifyCheckpoint(atOlder.body.checkpoint, key).rootHash)).toBe(true);
+    expect(
+      verifyInclusion(
+        record.seq,
+        older,
+        Buffer.from(record.leaf_hash, "base64"),
+        atOlder.body.inclusion_path.map((p: string) => Buffer.from(p, "base64")),
+        verifyCheckpoint(atOlder.body.checkpoint, key).rootHash,
+      ),
+    ).toBe(true);
 
     // Every record of a small tree proves against every checkpoint that covers it.
     const records = (await api("/v1/provenance?limit=100")).body.data;
     for (const r of records.slice(-15)) {
       const p = (await api(`/v1/provenance/${r.id}/proof`)).body;
-      expect(verifyInclusion(r.seq, p.tree_size, Buffer.from(r.leaf_hash, "base64"), p.inclusion_path.map((x: string) => Buffer.from(x, "base64")), verifyCheckpoint(p.checkpoint, key).rootHash), `seq ${r.seq}`).toBe(true);
+      expect(
+        verifyInclusion(
+          r.seq,
+          p.tree_size,
+          Buffer.from(r.leaf_hash, "base64"),
+          p.inclusion_path.map((x: string) => Buffer.from(x, "base64")),
+          verifyCheckpoint(p.checkpoint, key).rootHash,
+        ),
+        `seq ${r.seq}`,
+      ).toBe(true);
     }
   });
 
@@ -172,7 +238,11 @@ describe("export and the offline verifier", () => {
 
     const lines = readFileSync(good, "utf8").trim().split("\n");
     const cases: [string, string[], RegExp][] = [
-      ["altered", lines.map((l, i) => (i === 5 ? l.replace(/"status":\d+/, '"status":299') : l)), /record seq 5 .*altered/],
+      [
+        "altered",
+        lines.map((l, i) => (i === 5 ? l.replace(/"status":\d+/, '"status":299') : l)),
+        /record seq 5 .*altered/,
+      ],
       ["reordered", [lines[0]!, lines[2]!, lines[1]!, ...lines.slice(3)], /record seq 2 .*missing, reordered/],
       ["truncated", lines.slice(0, 4), /export holds only 4 records/],
       ["dropped", [...lines.slice(0, 3), ...lines.slice(4)], /record seq 4 .*missing/],
@@ -199,7 +269,9 @@ describe("export and the offline verifier", () => {
     expect(f.out).toMatch(/checkpoint .*cp1\.txt.*root does not match/);
     // A checkpoint with a tampered signature, and the wrong key.
     writeFileSync(join(dir, "badsig.txt"), readFileSync(note1, "utf8").replace(/ ([A-Za-z0-9+/]{10})/, " AAAAAAAAAA"));
-    expect((await cli(["--export", good, "--checkpoint", join(dir, "badsig.txt"), "--key", keyFile])).out).toMatch(/badsig\.txt/);
+    expect((await cli(["--export", good, "--checkpoint", join(dir, "badsig.txt"), "--key", keyFile])).out).toMatch(
+      /badsig\.txt/,
+    );
     const otherKey = "svc.ledger/x+00000000+AQ" + "A".repeat(42) + "=";
     const wrong = await cli(["--export", good, "--checkpoint", note1, "--key", otherKey]);
     expect(wrong.code).not.toBe(0);
@@ -213,7 +285,14 @@ describe("export and the offline verifier", () => {
     const ok = await cli(["--record", join(dir, "record.json"), "--proof", join(dir, "proof.json"), "--key", keyFile]);
     expect(ok.code, ok.out).toBe(0);
     writeFileSync(join(dir, "record2.json"), JSON.stringify({ ...record, status: 500 }));
-    const bad = await cli(["--record", join(dir, "record2.json"), "--proof", join(dir, "proof.json"), "--key", keyFile]);
+    const bad = await cli([
+      "--record",
+      join(dir, "record2.json"),
+      "--proof",
+      join(dir, "proof.json"),
+      "--key",
+      keyFile,
+    ]);
     expect(bad.code).not.toBe(0);
     expect(bad.out).toContain(record.id);
   });
@@ -226,7 +305,10 @@ describe("export and the offline verifier", () => {
     writeFileSync(note, (await api("/v1/provenance/checkpoint", tenant.token)).body);
     const file = join(dir, "tenant.ndjson");
     await exportTo(file, tenant.token);
-    const rows = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const rows = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(rows.some((r) => r.redacted === true && r.operation === undefined)).toBe(true);
     expect(rows.filter((r) => !r.redacted).every((r) => r.org_did === tenant.orgDid)).toBe(true);
     const ok = await cli(["--export", file, "--checkpoint", note, "--key", join(dir, "key.txt")]);
@@ -266,7 +348,9 @@ describe("key rotation and the audit", () => {
     const fresh = await apiKey();
     expect(decodeProtectedHeader(fresh.token).kid).toBe(newKid);
     expect((await api("/v1/passports", fresh.token)).status).toBe(200);
-    expect((await call(server.url, "GET", "/.well-known/jwks.json")).body.keys.map((k: { kid: string }) => k.kid)).toEqual(expect.arrayContaining([oldKid, newKid]));
+    expect(
+      (await call(server.url, "GET", "/.well-known/jwks.json")).body.keys.map((k: { kid: string }) => k.kid),
+    ).toEqual(expect.arrayContaining([oldKid, newKid]));
 
     await catchUp(db);
     const after = join(dir, "rot-cp2.txt");
@@ -298,7 +382,11 @@ describe("key rotation and the audit", () => {
     const file = join(dir, "rot-export2.ndjson");
     writeFileSync(file, (await api(`/v1/provenance/export?to=${readFileSync(cp3, "utf8").split("\n")[1]}`)).body);
     // The rotation is itself a record of the log, naming the new key.
-    const rotation = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l)).find((r) => r.operation === LEDGER_KEY_ROTATE_OPERATION);
+    const rotation = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((r) => r.operation === LEDGER_KEY_ROTATE_OPERATION);
     expect(rotation).toMatchObject({ resource_type: "ledger_key", resource_id: current, decision: "allowed" });
 
     const newKeyFile = join(dir, "rot-key2.txt");
@@ -307,7 +395,16 @@ describe("key rotation and the audit", () => {
     const oldOnly = await cli(["--export", file, "--checkpoint", ...cps, "--key", join(dir, "rot-key1.txt")]);
     expect(oldOnly.code).not.toBe(0);
     expect(oldOnly.out).toMatch(/rot-cp3\.txt: the checkpoint carries no signature by this key/);
-    const both = await cli(["--export", file, "--checkpoint", ...cps, "--key", join(dir, "rot-key1.txt"), "--key", newKeyFile]);
+    const both = await cli([
+      "--export",
+      file,
+      "--checkpoint",
+      ...cps,
+      "--key",
+      join(dir, "rot-key1.txt"),
+      "--key",
+      newKeyFile,
+    ]);
     expect(both.code, both.out).toBe(0);
     expect(both.out).toMatch(/3 checkpoint\(s\)/);
     const bothFile = join(dir, "rot-keys.txt");
@@ -334,7 +431,8 @@ describe("key rotation and the audit", () => {
     const signing = (await keyRing()).current;
     const identity = await ledgerIdentity(db);
     const publicKey = Buffer.from(signing.publicJwk.x as string, "base64url");
-    const forgetLedgerKeys = () => db.writeTx((tx) => tx.serviceState.deleteMany({ where: { key: "ledger_verifier_keys" } }));
+    const forgetLedgerKeys = () =>
+      db.writeTx((tx) => tx.serviceState.deleteMany({ where: { key: "ledger_verifier_keys" } }));
     // The state an older version left: its newest checkpoint signed by the token-signing key, no ledger key of its own.
     await forgetLedgerKeys();
     process.env.SVC_LEDGER_KEYS = JSON.stringify([signing.privateJwk]);
@@ -357,6 +455,8 @@ describe("key rotation and the audit", () => {
     await api("/v1/passports");
     await catchUp(db);
     const after = (await api("/v1/provenance/checkpoint")).body;
-    expect(verifyCheckpoint(after, parseVerifierKey(verifierKey(identity.origin, publicKey))).treeSize).toBeGreaterThan(latest.treeSize);
+    expect(verifyCheckpoint(after, parseVerifierKey(verifierKey(identity.origin, publicKey))).treeSize).toBeGreaterThan(
+      latest.treeSize,
+    );
   });
 });

@@ -19,6 +19,15 @@ export async function expectLedgerVerifies(base: string, token: string, tmpPrefi
   writeFileSync(join(dir, "key.txt"), await get("/v1/provenance/verifier-key"));
   writeFileSync(join(dir, "cp.txt"), await get("/v1/provenance/checkpoint"));
   writeFileSync(join(dir, "export.ndjson"), await get("/v1/provenance/export"));
-  const verified = await promisify(execFile)(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", "--export", join(dir, "export.ndjson"), "--checkpoint", join(dir, "cp.txt"), "--key", join(dir, "key.txt")]);
+  const verified = await promisify(execFile)(process.execPath, [
+    join(process.cwd(), "bin/svc.mjs"),
+    "verify",
+    "--export",
+    join(dir, "export.ndjson"),
+    "--checkpoint",
+    join(dir, "cp.txt"),
+    "--key",
+    join(dir, "key.txt"),
+  ]);
   expect(verified.stdout).toMatch(/ok: \d+ records verified/);
 }

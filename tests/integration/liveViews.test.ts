@@ -33,7 +33,12 @@ interface Stream {
 async function openStream(path: string, input: unknown, token: string): Promise<Stream> {
   const abort = new AbortController();
   const url = `http://127.0.0.1/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`;
-  const res = await trpc(new Request(url, { headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream" }, signal: abort.signal }));
+  const res = await trpc(
+    new Request(url, {
+      headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream" },
+      signal: abort.signal,
+    }),
+  );
   const values: unknown[] = [];
   const waiters = new Set<() => void>();
   void (async () => {
@@ -92,7 +97,11 @@ async function openStream(path: string, input: unknown, token: string): Promise<
 /** The ledger's records of calls under `delegationId`. */
 async function recordsOf(delegationId: string) {
   const db = await database();
-  return db.read.provenanceRecord.findMany({ where: { delegationId }, orderBy: { seq: "asc" }, select: { operation: true, decision: true, status: true, resourceId: true } });
+  return db.read.provenanceRecord.findMany({
+    where: { delegationId },
+    orderBy: { seq: "asc" },
+    select: { operation: true, decision: true, status: true, resourceId: true },
+  });
 }
 
 const STEPS = `export default async (input, ctx) => {
@@ -102,10 +111,16 @@ const STEPS = `export default async (input, ctx) => {
 
 describe("live views over server-sent events", () => {
   it("an execution's stream carries its progress to the end; opening it is the only record", async () => {
-    const deploy = await call(ctx.server.url, "POST", "/v1/agents/deploy", { token: ctx.root.token, body: { manifest: manifestOf("live-steps"), ...bundleOf(STEPS), wait: true } });
+    const deploy = await call(ctx.server.url, "POST", "/v1/agents/deploy", {
+      token: ctx.root.token,
+      body: { manifest: manifestOf("live-steps"), ...bundleOf(STEPS), wait: true },
+    });
     expect(deploy.status).toBe(201);
     const viewer = await apiKey(["svc_api:executions:read"]);
-    const invoked = await call(ctx.server.url, "POST", `/v1/agents/${deploy.body.data.agentId}/invoke`, { token: ctx.root.token, body: {} });
+    const invoked = await call(ctx.server.url, "POST", `/v1/agents/${deploy.body.data.agentId}/invoke`, {
+      token: ctx.root.token,
+      body: {},
+    });
     expect(invoked.status).toBe(202);
     const id = invoked.body.id as string;
 
@@ -113,32 +128,51 @@ describe("live views over server-sent events", () => {
     expect(stream.status).toBe(200);
     expect(stream.contentType).toContain("text/event-stream");
     const end = await stream.until((v) => v.execution?.status === "completed");
-    expect(end).toMatchObject({ execution: { id, status: "completed", progress_percent: 100 }, logs: { data: expect.arrayContaining([expect.objectContaining({ line: "at 80" })]) } });
+    expect(end).toMatchObject({
+      execution: { id, status: "completed", progress_percent: 100 },
+      logs: { data: expect.arrayContaining([expect.objectContaining({ line: "at 80" })]) },
+    });
     // Updates arrived while it ran, not only the first state and the last.
     const states = stream.values.map((v: any) => `${v.execution.status}:${v.execution.progress_percent}`);
     expect(new Set(states).size, states.join(" ")).toBeGreaterThanOrEqual(3);
-    expect(states.some((s) => /^processing:(20|40|60|80)$/.test(s)), states.join(" ")).toBe(true);
+    expect(
+      states.some((s) => /^processing:(20|40|60|80)$/.test(s)),
+      states.join(" "),
+    ).toBe(true);
     stream.close();
 
     // One record for opening the stream, none for the updates on it.
-    expect(await recordsOf(viewer.delegationId)).toEqual([{ operation: "TRPC executions.live", decision: "allowed", status: 200, resourceId: id }]);
+    expect(await recordsOf(viewer.delegationId)).toEqual([
+      { operation: "TRPC executions.live", decision: "allowed", status: 200, resourceId: id },
+    ]);
   }, 60_000);
 
   it("the executions list's stream shows a new run appear and end", async () => {
-    const deploy = await call(ctx.server.url, "POST", "/v1/agents/deploy", { token: ctx.root.token, body: { manifest: manifestOf("live-quick"), ...bundleOf("export default async () => 1"), wait: true } });
+    const deploy = await call(ctx.server.url, "POST", "/v1/agents/deploy", {
+      token: ctx.root.token,
+      body: { manifest: manifestOf("live-quick"), ...bundleOf("export default async () => 1"), wait: true },
+    });
     const agentId = deploy.body.data.agentId as string;
     const viewer = await apiKey(["svc_api:executions:read"]);
     const stream = await openStream("executions.listLive", { limit: 5, agent_id: agentId }, viewer.token);
     const first = await stream.until(() => true);
     expect(first).toMatchObject({ data: [] });
-    const invoked = await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: {} });
+    const invoked = await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, {
+      token: ctx.root.token,
+      body: {},
+    });
     await stream.until((v) => v.data?.[0]?.id === invoked.body.id && v.data[0].status === "completed");
     stream.close();
-    expect(await recordsOf(viewer.delegationId)).toEqual([{ operation: "TRPC executions.listLive", decision: "allowed", status: 200, resourceId: null }]);
+    expect(await recordsOf(viewer.delegationId)).toEqual([
+      { operation: "TRPC executions.listLive", decision: "allowed", status: 200, resourceId: null },
+    ]);
   }, 60_000);
 
   it("a webhook's stream shows each delivery as it is logged, and its health", async () => {
-    const created = await call(ctx.server.url, "POST", "/v1/webhooks", { token: ctx.root.token, body: { target_url: `${outbound.receiver.url}/live`, event_types: ["invoice.*"] } });
+    const created = await call(ctx.server.url, "POST", "/v1/webhooks", {
+      token: ctx.root.token,
+      body: { target_url: `${outbound.receiver.url}/live`, event_types: ["invoice.*"] },
+    });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     const viewer = await apiKey(["svc_api:events:read"]);
@@ -150,7 +184,9 @@ describe("live views over server-sent events", () => {
     expect(two.deliveries.data.every((d: { success: boolean }) => d.success)).toBe(true);
     expect(two.webhook.health.last_success_at).not.toBeNull();
     stream.close();
-    expect(await recordsOf(viewer.delegationId)).toEqual([{ operation: "TRPC webhooks.live", decision: "allowed", status: 200, resourceId: id }]);
+    expect(await recordsOf(viewer.delegationId)).toEqual([
+      { operation: "TRPC webhooks.live", decision: "allowed", status: 200, resourceId: id },
+    ]);
   }, 60_000);
 
   it("opening is governed: a caller without the capability is refused, and that refusal is recorded", async () => {
@@ -159,16 +195,24 @@ describe("live views over server-sent events", () => {
     // tRPC answers a refused subscription as an error event (or status) and ends the stream.
     await refused.until((v) => v.error !== undefined).catch(() => undefined);
     refused.close();
-    expect(await recordsOf(outsider.delegationId)).toEqual([{ operation: "TRPC executions.live", decision: "denied", status: 403, resourceId: null }]);
+    expect(await recordsOf(outsider.delegationId)).toEqual([
+      { operation: "TRPC executions.live", decision: "denied", status: 403, resourceId: null },
+    ]);
   });
 
   it("a revoked caller's stream ends at the next change", async () => {
-    const deploy = await call(ctx.server.url, "POST", "/v1/agents/deploy", { token: ctx.root.token, body: { manifest: manifestOf("live-revoked"), ...bundleOf("export default async () => 2"), wait: true } });
+    const deploy = await call(ctx.server.url, "POST", "/v1/agents/deploy", {
+      token: ctx.root.token,
+      body: { manifest: manifestOf("live-revoked"), ...bundleOf("export default async () => 2"), wait: true },
+    });
     const agentId = deploy.body.data.agentId as string;
     const viewer = await apiKey(["svc_api:executions:read"]);
     const stream = await openStream("executions.listLive", { limit: 5, agent_id: agentId }, viewer.token);
     await stream.until(() => true);
-    const revoked = await call(ctx.server.url, "POST", `/v1/delegations/${viewer.delegationId}/revoke`, { token: ctx.root.token, body: {} });
+    const revoked = await call(ctx.server.url, "POST", `/v1/delegations/${viewer.delegationId}/revoke`, {
+      token: ctx.root.token,
+      body: {},
+    });
     expect(revoked.status).toBeLessThan(300);
     await call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, { token: ctx.root.token, body: {} });
     const ended = await stream.until((v) => v.error !== undefined);

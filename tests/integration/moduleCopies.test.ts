@@ -45,18 +45,26 @@ describe("a second copy of the database module", () => {
 describe("one copy of the server's state per process", () => {
   it("a second copy of each stateful module sees the first copy's state", async () => {
     const key = `test:${newId("k")}`;
-    expect(takeToken(key, 3).allowed).toBe(true);
-    expect(takeToken(key, 3).allowed).toBe(true);
+    expect((await takeToken(key, 3)).allowed).toBe(true);
+    expect((await takeToken(key, 3)).allowed).toBe(true);
     const rate = await secondCopy<typeof import("@/server/http/rateLimit")>("@/server/http/rateLimit");
-    expect(rate.takeToken(key, 3)).toMatchObject({ allowed: true, remaining: 0 });
-    expect(rate.takeToken(key, 3).allowed).toBe(false);
+    expect(await rate.takeToken(key, 3)).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await rate.takeToken(key, 3)).allowed).toBe(false);
 
-    expect((await secondCopy<typeof import("@/server/events/matcher")>("@/server/events/matcher")).subscriptionIndex).toBe(subscriptionIndex);
-    expect((await secondCopy<typeof import("@/server/executions/localRuns")>("@/server/executions/localRuns")).localRuns).toBe(localRuns);
+    expect(
+      (await secondCopy<typeof import("@/server/events/matcher")>("@/server/events/matcher")).subscriptionIndex,
+    ).toBe(subscriptionIndex);
+    expect(
+      (await secondCopy<typeof import("@/server/executions/localRuns")>("@/server/executions/localRuns")).localRuns,
+    ).toBe(localRuns);
     expect((await secondCopy<typeof import("@/server/config")>("@/server/config")).config()).toBe(config());
-    expect(await (await secondCopy<typeof import("@/server/keys/signingKeys")>("@/server/keys/signingKeys")).keyRing()).toBe(await keyRing());
+    expect(
+      await (await secondCopy<typeof import("@/server/keys/signingKeys")>("@/server/keys/signingKeys")).keyRing(),
+    ).toBe(await keyRing());
     const pool = sandboxPool();
-    expect((await secondCopy<typeof import("@/server/sandbox/pool")>("@/server/sandbox/pool")).sandboxPool()).toBe(pool);
+    expect((await secondCopy<typeof import("@/server/sandbox/pool")>("@/server/sandbox/pool")).sandboxPool()).toBe(
+      pool,
+    );
     await shutdownSandbox();
 
     // The registries the composition root filled (tests/integration/setup.ts, as server/main.ts does).
@@ -68,10 +76,16 @@ describe("one copy of the server's state per process", () => {
     expect(jobs.jobKind("webhook.deliver")).toBeDefined();
     const dispatch = await secondCopy<typeof import("@/server/events/dispatch")>("@/server/events/dispatch");
     expect(dispatch.dispatcherFor("agent_trigger")).toBe(dispatcherFor("agent_trigger"));
-    expect((await secondCopy<typeof import("@/server/worker/registry")>("@/server/worker/registry")).registeredTasks()).toEqual(registeredTasks());
-    const catalogue = await secondCopy<typeof import("@/server/identity/capabilityCatalogue")>("@/server/identity/capabilityCatalogue");
-    expect(catalogue.isKnownCapability("svc_api:approvals:read")).toBe(isKnownCapability("svc_api:approvals:read"));
-    expect(catalogue.isKnownCapability("svc_api:approvals:read")).toBe(false);
+    expect(
+      (await secondCopy<typeof import("@/server/worker/registry")>("@/server/worker/registry")).registeredTasks(),
+    ).toEqual(registeredTasks());
+    const catalogue = await secondCopy<typeof import("@/server/identity/capabilityCatalogue")>(
+      "@/server/identity/capabilityCatalogue",
+    );
+    expect(catalogue.isKnownCapability("svc_api:prompts:read")).toBe(isKnownCapability("svc_api:prompts:read"));
+    expect(catalogue.isKnownCapability("svc_api:prompts:read")).toBe(true);
+    expect(catalogue.isKnownCapability("svc_api:no-such-area:read")).toBe(false);
+    expect(catalogue.isKnownCapability("svc_api:workflows:read")).toBe(true);
   });
 
   it("composing a second copy of the root registers nothing twice", async () => {
@@ -84,12 +98,18 @@ describe("one copy of the server's state per process", () => {
     const files = serverModules();
     // A top-level `let`, an empty collection, or an instance of a class: state one copy of the
     // module would keep for itself. `// not state: …` on the line above marks a deliberate exception.
-    const STATE = [/^(export )?let /, /^(export )?const \w+(: [^=]+)? = new (Map|Set|WeakMap|WeakSet)\b[^(]*\(\s*\)/, /^(export )?const \w+(: [^=]+)? = (\[\]|\{\});/, /^(export )?const \w+ = new (?!(Map|Set|WeakMap|WeakSet|TextEncoder|TextDecoder|RegExp|URL|Error)\b)[A-Z]\w*\(/];
+    const STATE = [
+      /^(export )?let /,
+      /^(export )?const \w+(: [^=]+)? = new (Map|Set|WeakMap|WeakSet)\b[^(]*\(\s*\)/,
+      /^(export )?const \w+(: [^=]+)? = (\[\]|\{\});/,
+      /^(export )?const \w+ = new (?!(Map|Set|WeakMap|WeakSet|TextEncoder|TextDecoder|RegExp|URL|Error)\b)[A-Z]\w*\(/,
+    ];
     const offenders: string[] = [];
     for (const file of files) {
       const lines = readFileSync(file, "utf8").split("\n");
       lines.forEach((line, i) => {
-        if (STATE.some((re) => re.test(line)) && !/^\s*\/\/ not state:/.test(lines[i - 1] ?? "")) offenders.push(`${relative(process.cwd(), file)}:${i + 1}: ${line.trim()}`);
+        if (STATE.some((re) => re.test(line)) && !/^\s*\/\/ not state:/.test(lines[i - 1] ?? ""))
+          offenders.push(`${relative(process.cwd(), file)}:${i + 1}: ${line.trim()}`);
       });
     }
     expect(offenders).toEqual([]);

@@ -69,23 +69,51 @@ export class OpenApiResponseValidator {
    * The violations of one answer ([] when it keeps the document). `body` is the parsed JSON body
    * (undefined when empty or not JSON); `contentType` the response's header.
    */
-  check(input: { method: string; pathname: string; status: number; contentType: string | null; body: unknown; bodyText?: string }): ResponseViolation[] {
+  check(input: {
+    method: string;
+    pathname: string;
+    status: number;
+    contentType: string | null;
+    body: unknown;
+    bodyText?: string;
+  }): ResponseViolation[] {
     const route = this.route(input.method, input.pathname);
     if (!route) return [];
     const label = `${route.method} ${route.template} (${route.operationId})`;
-    const declared = route.responses[String(input.status)] ?? route.responses[`${String(input.status)[0]}XX`] ?? route.responses.default;
+    const declared =
+      route.responses[String(input.status)] ??
+      route.responses[`${String(input.status)[0]}XX`] ??
+      route.responses.default;
     if (!declared) {
-      return [{ operation: label, status: input.status, message: `${label} answered ${input.status}, which the document does not declare (declared: ${Object.keys(route.responses).join(", ")})` }];
+      return [
+        {
+          operation: label,
+          status: input.status,
+          message: `${label} answered ${input.status}, which the document does not declare (declared: ${Object.keys(route.responses).join(", ")})`,
+        },
+      ];
     }
     const content = declared.content ?? {};
     const mediaTypes = Object.keys(content);
     if (mediaTypes.length === 0) return [];
     const mediaType = (input.contentType ?? "").split(";")[0]!.trim().toLowerCase();
     if (!mediaType && (input.bodyText ?? "") === "") {
-      return [{ operation: label, status: input.status, message: `${label} answered ${input.status} with no body; the document declares ${mediaTypes.join(", ")}` }];
+      return [
+        {
+          operation: label,
+          status: input.status,
+          message: `${label} answered ${input.status} with no body; the document declares ${mediaTypes.join(", ")}`,
+        },
+      ];
     }
     if (!mediaTypes.includes(mediaType)) {
-      return [{ operation: label, status: input.status, message: `${label} answered ${input.status} as ${mediaType || "(no content type)"}; the document declares ${mediaTypes.join(", ")}` }];
+      return [
+        {
+          operation: label,
+          status: input.status,
+          message: `${label} answered ${input.status} as ${mediaType || "(no content type)"}; the document declares ${mediaTypes.join(", ")}`,
+        },
+      ];
     }
     if (!/^application\/([a-z0-9.+-]+\+)?json$/.test(mediaType) || !content[mediaType]?.schema) return [];
     const pointer = `#/paths/${escapePointer(route.template)}/${route.method.toLowerCase()}/responses/${input.status in route.responses ? input.status : "default"}/content/${escapePointer(mediaType)}/schema`;
@@ -95,7 +123,11 @@ export class OpenApiResponseValidator {
       this.compiled.set(pointer, validate);
     }
     if (validate(input.body)) return [];
-    return (validate.errors ?? []).map((e) => ({ operation: label, status: input.status, message: `${label} answered ${input.status}: body ${describe(e, input.body)}` }));
+    return (validate.errors ?? []).map((e) => ({
+      operation: label,
+      status: input.status,
+      message: `${label} answered ${input.status}: body ${describe(e, input.body)}`,
+    }));
   }
 }
 
@@ -115,8 +147,11 @@ function at(body: unknown, pointer: string): unknown {
 function describe(e: ErrorObject, body: unknown): string {
   const where = e.instancePath || "(root)";
   const got = JSON.stringify(at(body, e.instancePath));
-  const detail = e.keyword === "enum" ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ")})`
-    : e.keyword === "additionalProperties" ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"`
-    : "";
+  const detail =
+    e.keyword === "enum"
+      ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ")})`
+      : e.keyword === "additionalProperties"
+        ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"`
+        : "";
   return `${where} ${e.message}${detail}; got ${got === undefined ? "nothing" : got.length > 200 ? `${got.slice(0, 200)}…` : got}`;
 }

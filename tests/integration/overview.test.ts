@@ -28,25 +28,48 @@ afterAll(async () => {
 
 const person = async (role: "admin" | "viewer") => (await consoleMember(role)).caller;
 
-const api = (method: string, path: string, body?: unknown, token = ctx.root.token) => call(ctx.server.url, method, path, { token, body });
+const api = (method: string, path: string, body?: unknown, token = ctx.root.token) =>
+  call(ctx.server.url, method, path, { token, body });
 
 describe("the overview's dashboard", () => {
   it("counts calls per hour (allowed vs refused, the console's own reads left out), executions by status with the success rate, webhook health and what needs attention", async () => {
     const admin = await person("admin");
     const ok = await deployAndWait(ctx.server.url, ctx.root.token, "dash-ok", "export default async () => 1");
-    const bad = await deployAndWait(ctx.server.url, ctx.root.token, "dash-bad", `export default async () => { throw new Error("nope"); }`);
-    const runs = [(await api("POST", `/v1/agents/${ok}/invoke`, {})).body.id, (await api("POST", `/v1/agents/${bad}/invoke`, { max_attempts: 1 })).body.id] as string[];
-    await expect.poll(async () => Promise.all(runs.map(async (id) => (await api("GET", `/v1/executions/${id}`)).body.status)), { timeout: 20_000, interval: 50 }).toEqual(["completed", "failed"]);
+    const bad = await deployAndWait(
+      ctx.server.url,
+      ctx.root.token,
+      "dash-bad",
+      `export default async () => { throw new Error("nope"); }`,
+    );
+    const runs = [
+      (await api("POST", `/v1/agents/${ok}/invoke`, {})).body.id,
+      (await api("POST", `/v1/agents/${bad}/invoke`, { max_attempts: 1 })).body.id,
+    ] as string[];
+    await expect
+      .poll(async () => Promise.all(runs.map(async (id) => (await api("GET", `/v1/executions/${id}`)).body.status)), {
+        timeout: 20_000,
+        interval: 50,
+      })
+      .toEqual(["completed", "failed"]);
     // A refused call, a webhook its creator disabled, a key that expires in three days.
     expect((await api("GET", "/v1/passports", undefined, "svc_nope")).status).toBe(401);
     const weak = await apiKey(["svc_api:agents:read"]);
     expect((await api("GET", "/v1/passports", undefined, weak.token)).status).toBe(403);
-    const hook = (await api("POST", "/v1/webhooks", { target_url: "http://127.0.0.1:9/hook?token=secret", event_types: ["invoice.*"] })).body;
+    const hook = (
+      await api("POST", "/v1/webhooks", {
+        target_url: "http://127.0.0.1:9/hook?token=secret",
+        event_types: ["invoice.*"],
+      })
+    ).body;
     expect((await api("PATCH", `/v1/webhooks/${hook.id}`, { status: "disabled" })).status).toBe(200);
     const expiring = await apiKey(["svc_api:agents:read"], undefined, 3 * 86_400);
 
     const first = await admin.overview.dashboard();
-    expect(await lastProvenance()).toMatchObject({ operation: "TRPC overview.dashboard", decision: "allowed", status: 200 });
+    expect(await lastProvenance()).toMatchObject({
+      operation: "TRPC overview.dashboard",
+      decision: "allowed",
+      status: 200,
+    });
     expect(first.calls_per_hour).toHaveLength(24);
     const now = first.calls_per_hour!.at(-1)!;
     expect(now.hour).toBe(`${new Date().toISOString().slice(0, 13)}:00:00Z`);
@@ -57,18 +80,30 @@ describe("the overview's dashboard", () => {
     const second = await admin.overview.dashboard();
     expect(second.calls_per_hour!.at(-1)!.allowed).toBe(now.allowed);
 
-    expect(first.executions).toMatchObject({ days: 7, by_status: { completed: 1, failed: 1, queued: 0, processing: 0, cancelled: 0 }, success_rate: 0.5 });
+    expect(first.executions).toMatchObject({
+      days: 7,
+      by_status: { completed: 1, failed: 1, queued: 0, processing: 0, cancelled: 0 },
+      success_rate: 0.5,
+    });
     expect(first.webhooks).toMatchObject({ disabled: 1, active: 0, failing: 0 });
     expect(first.ledger).toMatchObject({ status: expect.stringMatching(/in_sync|behind/) });
-    expect(first.attention.failed_executions).toEqual([expect.objectContaining({ id: runs[1], agent_id: bad, agent_name: "dash-bad" })]);
+    expect(first.attention.failed_executions).toEqual([
+      expect.objectContaining({ id: runs[1], agent_id: bad, agent_name: "dash-bad" }),
+    ]);
     // Origin and path only: the query string's token never reaches the page.
-    expect(first.attention.disabled_webhooks).toEqual([{ id: hook.id, target: "http://127.0.0.1:9/hook", reason: "manual" }]);
+    expect(first.attention.disabled_webhooks).toEqual([
+      { id: hook.id, target: "http://127.0.0.1:9/hook", reason: "manual" },
+    ]);
     expect(first.attention.expiring_keys.map((k) => k.id)).toContain(expiring.delegationId);
   }, 60_000);
 
   it("is the console's own: a bearer token is refused", async () => {
     const { token } = await apiKey(["svc_api:*"]);
-    const bearer = createCaller({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1", requestId: newId("req") });
+    const bearer = createCaller({
+      authorization: `Bearer ${token}`,
+      clientAddress: "127.0.0.1",
+      requestId: newId("req"),
+    });
     await expect(bearer.overview.dashboard()).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });

@@ -10,7 +10,9 @@ export async function createTestDatabase(): Promise<{ name: string; url: string 
   try {
     await client.connect();
   } catch (e) {
-    throw new Error(`The PostgreSQL suite needs a server at ${adminUrl()} (set TEST_POSTGRES_URL): ${(e as Error).message}`);
+    throw new Error(
+      `The PostgreSQL suite needs a server at ${adminUrl()} (set TEST_POSTGRES_URL): ${(e as Error).message}`,
+    );
   }
   await client.query(`CREATE DATABASE "${name}"`);
   await client.end();

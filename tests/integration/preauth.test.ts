@@ -34,14 +34,25 @@ function request(path: string, declareLength: boolean, address: string) {
   const { stream, counter } = bigBody();
   const headers: Record<string, string> = { "Content-Type": "application/json", [CLIENT_ADDRESS_HEADER]: address };
   if (declareLength) headers["Content-Length"] = String(FIVE_MB);
-  return { request: new Request(`http://localhost${path}`, { method: "POST", headers, body: stream, duplex: "half" } as RequestInit), counter };
+  return {
+    request: new Request(`http://localhost${path}`, {
+      method: "POST",
+      headers,
+      body: stream,
+      duplex: "half",
+    } as RequestInit),
+    counter,
+  };
 }
 
 const routes: [string, (r: Request) => Promise<Response>][] = [
   ["/api/passkeys/register/options", registerOptions],
   ["/api/passkeys/register/verify", registerVerify],
   ["/api/passkeys/authenticate/options", authenticateOptions],
-  ["/api/auth/callback/passkey", (r) => authRoute(r as never, { params: Promise.resolve({ nextauth: ["callback", "passkey"] }) })],
+  [
+    "/api/auth/callback/passkey",
+    (r) => authRoute(r as never, { params: Promise.resolve({ nextauth: ["callback", "passkey"] }) }),
+  ],
 ];
 
 describe("pre-auth bodies are bounded", () => {
@@ -69,10 +80,22 @@ describe("pre-auth bodies are bounded", () => {
   }
 
   it("a small body is still read and answered", async () => {
-    const res = await authenticateOptions(new Request("http://localhost/api/passkeys/authenticate/options", { method: "POST", headers: { "Content-Type": "application/json", [CLIENT_ADDRESS_HEADER]: "10.0.2.1" }, body: "{}" }));
+    const res = await authenticateOptions(
+      new Request("http://localhost/api/passkeys/authenticate/options", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", [CLIENT_ADDRESS_HEADER]: "10.0.2.1" },
+        body: "{}",
+      }),
+    );
     expect(res.status).toBe(200);
     expect((await res.json()).challengeId).toEqual(expect.any(String));
-    const bad = await registerOptions(new Request("http://localhost/api/passkeys/register/options", { method: "POST", headers: { "Content-Type": "application/json", [CLIENT_ADDRESS_HEADER]: "10.0.2.2" }, body: '{"token":"\\ud800"}' }));
+    const bad = await registerOptions(
+      new Request("http://localhost/api/passkeys/register/options", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", [CLIENT_ADDRESS_HEADER]: "10.0.2.2" },
+        body: '{"token":"\\ud800"}',
+      }),
+    );
     expect(bad.status).toBe(400);
     expect((await bad.json()).errors[0]).toMatchObject({ code: "INVALID_FORMAT" });
   });

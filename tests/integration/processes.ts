@@ -8,7 +8,13 @@ import { join } from "node:path";
  */
 export async function startServingProcess(
   script: string,
-  opts: { env?: Record<string, string>; detached?: boolean; stderr?: "ignore" | "inherit"; name?: string; children?: ChildProcess[] } = {},
+  opts: {
+    env?: Record<string, string>;
+    detached?: boolean;
+    stderr?: "ignore" | "inherit";
+    name?: string;
+    children?: ChildProcess[];
+  } = {},
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration", script)], {
     env: { ...process.env, NODE_ENV: "test", ...opts.env },
@@ -30,5 +36,11 @@ export async function startServingProcess(
 
 /** Kills the process group of each child still running (SIGKILL): the process and everything it started. */
 export function killProcessGroups(children: ChildProcess[]): void {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) process.kill(-c.pid!, "SIGKILL");
+  for (const c of children)
+    if (c.exitCode === null && c.signalCode === null)
+      try {
+        process.kill(-c.pid!, "SIGKILL");
+      } catch {
+        // already gone between the check and the kill
+      }
 }

@@ -18,10 +18,21 @@ describe("rate limits count once per process", () => {
   it("a caller alternating between the fast path and Next.js's copy is refused after the limit, not twice the limit", async () => {
     // Next.js's bundle: a second copy of every server module.
     vi.resetModules();
-    const nextRoute = (await import("@/app/v1/[[...path]]/route")) as unknown as Record<string, (r: Request) => Promise<Response>>;
-    const viaFast = async () => (await fetch(`${t.server.url}/v1/passports?limit=1`, { headers: { Authorization: `Bearer ${t.root.token}` } })).status;
+    const nextRoute = (await import("@/app/v1/[[...path]]/route")) as unknown as Record<
+      string,
+      (r: Request) => Promise<Response>
+    >;
+    const viaFast = async () =>
+      (await fetch(`${t.server.url}/v1/passports?limit=1`, { headers: { Authorization: `Bearer ${t.root.token}` } }))
+        .status;
     const viaNext = async () =>
-      (await nextRoute.GET!(new Request("http://localhost:3000/v1/passports?limit=1", { headers: { Authorization: `Bearer ${t.root.token}`, [CLIENT_ADDRESS_HEADER]: "127.0.0.1" } }))).status;
+      (
+        await nextRoute.GET!(
+          new Request("http://localhost:3000/v1/passports?limit=1", {
+            headers: { Authorization: `Bearer ${t.root.token}`, [CLIENT_ADDRESS_HEADER]: "127.0.0.1" },
+          }),
+        )
+      ).status;
     // The window is the clock's minute: start early in one, so all the calls fall in it.
     const intoMinute = Date.now() % 60_000;
     if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));

@@ -58,7 +58,10 @@ let worker: Worker;
 
 /** What git sees as changed or new in the project (the README's snippets must add nothing to it). */
 function projectChanges(): Set<string> {
-  const out = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: process.cwd(), encoding: "utf8" });
+  const out = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
+    cwd: process.cwd(),
+    encoding: "utf8",
+  });
   return new Set(out.split("\n").filter(Boolean));
 }
 let changesBefore: Set<string>;
@@ -68,7 +71,10 @@ beforeAll(() => {
   const bin = join(scratch, ".bin");
   rmSync(bin, { recursive: true, force: true });
   mkdirSync(bin);
-  writeFileSync(join(bin, "npx"), `#!/bin/sh\nif [ "$1" = "svc" ]; then shift; exec "${process.execPath}" "${join(process.cwd(), "bin/svc.mjs")}" "$@"; fi\necho "the README test runs only npx svc, not npx $1" >&2; exit 127\n`);
+  writeFileSync(
+    join(bin, "npx"),
+    `#!/bin/sh\nif [ "$1" = "svc" ]; then shift; exec "${process.execPath}" "${join(process.cwd(), "bin/svc.mjs")}" "$@"; fi\necho "the README test runs only npx svc, not npx $1" >&2; exit 127\n`,
+  );
   chmodSync(join(bin, "npx"), 0o755);
   worker = startWorker({ log: () => undefined });
 });
@@ -89,9 +95,14 @@ function bash(script: string): Promise<{ code: number; stdout: string; stderr: s
     WORK: scratch,
   };
   return new Promise((resolve) => {
-    execFile("bash", ["-c", `set -euo pipefail\n${script}`], { cwd: process.cwd(), env, timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      "bash",
+      ["-c", `set -euo pipefail\n${script}`],
+      { cwd: process.cwd(), env, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -99,15 +110,21 @@ describe("README.md", () => {
   it("marks every fenced block as run or skip (with a reason)", () => {
     expect(blocks.length).toBeGreaterThan(3);
     for (const b of blocks) {
-      expect(b.marker, `README.md line ${b.line}: a fenced block without <!-- test: run --> or <!-- test: skip (reason) -->`).toBeDefined();
-      if (b.marker && !b.marker.run) expect(b.marker.reason, `README.md line ${b.line}: skip needs a reason`).not.toBe("");
+      expect(
+        b.marker,
+        `README.md line ${b.line}: a fenced block without <!-- test: run --> or <!-- test: skip (reason) -->`,
+      ).toBeDefined();
+      if (b.marker && !b.marker.run)
+        expect(b.marker.reason, `README.md line ${b.line}: skip needs a reason`).not.toBe("");
     }
     expect(blocks.filter((b) => b.marker?.run).length).toBeGreaterThanOrEqual(3);
   });
 
   it("takes the server's address from $SVC_URL in every runnable snippet", () => {
     for (const b of blocks.filter((x) => x.marker?.run)) {
-      const hardCoded = b.code.split("\n").filter((l) => /localhost:3000/.test(l) && !/SVC_URL:-http:\/\/localhost:3000/.test(l));
+      const hardCoded = b.code
+        .split("\n")
+        .filter((l) => /localhost:3000/.test(l) && !/SVC_URL:-http:\/\/localhost:3000/.test(l));
       expect(hardCoded, `README.md line ${b.line}: use "$SVC_URL"`).toEqual([]);
     }
   });
@@ -122,12 +139,19 @@ describe("README.md", () => {
     }
     const left = [...projectChanges()].filter((c) => !changesBefore.has(c));
     expect(left, "files the README's snippets wrote into the project (write them under $WORK)").toEqual([]);
-  });
+    // Every block has its own 30 s limit; together they take minutes on a loaded machine (the SDK's pack builds it).
+  }, 300_000);
 });
 
 describe("the marker reader", () => {
   it("reads run, output and skip markers, and notices a missing one", () => {
-    const parsed = readmeBlocks("<!-- test: run; output: ^ok$ -->\n```sh\necho ok\n```\n\n<!-- test: skip (why) -->\n\n```text\nx\n```\n```js\n1\n```\n");
-    expect(parsed.map((b) => b.marker)).toEqual([{ run: true, output: /^ok$/m }, { run: false, reason: "why" }, undefined]);
+    const parsed = readmeBlocks(
+      "<!-- test: run; output: ^ok$ -->\n```sh\necho ok\n```\n\n<!-- test: skip (why) -->\n\n```text\nx\n```\n```js\n1\n```\n",
+    );
+    expect(parsed.map((b) => b.marker)).toEqual([
+      { run: true, output: /^ok$/m },
+      { run: false, reason: "why" },
+      undefined,
+    ]);
   });
 });

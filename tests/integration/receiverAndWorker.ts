@@ -8,7 +8,9 @@ import { startReceiver } from "./webhooksHelpers";
  * For the file's tests: a loopback receiver answering 200, allowed as an outbound target, and a
  * worker; after them the worker stops, the sandbox shuts down, the receiver closes, then `after`.
  */
-export function useReceiverAndWorker({ after }: { after?: () => Promise<void> } = {}): { receiver: Awaited<ReturnType<typeof startReceiver>> } {
+export function useReceiverAndWorker({ after }: { after?: () => Promise<void> } = {}): {
+  receiver: Awaited<ReturnType<typeof startReceiver>>;
+} {
   const ctx = {} as { receiver: Awaited<ReturnType<typeof startReceiver>> };
   let worker: Worker;
   beforeAll(async () => {

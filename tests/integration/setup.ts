@@ -8,6 +8,7 @@ import { closeDatabase } from "@/server/db/client";
 import { resetKeyRing } from "@/server/keys/signingKeys";
 import { bootstrap } from "@/server/setup/bootstrap";
 import { openApiDocument } from "@/server/openapi/document";
+import { createLogger, logSettings, replaceLogger } from "@/server/telemetry/log";
 import { OpenApiResponseValidator, type ResponseViolation } from "./openapiResponses";
 import { adminUrl, createTestDatabase, dropTestDatabase } from "./postgres";
 
@@ -27,6 +28,8 @@ if (process.env.SVC_TEST_ENGINE === "postgres") {
 }
 resetConfig();
 resetKeyRing();
+// A line per governed call would bury the test output: warnings and errors only, unless asked.
+if (!process.env.SVC_LOG_LEVEL) replaceLogger(createLogger(logSettings({ ...process.env, SVC_LOG_LEVEL: "warn" })));
 await bootstrap();
 // What server/main.ts does at start: the registries filled from the composition root.
 composeServer();
@@ -39,7 +42,10 @@ composeServer();
 let validator: OpenApiResponseValidator | undefined;
 const violations: ResponseViolation[] = [];
 const realFetch = globalThis.fetch;
-globalThis.fetch = async function validatingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+globalThis.fetch = async function validatingFetch(
+  input: string | URL | Request,
+  init?: RequestInit,
+): Promise<Response> {
   const res = await realFetch(input, init);
   const url = new URL(input instanceof Request ? input.url : String(input));
   if (!url.pathname.startsWith("/v1/")) return res;
@@ -55,7 +61,14 @@ globalThis.fetch = async function validatingFetch(input: string | URL | Request,
   } catch {
     body = bodyText;
   }
-  const found = validator.check({ method, pathname: url.pathname, status: res.status, contentType, body, bodyText: json ? bodyText : "-" });
+  const found = validator.check({
+    method,
+    pathname: url.pathname,
+    status: res.status,
+    contentType,
+    body,
+    bodyText: json ? bodyText : "-",
+  });
   if (found.length === 0) return res;
   violations.push(...found);
   throw new Error(`OpenAPI violation:\n${found.map((v) => v.message).join("\n")}`);

@@ -20,4 +20,5 @@ export function sourceFiles(dir: string, isSource: (name: string) => boolean): s
 }
 
 /** The server's TypeScript modules (`.ts`, `.tsx`), tests left out. */
-export const serverModules = (): string[] => sourceFiles(join(process.cwd(), "server"), (name) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name));
+export const serverModules = (): string[] =>
+  sourceFiles(join(process.cwd(), "server"), (name) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name));

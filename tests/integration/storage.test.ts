@@ -11,7 +11,9 @@ const isPg = process.env.SVC_TEST_ENGINE === "postgres";
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(process.cwd(), "bin/svc.mjs"), ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [join(process.cwd(), "bin/svc.mjs"), ...args], {
+      env: { ...process.env, ...env },
+    });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -25,7 +27,9 @@ describe("migrations", () => {
     expect(await migrate()).toEqual([]);
     expect(await provenanceCount()).toBe(before);
     const db = await database();
-    const rows = await db.raw.query<{ migration_name: string; checksum: string }>(`SELECT "migration_name", "checksum" FROM "_prisma_migrations"`);
+    const rows = await db.raw.query<{ migration_name: string; checksum: string }>(
+      `SELECT "migration_name", "checksum" FROM "_prisma_migrations"`,
+    );
     expect(rows.length).toBeGreaterThan(0);
     expect(rows[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -48,7 +52,11 @@ describe("migrations", () => {
       expect(results.filter((r) => /migration\(s\) applied/.test(r.out))).toHaveLength(1);
       const key = await runCli(["keys", "create", "--init", "--json", "--capabilities", "svc_api:passports:read"], env);
       expect(key.code, key.out).toBe(0);
-      expect(JSON.parse(key.out.trim().split("\n").pop()!)).toMatchObject({ capabilities: ["svc_api:passports:read"], delegation_id: expect.stringMatching(/^dlg_/), token: expect.any(String) });
+      expect(JSON.parse(key.out.trim().split("\n").pop()!)).toMatchObject({
+        capabilities: ["svc_api:passports:read"],
+        delegation_id: expect.stringMatching(/^dlg_/),
+        token: expect.any(String),
+      });
     } finally {
       await drop();
     }
@@ -59,7 +67,13 @@ describe("raw SQL and the single writer", () => {
   // On SQLite by the process's one write lock; on PostgreSQL by the row's lock.
   it("a raw write waits for an open write transaction instead of failing (SQLITE_BUSY)", async () => {
     const db = await database();
-    await db.writeTx((t) => t.serviceState.upsert({ where: { key: "lock_probe" }, create: { key: "lock_probe", value: "before" }, update: { value: "before" } }));
+    await db.writeTx((t) =>
+      t.serviceState.upsert({
+        where: { key: "lock_probe" },
+        create: { key: "lock_probe", value: "before" },
+        update: { value: "before" },
+      }),
+    );
     const order: string[] = [];
     const tx = db.writeTx(async (t) => {
       await t.serviceState.update({ where: { key: "lock_probe" }, data: { value: "tx" } });
@@ -67,10 +81,12 @@ describe("raw SQL and the single writer", () => {
       order.push("transaction committed");
     });
     await new Promise((r) => setTimeout(r, 20));
-    const raw = db.raw.execute(`UPDATE "service_state" SET "value" = $1 WHERE "key" = $2`, ["raw", "lock_probe"]).then((n) => {
-      order.push("raw write");
-      return n;
-    });
+    const raw = db.raw
+      .execute(`UPDATE "service_state" SET "value" = $1 WHERE "key" = $2`, ["raw", "lock_probe"])
+      .then((n) => {
+        order.push("raw write");
+        return n;
+      });
     await Promise.all([tx, raw]);
     expect(order).toEqual(["transaction committed", "raw write"]);
     expect((await db.read.serviceState.findUnique({ where: { key: "lock_probe" } }))?.value).toBe("raw");
@@ -84,7 +100,11 @@ describe("the database's files", () => {
     const { tmpdir } = await import("node:os");
     const dataDir = join(mkdtempSync(join(tmpdir(), "svc-modes-")), "data");
     const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration/freshDataDir.ts")], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" } });
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", join(process.cwd(), "tests/integration/freshDataDir.ts")],
+        { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" } },
+      );
       let text = "";
       child.stdout.on("data", (d) => (text += d));
       child.stderr.on("data", (d) => (text += d));
@@ -113,9 +133,22 @@ describe("the provenance ledger's storage", () => {
     rows.forEach((r, i) => {
       expect(Number(r.seq)).toBe(i);
       const published: ProvenanceRecord = {
-        id: r.id, seq: Number(r.seq), timestamp: r.timestamp.toISOString(), org_did: r.orgDid, actor_did: r.actorDid, delegation_id: r.delegationId,
-        grantor_did: r.grantorDid, capability: r.capability, operation: r.operation, resource_type: r.resourceType, resource_id: r.resourceId,
-        decision: r.decision as "allowed" | "denied", status: r.status, request_hash: r.requestHash, request_id: r.requestId, leaf_hash: r.leafHash,
+        id: r.id,
+        seq: Number(r.seq),
+        timestamp: r.timestamp.toISOString(),
+        org_did: r.orgDid,
+        actor_did: r.actorDid,
+        delegation_id: r.delegationId,
+        grantor_did: r.grantorDid,
+        capability: r.capability,
+        operation: r.operation,
+        resource_type: r.resourceType,
+        resource_id: r.resourceId,
+        decision: r.decision as "allowed" | "denied",
+        status: r.status,
+        request_hash: r.requestHash,
+        request_id: r.requestId,
+        leaf_hash: r.leafHash,
       };
       expect(hashLeaf(leafBytes(published)).toString("base64")).toBe(r.leafHash);
     });

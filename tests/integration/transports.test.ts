@@ -52,7 +52,10 @@ function shapeOf(status: number, headers: Headers, text: string): Shape {
 }
 
 function headersOf(s: Sample): Record<string, string> {
-  return { ...(s.token ? { Authorization: `Bearer ${s.token}` } : {}), ...(s.body !== undefined ? { "Content-Type": "application/json" } : {}) };
+  return {
+    ...(s.token ? { Authorization: `Bearer ${s.token}` } : {}),
+    ...(s.body !== undefined ? { "Content-Type": "application/json" } : {}),
+  };
 }
 
 async function viaFastPath(s: Sample): Promise<Shape> {
@@ -65,7 +68,11 @@ async function viaNext(s: Sample): Promise<Shape> {
   const handler = module[s.method];
   expect(handler, `Next route exports ${s.method}`).toBeTypeOf("function");
   // server/main.ts sets the client's address from the socket before Next.js sees the request.
-  const request = new Request(`http://localhost:3000${s.path}`, { method: s.method, headers: { ...headersOf(s), [CLIENT_ADDRESS_HEADER]: "127.0.0.1" }, body: s.body });
+  const request = new Request(`http://localhost:3000${s.path}`, {
+    method: s.method,
+    headers: { ...headersOf(s), [CLIENT_ADDRESS_HEADER]: "127.0.0.1" },
+    body: s.body,
+  });
   const res = await handler!(request);
   return shapeOf(res.status, res.headers, await res.text());
 }
@@ -84,25 +91,49 @@ describe("the fast path and Next.js's catch-all answer alike", () => {
   it("one request of every declared operation", async () => {
     const records = await call(t.server.url, "GET", "/v1/provenance?limit=1", { token: t.root.token });
     const recordId: string = records.body.data[0].id;
-    const agent = await call(t.server.url, "POST", "/v1/passports", { token: t.root.token, body: { type: "agent", name: "both transports", public_key: ed25519Jwk() } });
+    const agent = await call(t.server.url, "POST", "/v1/passports", {
+      token: t.root.token,
+      body: { type: "agent", name: "both transports", public_key: ed25519Jwk() },
+    });
+    const prompt = await call(t.server.url, "POST", "/v1/prompts/both-transports/versions", {
+      token: t.root.token,
+      body: {
+        version: "1.0.0",
+        content: "Hello {{name}}",
+        meta: { id: "both-transports", namespace: "tests", scope: "organization", description: "" },
+      },
+    });
+    expect(prompt.status, JSON.stringify(prompt.body)).toBe(201);
     const params: Record<string, (path: string, method: string) => string> = {
       did: () => agent.body.did,
       org_did: () => t.root.orgDid,
       delivery_id: () => "whd_doesnotexist",
+      key: () => "both-transports",
+      version: () => "1.0.0",
       // Revoking the root key would end the test: a revocation goes to an id that does not exist.
-      id: (path, method) => (path.startsWith("/v1/provenance") ? recordId : method === "POST" ? "dlg_doesnotexist" : t.root.delegationId),
+      id: (path, method) =>
+        path.startsWith("/v1/provenance") ? recordId : method === "POST" ? "dlg_doesnotexist" : t.root.delegationId,
     };
     const statuses: Record<string, number> = {};
     for (const op of operations) {
-      const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(params[name]!(op.path, op.method)));
-      const shape = await expectSameAnswer({ method: op.method, path, token: t.root.token, body: op.body ? "{}" : undefined });
+      const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) =>
+        encodeURIComponent(params[name]!(op.path, op.method)),
+      );
+      const shape = await expectSameAnswer({
+        method: op.method,
+        path,
+        token: t.root.token,
+        body: op.body ? "{}" : undefined,
+      });
       statuses[`${op.method} ${op.path}`] = shape.status;
     }
     // The samples reach the operations themselves, not only the gate's refusals: an answer the gate
     // gives before any handler runs (401, 403, and 400 for bodies left empty here) is not counted.
     const reached = Object.values(statuses).filter((s) => ![400, 401, 403, 413, 415, 429].includes(s));
     expect(reached.length, JSON.stringify(statuses)).toBeGreaterThan(operations.length / 2);
-    expect(Object.values(statuses).filter((s) => s < 300).length, JSON.stringify(statuses)).toBeGreaterThan(operations.length / 3);
+    expect(Object.values(statuses).filter((s) => s < 300).length, JSON.stringify(statuses)).toBeGreaterThan(
+      operations.length / 3,
+    );
   });
 
   it("refusals, 404s, 405s and the public documents", async () => {
@@ -132,7 +163,8 @@ describe("the fast path and Next.js's catch-all answer alike", () => {
 describe("Next.js leaves /v1 paths to the table", () => {
   it("does not redirect a trailing slash (the table answers it with a problem+json 404)", async () => {
     const file = "@/next.config.js";
-    const config = ((await import(/* @vite-ignore */ file)) as { default: { skipTrailingSlashRedirect?: boolean } }).default;
+    const config = ((await import(/* @vite-ignore */ file)) as { default: { skipTrailingSlashRedirect?: boolean } })
+      .default;
     expect(config.skipTrailingSlashRedirect).toBe(true);
   });
 });

@@ -4,14 +4,29 @@ import { newId } from "@/server/ids";
 import { apiKey, ed25519Jwk, lastProvenance, provenanceCount } from "./harness";
 import { bundleOf, manifestOf } from "./agentsHelpers";
 
-const caller = (token?: string) => createCaller({ authorization: token ? `Bearer ${token}` : null, clientAddress: "127.0.0.1", requestId: newId("req") });
+const caller = (token?: string) =>
+  createCaller({
+    authorization: token ? `Bearer ${token}` : null,
+    clientAddress: "127.0.0.1",
+    requestId: newId("req"),
+  });
 
 describe("tRPC procedures pass through the same gate", () => {
   it("a query and a mutation each leave one record, with the console's operation name", async () => {
     const { token, delegationId } = await apiKey();
     const before = await provenanceCount();
-    const passport = await caller(token).identity.passports.register({ type: "agent", name: "via trpc", public_key: ed25519Jwk() });
-    expect(await lastProvenance()).toMatchObject({ operation: "TRPC identity.passports.register", decision: "allowed", status: 200, resourceId: passport.did, delegationId });
+    const passport = await caller(token).identity.passports.register({
+      type: "agent",
+      name: "via trpc",
+      public_key: ed25519Jwk(),
+    });
+    expect(await lastProvenance()).toMatchObject({
+      operation: "TRPC identity.passports.register",
+      decision: "allowed",
+      status: 200,
+      resourceId: passport.did,
+      delegationId,
+    });
     const list = await caller(token).identity.passports.list({ limit: 10 });
     expect(list.data.map((p) => p.did)).toContain(passport.did);
     expect(await provenanceCount()).toBe(before + 2);
@@ -19,12 +34,19 @@ describe("tRPC procedures pass through the same gate", () => {
 
   it("refuses a caller without a token (UNAUTHORIZED) and records it", async () => {
     await expect(caller().identity.passports.list({ limit: 10 })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    expect(await lastProvenance()).toMatchObject({ decision: "denied", status: 401, operation: "TRPC identity.passports.list" });
+    expect(await lastProvenance()).toMatchObject({
+      decision: "denied",
+      status: 401,
+      operation: "TRPC identity.passports.list",
+    });
   });
 
   it("refuses a procedure the delegation does not cover (FORBIDDEN), naming the capability", async () => {
     const { token } = await apiKey(["svc_api:passports:read"]);
-    await expect(caller(token).identity.delegations.list({ limit: 5 })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("svc_api:delegations:read") });
+    await expect(caller(token).identity.delegations.list({ limit: 5 })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: expect.stringContaining("svc_api:delegations:read"),
+    });
     expect(await lastProvenance()).toMatchObject({ decision: "denied", status: 403 });
   });
 
@@ -43,7 +65,9 @@ describe("tRPC procedures pass through the same gate", () => {
     const { token } = await apiKey();
     const jwk = ed25519Jwk();
     await caller(token).identity.passports.register({ type: "agent", name: "one", public_key: jwk });
-    await expect(caller(token).identity.passports.register({ type: "agent", name: "two", public_key: jwk })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      caller(token).identity.passports.register({ type: "agent", name: "two", public_key: jwk }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
     expect(await lastProvenance()).toMatchObject({ decision: "allowed", status: 409 });
   });
 
@@ -51,7 +75,9 @@ describe("tRPC procedures pass through the same gate", () => {
     const admin = await apiKey();
     const victim = await apiKey();
     await caller(admin.token).identity.delegations.revoke({ id: victim.delegationId, reason: "console" });
-    await expect(caller(victim.token).identity.passports.list({ limit: 1 })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(caller(victim.token).identity.passports.list({ limit: 1 })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+    });
   });
 });
 
@@ -71,7 +97,11 @@ describe("agents over tRPC", () => {
 
   it("the agents list carries each agent's version and updated_at", async () => {
     const { token } = await apiKey();
-    const out = await caller(token).agents.deploy({ manifest: { ...manifestOf("trpc-listed"), version: "3.1.4" }, ...bundleOf("export default async () => 1;"), wait: true });
+    const out = await caller(token).agents.deploy({
+      manifest: { ...manifestOf("trpc-listed"), version: "3.1.4" },
+      ...bundleOf("export default async () => 1;"),
+      wait: true,
+    });
     const list = await caller(token).agents.list({ limit: 100 });
     const row = list.data.agents.find((a) => a.id === out.data.agentId);
     expect(row).toMatchObject({ version: "3.1.4", updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });

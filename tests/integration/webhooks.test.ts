@@ -38,20 +38,37 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const api = (method: string, path: string, body?: unknown, token = ctx.root.token) => call(ctx.server.url, method, path, { token, body });
+const api = (method: string, path: string, body?: unknown, token = ctx.root.token) =>
+  call(ctx.server.url, method, path, { token, body });
 async function createWebhook(path: string, extra: Record<string, unknown> = {}, token = ctx.root.token) {
-  const res = await api("POST", "/v1/webhooks", { target_url: `${receiver.url}${path}`, event_types: ["invoice.*"], ...extra }, token);
+  const res = await api(
+    "POST",
+    "/v1/webhooks",
+    { target_url: `${receiver.url}${path}`, event_types: ["invoice.*"], ...extra },
+    token,
+  );
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: string; secret: string };
 }
-const deliveries = async (id: string) => (await api("GET", `/v1/webhooks/${id}/deliveries`)).body.data as Array<Record<string, any>>;
+const deliveries = async (id: string) =>
+  (await api("GET", `/v1/webhooks/${id}/deliveries`)).body.data as Array<Record<string, any>>;
 const until = <T>(fn: () => Promise<T>, timeout = 10_000) => expect.poll(fn, { timeout, interval: 25 });
 
 describe("webhooks: registering", () => {
   it("shows the whsec_ secret once: in the create answer, never in get or list; lists both kinds", async () => {
-    const created = await api("POST", "/v1/webhooks", { target_url: `${receiver.url}/ok`, event_types: ["invoice.*", "order.shipped"], description: "billing" });
+    const created = await api("POST", "/v1/webhooks", {
+      target_url: `${receiver.url}/ok`,
+      event_types: ["invoice.*", "order.shipped"],
+      description: "billing",
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ kind: "webhook", target_url: `${receiver.url}/ok`, event_types: ["invoice.*", "order.shipped"], description: "billing", status: "active" });
+    expect(created.body).toMatchObject({
+      kind: "webhook",
+      target_url: `${receiver.url}/ok`,
+      event_types: ["invoice.*", "order.shipped"],
+      description: "billing",
+      status: "active",
+    });
     expect(created.body.secret).toMatch(/^whsec_/);
     const got = await api("GET", `/v1/webhooks/${created.body.id}`);
     expect(got.status).toBe(200);
@@ -68,17 +85,38 @@ describe("webhooks: registering", () => {
   });
 
   it("refuses private, metadata and non-allowed loopback targets, plain http elsewhere, and bad patterns", async () => {
-    for (const target_url of ["http://10.0.0.7/hook", "https://169.254.169.254/latest/meta-data", "https://127.0.0.1:9/x", "http://hooks.example.com/x", "ftp://hooks.example.com/x", "https://user:pw@hooks.example.com/x"]) {
+    for (const target_url of [
+      "http://10.0.0.7/hook",
+      "https://169.254.169.254/latest/meta-data",
+      "https://127.0.0.1:9/x",
+      "http://hooks.example.com/x",
+      "ftp://hooks.example.com/x",
+      "https://user:pw@hooks.example.com/x",
+    ]) {
       const res = await api("POST", "/v1/webhooks", { target_url, event_types: ["invoice.paid"] });
       expect(res.status, target_url).toBe(400);
       expect(res.body.errors[0].field).toBe("target_url");
     }
     for (const pattern of ["Invoice..paid", "*", "a.*.b", "x".repeat(300)]) {
-      const res = await api("POST", "/v1/webhooks", { target_url: "https://hooks.example.com/x", event_types: [pattern] });
+      const res = await api("POST", "/v1/webhooks", {
+        target_url: "https://hooks.example.com/x",
+        event_types: [pattern],
+      });
       expect(res.status, pattern).toBe(400);
     }
-    expect((await api("POST", "/v1/webhooks", { target_url: "https://hooks.example.com/x", event_types: ["invoice.paid"], secret: "mine" })).status).toBe(400);
-    const ok = await api("POST", "/v1/webhooks", { target_url: "https://hooks.example.com/x", event_types: ["invoice.paid"] });
+    expect(
+      (
+        await api("POST", "/v1/webhooks", {
+          target_url: "https://hooks.example.com/x",
+          event_types: ["invoice.paid"],
+          secret: "mine",
+        })
+      ).status,
+    ).toBe(400);
+    const ok = await api("POST", "/v1/webhooks", {
+      target_url: "https://hooks.example.com/x",
+      event_types: ["invoice.paid"],
+    });
     expect(ok.status).toBe(201);
     expect((await api("PATCH", `/v1/webhooks/${ok.body.id}`, { target_url: "http://192.168.1.1/x" })).status).toBe(400);
   });
@@ -92,7 +130,10 @@ describe("webhooks: delivering", () => {
     const got = receiver.at("/ok").find((r) => r.body.includes(event.id))!;
     const message = new Webhook(hook.secret).verify(got.body, got.headers as Record<string, string>) as any;
     expect(got.headers["webhook-id"]).toBe(`msg_${event.id}_${hook.id}`);
-    expect(message).toMatchObject({ type: "invoice.paid", data: { event_id: event.id, payload: { invoice_id: "inv_42", amount: 1250 } } });
+    expect(message).toMatchObject({
+      type: "invoice.paid",
+      data: { event_id: event.id, payload: { invoice_id: "inv_42", amount: 1250 } },
+    });
     expect(message.provenance).toMatchObject({ record_id: event.recordId, leaf_index: event.seq });
     expect(message.provenance.checkpoint_url).toMatch(new RegExp(`/v1/provenance/${event.recordId}/proof$`));
     const record = await api("GET", `/v1/provenance/${event.recordId}`);
@@ -105,7 +146,11 @@ describe("webhooks: delivering", () => {
     expect(d!.response_excerpt).toContain("answer 200");
     // Every attempt leaves a provenance record.
     const db = await database();
-    expect(await db.read.provenanceRecord.count({ where: { resourceType: "webhook", resourceId: hook.id, requestId: `msg_${event.id}_${hook.id}` } })).toBe(1);
+    expect(
+      await db.read.provenanceRecord.count({
+        where: { resourceType: "webhook", resourceId: hook.id, requestId: `msg_${event.id}_${hook.id}` },
+      }),
+    ).toBe(1);
     const health = (await api("GET", `/v1/webhooks/${hook.id}`)).body.health;
     expect(health.last_success_at).not.toBeNull();
   });
@@ -114,20 +159,45 @@ describe("webhooks: delivering", () => {
     const hook = await createWebhook("/ingested", { event_types: ["billing.*"] });
     const exact = await createWebhook("/ingested-exact", { event_types: ["billing.invoice.paid"] });
     const other = await createWebhook("/ingested-other", { event_types: ["shipping.*"] });
-    const res = await api("POST", "/v1/events/ingest", { type: "billing.invoice.paid", payload: { amount: 7 }, id: "sender-77" });
+    const res = await api("POST", "/v1/events/ingest", {
+      type: "billing.invoice.paid",
+      payload: { amount: 7 },
+      id: "sender-77",
+    });
     expect(res.status).toBe(202);
     expect(res.body.matched_subscriptions).toBe(2);
     await until(async () => receiver.at("/ingested").length + receiver.at("/ingested-exact").length).toBe(2);
     const got = receiver.at("/ingested")[0]!;
     const message = new Webhook(hook.secret).verify(got.body, got.headers as Record<string, string>) as any;
     const event = (await api("GET", `/v1/events/${res.body.event_id}`)).body;
-    expect(message).toMatchObject({ type: "billing.invoice.paid", data: { event_id: res.body.event_id, payload: { amount: 7 } }, provenance: { record_id: event.provenance_record_id, leaf_index: event.leaf_index } });
+    expect(message).toMatchObject({
+      type: "billing.invoice.paid",
+      data: { event_id: res.body.event_id, payload: { amount: 7 } },
+      provenance: { record_id: event.provenance_record_id, leaf_index: event.leaf_index },
+    });
     const record = await api("GET", `/v1/provenance/${event.provenance_record_id}`);
-    expect(record.body).toMatchObject({ operation: "POST /v1/events/ingest", resource_id: res.body.event_id, seq: event.leaf_index });
+    expect(record.body).toMatchObject({
+      operation: "POST /v1/events/ingest",
+      resource_id: res.body.event_id,
+      seq: event.leaf_index,
+    });
     // The event's match names the delivery it caused.
-    await until(async () => (await api("GET", `/v1/events/${res.body.event_id}`)).body.matches.find((m: any) => m.subscription_id === hook.id)?.delivery_id).toMatch(/^whd_/);
+    await until(
+      async () =>
+        (await api("GET", `/v1/events/${res.body.event_id}`)).body.matches.find(
+          (m: any) => m.subscription_id === hook.id,
+        )?.delivery_id,
+    ).toMatch(/^whd_/);
     // The same sender id again dispatches nothing.
-    expect((await api("POST", "/v1/events/ingest", { type: "billing.invoice.paid", payload: { amount: 7 }, id: "sender-77" })).body.event_id).toBe(res.body.event_id);
+    expect(
+      (
+        await api("POST", "/v1/events/ingest", {
+          type: "billing.invoice.paid",
+          payload: { amount: 7 },
+          id: "sender-77",
+        })
+      ).body.event_id,
+    ).toBe(res.body.event_id);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.at("/ingested")).toHaveLength(1);
     expect(receiver.at("/ingested-other")).toHaveLength(0);
@@ -144,13 +214,32 @@ describe("webhooks: delivering", () => {
     expect(message.data.event_id).toBe(res.body.event_id);
     await catchUp(await database());
     const reader = await apiKey(["svc_api:provenance:read"]);
-    const fetchText = async (url: string) => (await fetch(url.replace(/^https?:\/\/[^/]+/, ctx.server.url), { headers: { authorization: `Bearer ${reader.token}` } })).text();
+    const fetchText = async (url: string) =>
+      (
+        await fetch(url.replace(/^https?:\/\/[^/]+/, ctx.server.url), {
+          headers: { authorization: `Bearer ${reader.token}` },
+        })
+      ).text();
     const dir = mkdtempSync(join(tmpdir(), "svc-webhook-proof-"));
-    writeFileSync(join(dir, "record.json"), await fetchText(`${ctx.server.url}/v1/provenance/${message.provenance.record_id}`));
+    writeFileSync(
+      join(dir, "record.json"),
+      await fetchText(`${ctx.server.url}/v1/provenance/${message.provenance.record_id}`),
+    );
     writeFileSync(join(dir, "proof.json"), await fetchText(message.provenance.checkpoint_url));
     writeFileSync(join(dir, "key.txt"), await fetchText(`${ctx.server.url}/v1/provenance/verifier-key`));
-    const verified = await promisify(execFile)(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", "--record", join(dir, "record.json"), "--proof", join(dir, "proof.json"), "--key", join(dir, "key.txt")]);
-    expect(verified.stdout).toContain(`ok: record ${message.provenance.record_id} (leaf ${message.provenance.leaf_index})`);
+    const verified = await promisify(execFile)(process.execPath, [
+      join(process.cwd(), "bin/svc.mjs"),
+      "verify",
+      "--record",
+      join(dir, "record.json"),
+      "--proof",
+      join(dir, "proof.json"),
+      "--key",
+      join(dir, "key.txt"),
+    ]);
+    expect(verified.stdout).toContain(
+      `ok: record ${message.provenance.record_id} (leaf ${message.provenance.leaf_index})`,
+    );
     const record = JSON.parse(await fetchText(`${ctx.server.url}/v1/provenance/${message.provenance.record_id}`));
     expect(record).toMatchObject({ resource_type: "event", resource_id: res.body.event_id });
   });
@@ -205,11 +294,26 @@ describe("webhooks: delivering", () => {
     expect(log[0]).toMatchObject({ status_code: 410, success: false, next_attempt_at: null });
     const db = await database();
     const events = await db.read.event.findMany({ where: { orgDid: ctx.root.orgDid, type: "webhook.disabled" } });
-    expect(events.some((e) => (e.payload as { webhook_id: string; reason: string }).webhook_id === hook.id && (e.payload as { reason: string }).reason === "gone")).toBe(true);
+    expect(
+      events.some(
+        (e) =>
+          (e.payload as { webhook_id: string; reason: string }).webhook_id === hook.id &&
+          (e.payload as { reason: string }).reason === "gone",
+      ),
+    ).toBe(true);
     // Put on the bus: a webhook subscribed to webhook.disabled hears of it.
-    await until(async () => receiver.at("/watcher").map((r) => JSON.parse(r.body)).find((m) => m.data.payload.webhook_id === hook.id)?.data.payload.reason).toBe("gone");
+    await until(
+      async () =>
+        receiver
+          .at("/watcher")
+          .map((r) => JSON.parse(r.body))
+          .find((m) => m.data.payload.webhook_id === hook.id)?.data.payload.reason,
+    ).toBe("gone");
     const notice = receiver.at("/watcher").find((r) => JSON.parse(r.body).data.payload.webhook_id === hook.id)!;
-    expect(new Webhook(watcher.secret).verify(notice.body, notice.headers as Record<string, string>)).toMatchObject({ type: "webhook.disabled", provenance: { record_id: expect.stringMatching(/^prv_/) } });
+    expect(new Webhook(watcher.secret).verify(notice.body, notice.headers as Record<string, string>)).toMatchObject({
+      type: "webhook.disabled",
+      provenance: { record_id: expect.stringMatching(/^prv_/) },
+    });
     // Disabled: further events are not sent.
     await putEvent(ctx.root.orgDid, [hook.id]);
     await new Promise((r) => setTimeout(r, 300));
@@ -227,7 +331,13 @@ describe("webhooks: delivering", () => {
     expect(log[0]!.next_attempt_at).toBeNull();
     const db = await database();
     const events = await db.read.event.findMany({ where: { orgDid: ctx.root.orgDid, type: "webhook.disabled" } });
-    expect(events.some((e) => (e.payload as { webhook_id: string; reason: string }).webhook_id === hook.id && (e.payload as { reason: string }).reason === "failing")).toBe(true);
+    expect(
+      events.some(
+        (e) =>
+          (e.payload as { webhook_id: string; reason: string }).webhook_id === hook.id &&
+          (e.payload as { reason: string }).reason === "failing",
+      ),
+    ).toBe(true);
     // A replay of a disabled webhook is refused until it is re-enabled.
     expect((await api("POST", `/v1/webhooks/${hook.id}/deliveries/${log[0]!.id}/retry`)).status).toBe(409);
     const enabled = await api("PATCH", `/v1/webhooks/${hook.id}`, { status: "active" });
@@ -244,7 +354,14 @@ describe("webhooks: delivering", () => {
     expect(retried.body).toMatchObject({ webhook_id: hook.id, event_id: event.id, status: "queued" });
     await until(async () => (await deliveries(hook.id)).length).toBe(2);
     expect((await deliveries(hook.id))[0]).toMatchObject({ attempt: 2, success: true, event_id: event.id });
-    expect(new Set(receiver.at("/ok").filter((r) => r.body.includes(event.id)).map((r) => r.headers["webhook-id"]))).toEqual(new Set([`msg_${event.id}_${hook.id}`]));
+    expect(
+      new Set(
+        receiver
+          .at("/ok")
+          .filter((r) => r.body.includes(event.id))
+          .map((r) => r.headers["webhook-id"]),
+      ),
+    ).toEqual(new Set([`msg_${event.id}_${hook.id}`]));
     expect((await api("POST", `/v1/webhooks/${hook.id}/deliveries/whd_nope/retry`)).status).toBe(404);
   });
 
@@ -310,6 +427,15 @@ describe("webhooks: delivering", () => {
   it("needs events:read to list and events:write to create", async () => {
     const reader = await apiKey(["svc_api:events:read"]);
     expect((await api("GET", "/v1/webhooks", undefined, reader.token)).status).toBe(200);
-    expect((await api("POST", "/v1/webhooks", { target_url: "https://hooks.example.com/x", event_types: ["a.b"] }, reader.token)).status).toBe(403);
+    expect(
+      (
+        await api(
+          "POST",
+          "/v1/webhooks",
+          { target_url: "https://hooks.example.com/x", event_types: ["a.b"] },
+          reader.token,
+        )
+      ).status,
+    ).toBe(403);
   });
 });

@@ -27,26 +27,48 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const startProcess = () => startServingProcess("workerProcess.ts", { env: { SVC_JOB_LEASE_MS: "1000", SVC_WEBHOOK_RETRY_SCHEDULE: "0,0.2,0.5,1" }, detached: true, name: "the worker process", children });
+const startProcess = () =>
+  startServingProcess("workerProcess.ts", {
+    env: { SVC_JOB_LEASE_MS: "1000", SVC_WEBHOOK_RETRY_SCHEDULE: "0,0.2,0.5,1" },
+    detached: true,
+    name: "the worker process",
+    children,
+  });
 
 const N = 500;
 
 describe("kill -9 during webhook deliveries", () => {
   it("after a restart every delivery is made, none lost, each event under one webhook-id", async () => {
-    const hook = await call(ctx.server.url, "POST", "/v1/webhooks", { token: ctx.root.token, body: { target_url: `${receiver.url}/crash`, event_types: ["crash.*"] } });
+    const hook = await call(ctx.server.url, "POST", "/v1/webhooks", {
+      token: ctx.root.token,
+      body: { target_url: `${receiver.url}/crash`, event_types: ["crash.*"] },
+    });
     expect(hook.status).toBe(201);
     const db = await database();
-    const delivered = () => db.read.webhookDelivery.groupBy({ by: ["eventId"], where: { subscriptionId: hook.body.id, success: true } }).then((g) => g.length);
+    const delivered = () =>
+      db.read.webhookDelivery
+        .groupBy({ by: ["eventId"], where: { subscriptionId: hook.body.id, success: true } })
+        .then((g) => g.length);
 
     const first = await startProcess();
     const eventIds: string[] = [];
     // One event alone first: the new process's subscription index is built by its first match
     // (concurrent first matches on PostgreSQL can run before the build ends: reported to events).
-    const warm = await call(first.url, "POST", "/v1/events/ingest", { token: ctx.root.token, body: { type: "crash.test", payload: { n: 0 } } });
+    const warm = await call(first.url, "POST", "/v1/events/ingest", {
+      token: ctx.root.token,
+      body: { type: "crash.test", payload: { n: 0 } },
+    });
     expect(warm.body.matched_subscriptions).toBe(1);
     eventIds.push(warm.body.event_id);
     for (let batch = 1; batch < N; batch += 25) {
-      const answers = await Promise.all(Array.from({ length: Math.min(25, N - batch) }, (_, i) => call(first.url, "POST", "/v1/events/ingest", { token: ctx.root.token, body: { type: "crash.test", payload: { n: batch + i } } })));
+      const answers = await Promise.all(
+        Array.from({ length: Math.min(25, N - batch) }, (_, i) =>
+          call(first.url, "POST", "/v1/events/ingest", {
+            token: ctx.root.token,
+            body: { type: "crash.test", payload: { n: batch + i } },
+          }),
+        ),
+      );
       for (const a of answers) {
         expect(a.status, JSON.stringify(a.body)).toBe(202);
         expect(a.body.matched_subscriptions).toBe(1);

@@ -17,7 +17,10 @@ export interface Received {
  * A loopback receiver: `answer(path, n)` (n counts the requests to that path, from 1) gives the
  * status to answer with, or "hang" to never answer; each answer waits `delayMs`.
  */
-export async function startReceiver(answer: (path: string, n: number) => number | "hang" | { status: number; location: string }, delayMs = 0) {
+export async function startReceiver(
+  answer: (path: string, n: number) => number | "hang" | { status: number; location: string },
+  delayMs = 0,
+) {
   const received: Received[] = [];
   const counts = new Map<string, number>();
   const server: Server = createServer((req, res) => {
@@ -55,7 +58,12 @@ export async function startReceiver(answer: (path: string, n: number) => number 
  * Puts an event on the bus the way the events area's ingest does (event, its provenance record
  * and its matches' jobs in one transaction), addressed to the given webhooks.
  */
-export async function putEvent(orgDid: string, webhookIds: string[], type = "invoice.paid", payload: Record<string, string | number> = { invoice_id: "inv_1" }) {
+export async function putEvent(
+  orgDid: string,
+  webhookIds: string[],
+  type = "invoice.paid",
+  payload: Record<string, string | number> = { invoice_id: "inv_1" },
+) {
   const db = await database();
   return db.writeTx(async (tx) => {
     const id = newId("evt");

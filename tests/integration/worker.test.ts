@@ -14,13 +14,24 @@ describe("the background worker", () => {
     await apiKey(); // leaves a provenance record to checkpoint
     const stale = new Date(Date.now() - 2 * 86_400_000);
     await db.writeTx(async (tx) => {
-      await tx.webAuthnChallenge.create({ data: { id: newId("chl"), challenge: newId("c"), purpose: "authenticate", expiresAt: stale } });
-      await tx.idempotencyKey.create({ data: { scope: "s", key: newId("k"), requestHash: "h", status: 201, body: "{}", createdAt: stale } });
+      await tx.webAuthnChallenge.create({
+        data: { id: newId("chl"), challenge: newId("c"), purpose: "authenticate", expiresAt: stale },
+      });
+      await tx.idempotencyKey.create({
+        data: { scope: "s", key: newId("k"), requestHash: "h", status: 201, body: "{}", createdAt: stale },
+      });
     });
     const worker = startWorker({ log: () => undefined });
     try {
       await expect.poll(async () => (await latestCheckpoint(db))?.treeSize ?? 0, { timeout: 5_000 }).toBeGreaterThan(0);
-      await expect.poll(async () => (await db.read.webAuthnChallenge.count({ where: { expiresAt: { lt: new Date() } } })) + (await db.read.idempotencyKey.count({ where: { createdAt: stale } })), { timeout: 5_000 }).toBe(0);
+      await expect
+        .poll(
+          async () =>
+            (await db.read.webAuthnChallenge.count({ where: { expiresAt: { lt: new Date() } } })) +
+            (await db.read.idempotencyKey.count({ where: { createdAt: stale } })),
+          { timeout: 5_000 },
+        )
+        .toBe(0);
     } finally {
       await worker.stop();
     }
@@ -30,16 +41,28 @@ describe("the background worker", () => {
     const workerDir = join(process.cwd(), "server/worker");
     for (const file of readdirSync(workerDir).filter((f) => f.endsWith(".ts"))) {
       const source = readFileSync(join(workerDir, file), "utf8");
-      expect(source, file).not.toMatch(/\btx\.|\.read\.|\.raw\.|\$queryRaw|\$executeRaw|deleteMany|catchUp\(|witness[A-Z]\w*\(/);
+      expect(source, file).not.toMatch(
+        /\btx\.|\.read\.|\.raw\.|\$queryRaw|\$executeRaw|deleteMany|catchUp\(|witness[A-Z]\w*\(/,
+      );
     }
     const tasks = registeredTasks();
     expect(new Set(tasks.map((t) => t.name)).size).toBe(tasks.length);
-    expect(tasks.map((t) => t.name)).toEqual(expect.arrayContaining(["extend the ledger and sign a checkpoint", "send checkpoints to witnesses", "purge spent and expired passkey challenges", "expire idempotency keys"]));
+    expect(tasks.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        "extend the ledger and sign a checkpoint",
+        "send checkpoints to witnesses",
+        "purge spent and expired passkey challenges",
+        "expire idempotency keys",
+      ]),
+    );
     // A registered task gets the process's database and its count is logged.
     const db = await database();
     const lines: string[] = [];
     let given: unknown;
-    const worker = startWorker({ log: (l) => lines.push(l), tasks: [{ name: "count to three", everyMs: 60_000, run: async (d) => ((given = d), 3) }] });
+    const worker = startWorker({
+      log: (l) => lines.push(l),
+      tasks: [{ name: "count to three", everyMs: 60_000, run: async (d) => ((given = d), 3) }],
+    });
     await expect.poll(() => lines).toContain("worker: count to three: 3");
     await worker.stop();
     expect(given).toBe(db);

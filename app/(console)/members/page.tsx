@@ -10,7 +10,9 @@ export default async function Page() {
     return (
       <div role="alert" className="rounded-lg border border-border bg-card p-6">
         <h1 className="text-xl font-semibold">Administrators only</h1>
-        <p className="mt-2 text-sm text-muted-foreground">Managing members needs the admin role; you are {person?.role ?? "signed out"}.</p>
+        <p className="mt-2 text-sm text-muted-foreground">
+          Managing members needs the admin role; you are {person?.role ?? "signed out"}.
+        </p>
       </div>
     );
   }

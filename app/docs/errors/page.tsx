@@ -7,7 +7,13 @@ export const metadata = { title: "Error types · svc" };
 export default function ErrorTypesPage() {
   const types = ERROR_CODES.map((code) => {
     const entry = errorEntry(code);
-    return { code, status: [entry.status, ...(entry.otherStatuses ?? [])].join(" / "), title: entry.title, meaning: entry.description, fix: entry.fix };
+    return {
+      code,
+      status: [entry.status, ...(entry.otherStatuses ?? [])].join(" / "),
+      title: entry.title,
+      meaning: entry.description,
+      fix: entry.fix,
+    };
   });
   return <ErrorTypes types={types} />;
 }

@@ -7,4 +7,12 @@ import { dispatchV1 } from "@/server/http/router";
  */
 const handler = (request: Request) => dispatchV1(request);
 
-export { handler as GET, handler as POST, handler as PATCH, handler as PUT, handler as DELETE, handler as HEAD, handler as OPTIONS };
+export {
+  handler as GET,
+  handler as POST,
+  handler as PATCH,
+  handler as PUT,
+  handler as DELETE,
+  handler as HEAD,
+  handler as OPTIONS,
+};

@@ -1,0 +1,4 @@
+import { bindRouteWithSession } from "@/server/marketplace/browserBinding";
+import { sessionUser } from "@/server/members/consoleSession";
+
+export const POST = bindRouteWithSession(sessionUser);

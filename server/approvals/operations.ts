@@ -1,0 +1,175 @@
+import { z } from "zod";
+import { defineOperation } from "../http/operation";
+import { cancelApproval } from "./cancelApproval";
+import { getApproval } from "./getApproval";
+import { listApprovals } from "./listApprovals";
+import { requestApproval } from "./requestApproval";
+import { ADMIN_CAPABILITY, RESPOND_CAPABILITY, respondToApproval } from "./respondToApproval";
+import * as s from "./schemas";
+import { useApprovalGrant } from "./useApprovalGrant";
+import { approvalWaiter } from "./waiters";
+
+const tag = "Approvals";
+const read = "svc_api:approvals:read";
+const write = "svc_api:approvals:write";
+
+const IdParams = z.object({ id: z.string().min(1).max(100).describe("The request's id (apr_…)") });
+
+export const ApprovalGrantUse = z
+  .object({ params: z.record(z.string(), z.unknown()).describe("The parameters of the call made under the grant") })
+  .strict()
+  .meta({ id: "ApprovalGrantUse", example: { params: { invoice: "INV-2041", amount: 1000, currency: "EUR" } } });
+export const ApprovalGrantUsed = z
+  .object({
+    approval_id: z.string(),
+    status: s.ApprovalStatus,
+    params_hash: z.string().describe("SHA-256 (hex) of the canonical parameters, equal to the decision's"),
+    uses: z.number().int().describe("Calls made under the grant so far, this one included"),
+  })
+  .meta({
+    id: "ApprovalGrantUsed",
+    example: {
+      approval_id: "apr_01m806mp6t2k9d8c7b6a5z4y3x",
+      status: "approved_with_modifications",
+      params_hash: "9f2c4e8a1b7d3f6e0c5a2b8d4e1f7a3c6b9d2e5f8a1c4b7e0d3f6a9c2b5e8d1f",
+      uses: 1,
+    },
+  });
+
+export const listApprovalsOp = defineOperation({
+  id: "listApprovals",
+  method: "GET",
+  path: "/v1/approvals",
+  tag,
+  summary: "List approval requests",
+  description:
+    "Newest first; with status=pending (or delegated) riskiest first, then newest: the inbox. mine=true keeps what you may decide.",
+  capability: read,
+  resourceType: "approval",
+  query: s.ApprovalListQuery,
+  response: s.ApprovalList,
+  successStatus: 200,
+  handler: (ctx) => listApprovals(ctx.db, ctx.principal, ctx.query, ctx.secret),
+});
+
+export const createApprovalOp = defineOperation({
+  id: "createApproval",
+  method: "POST",
+  path: "/v1/approvals",
+  tag,
+  summary: "Ask for an approval",
+  description:
+    "Creates a pending request; the caller is its requester and may not decide it. expires_at defaults to 24 hours. Puts approval.requested on the bus.",
+  capability: write,
+  resourceType: "approval",
+  body: s.ApprovalCreate,
+  response: s.ApprovalRequest,
+  successStatus: 201,
+  problems: ["payload_too_large"],
+  async handler(ctx) {
+    const created = await requestApproval(ctx.db, ctx.principal, ctx.body);
+    ctx.setResource(created.id);
+    ctx.onRecord(async (tx, record) => {
+      await tx.approvalRequest.update({ where: { id: created.id }, data: { provenanceId: record.id } });
+    });
+    return { ...created };
+  },
+});
+
+export const getApprovalOp = defineOperation({
+  id: "getApproval",
+  method: "GET",
+  path: "/v1/approvals/{id}",
+  tag,
+  summary: "Get an approval request",
+  capability: read,
+  resourceType: "approval",
+  params: IdParams,
+  response: s.ApprovalRequest,
+  successStatus: 200,
+  handler: (ctx) => getApproval(ctx.db, ctx.principal, ctx.params.id),
+});
+
+export const respondApprovalOp = defineOperation({
+  id: "respondToApproval",
+  method: "POST",
+  path: "/v1/approvals/{id}/respond",
+  tag,
+  summary: "Decide an approval request",
+  description: `approve, approve_with_modifications (modified_params), reject, delegate (delegated_to) or override (override_action, needs ${ADMIN_CAPABILITY}). Not by the requester nor the agent that asked. A high or critical request needs a delegation not issued to an agent (in the console: a passkey confirmation at most 5 minutes old). Puts approval.decided on the bus.`,
+  capability: RESPOND_CAPABILITY,
+  resourceType: "approval",
+  params: IdParams,
+  body: s.ApprovalRespond,
+  response: s.ApprovalRequest,
+  successStatus: 200,
+  problems: ["illegal_state_transition", "approval_step_up_required"],
+  async handler(ctx) {
+    ctx.setResource(ctx.params.id);
+    const decided = await respondToApproval(ctx.db, ctx.principal, ctx.params.id, ctx.body);
+    ctx.onRecord(async (tx, record) => {
+      const row = await tx.approvalRequest.update({
+        where: { id: decided.id },
+        data: { decisionProvenanceId: record.id },
+        select: { orgDid: true, waiterKind: true, waiterRef: true },
+      });
+      // Whoever waits on a final decision (a workflow's approval node) learns its record too.
+      if (row.waiterKind && row.waiterRef && !(s.OPEN_APPROVAL_STATUSES as readonly string[]).includes(decided.status))
+        await approvalWaiter(row.waiterKind)?.onDecisionRecorded?.(
+          tx,
+          { id: decided.id, org_did: row.orgDid, waiter_ref: row.waiterRef },
+          record.id,
+        );
+    });
+    return decided;
+  },
+});
+
+export const cancelApprovalOp = defineOperation({
+  id: "cancelApproval",
+  method: "POST",
+  path: "/v1/approvals/{id}/cancel",
+  tag,
+  summary: "Cancel your approval request",
+  description: "Only the requester, only while pending or delegated.",
+  capability: write,
+  resourceType: "approval",
+  params: IdParams,
+  response: s.ApprovalRequest,
+  successStatus: 200,
+  problems: ["illegal_state_transition"],
+  async handler(ctx) {
+    ctx.setResource(ctx.params.id);
+    return cancelApproval(ctx.db, ctx.principal, ctx.params.id);
+  },
+});
+
+export const useApprovalGrantOp = defineOperation({
+  id: "useApprovalGrant",
+  method: "POST",
+  path: "/v1/approvals/{id}/use",
+  tag,
+  summary: "Act under an approval's grant",
+  description:
+    "Checks a call's parameters against the approved ones (the RFC 8785 canonical SHA-256 of modified_params, or of request_data when approved unchanged): equal, the use is counted; different, 403 approval_params_mismatch, recorded.",
+  capability: write,
+  resourceType: "approval",
+  params: IdParams,
+  body: ApprovalGrantUse,
+  response: ApprovalGrantUsed,
+  successStatus: 200,
+  problems: ["illegal_state_transition", "approval_params_mismatch"],
+  async handler(ctx) {
+    ctx.setResource(ctx.params.id);
+    return useApprovalGrant(ctx.db, ctx.principal, ctx.params.id, ctx.body.params);
+  },
+});
+
+export const approvalOperations = [
+  listApprovalsOp,
+  createApprovalOp,
+  getApprovalOp,
+  respondApprovalOp,
+  cancelApprovalOp,
+  useApprovalGrantOp,
+];

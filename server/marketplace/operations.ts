@@ -1,0 +1,162 @@
+import { defineOperation } from "../http/operation";
+import { callbackPrincipal, completeOAuth } from "./completeOAuth";
+import { getConnector } from "./getConnector";
+import { getInstallation } from "./getInstallation";
+import { installConnector } from "./installConnector";
+import { listConnectors } from "./listConnectors";
+import { listInstallations } from "./listInstallations";
+import * as s from "./schemas";
+import { uninstallInstallation } from "./uninstallInstallation";
+import { updateInstallation } from "./updateInstallation";
+
+const tag = "Marketplace";
+const read = "svc_api:marketplace:read";
+const install = "svc_api:marketplace:install";
+
+export const listConnectorsOp = defineOperation({
+  id: "listConnectors",
+  method: "GET",
+  path: "/v1/marketplace/connectors",
+  tag,
+  summary: "List the connector catalogue",
+  description:
+    "Every connector of the catalogue (built-in and SVC_CONNECTORS_DIR), by name, with live install counts, ratings and health. Filters: `q` (words in name, provider, description, capabilities), `capability`, `pricing_model`, `certified`, `deployment_mode`, `publisher_id`.",
+  capability: read,
+  resourceType: "connector",
+  query: s.ConnectorListQuery,
+  response: s.ConnectorList,
+  successStatus: 200,
+  handler: (ctx) => listConnectors(ctx.database.raw, ctx.query, ctx.secret),
+});
+
+export const getConnectorOp = defineOperation({
+  id: "getConnector",
+  method: "GET",
+  path: "/v1/marketplace/connectors/{id}",
+  tag,
+  summary: "Get a connector",
+  description:
+    "The connector's definition (Markdown description, configuration_schema, OAuth endpoints and scopes, actions) with statistics computed now and the worker's last health check.",
+  capability: read,
+  resourceType: "connector",
+  params: s.ConnectorIdParams,
+  response: s.ConnectorDetails,
+  successStatus: 200,
+  handler: (ctx) => getConnector(ctx.db, ctx.database.raw, ctx.params.id),
+});
+
+export const installConnectorOp = defineOperation({
+  id: "installConnector",
+  method: "POST",
+  path: "/v1/marketplace/connectors/{id}/install",
+  tag,
+  summary: "Install a connector",
+  description:
+    "`config` is validated against the connector's configuration_schema (errors[] name each field under `config.`). Without OAuth: 201 InstallationActive and `connector.installed`. With OAuth: 201 InstallationPendingOAuth; send the person to `oauth_authorization_url` (PKCE S256, single-use state, valid 15 minutes); the provider brings them back to /v1/marketplace/oauth/callback. 409 `connector_not_configured` when no OAuth client is set for the connector.",
+  capability: install,
+  resourceType: "installation",
+  params: s.ConnectorIdParams,
+  body: s.InstallRequest,
+  response: s.InstallResult,
+  successStatus: 201,
+  problems: ["connector_not_configured", "outbound_refused"],
+  async handler(ctx) {
+    const result = await installConnector(ctx.db, ctx.principal, ctx.params.id, ctx.body);
+    ctx.setResource(result.installation_id);
+    return result;
+  },
+});
+
+export const oauthCallbackOp = defineOperation({
+  id: "completeConnectorOAuth",
+  method: "GET",
+  path: "/v1/marketplace/oauth/callback",
+  tag,
+  summary: "OAuth callback (the provider's redirect)",
+  description:
+    "The browser lands here from the provider's consent screen; no bearer token: the caller is the installer the `state` was issued to. Answers 303 to the console's installation page: `?oauth=connected`, or `?oauth=failed&reason=` (access_denied and other provider errors, issuer_mismatch (RFC 9207), token_exchange_failed); the installation then expired. An unknown, used or expired state is 400 `oauth_state_invalid`.",
+  capability: install,
+  resourceType: "installation",
+  query: s.OAuthCallbackQuery,
+  response: s.OAuthCallbackRedirect,
+  successStatus: 303,
+  problems: ["oauth_state_invalid"],
+  authenticateRequest: callbackPrincipal,
+  handler: (ctx) => completeOAuth(ctx.db, ctx.principal, ctx.query, (id) => ctx.setResource(id)),
+});
+
+export const listInstallationsOp = defineOperation({
+  id: "listInstallations",
+  method: "GET",
+  path: "/v1/marketplace/installations",
+  tag,
+  summary: "List installations",
+  description:
+    "The organization's installations, newest first (authorizations still pending or expired are not listed).",
+  capability: read,
+  resourceType: "installation",
+  query: s.InstallationListQuery,
+  response: s.InstallationList,
+  successStatus: 200,
+  handler: (ctx) => listInstallations(ctx.db, ctx.principal, ctx.query, ctx.secret),
+});
+
+export const getInstallationOp = defineOperation({
+  id: "getInstallation",
+  method: "GET",
+  path: "/v1/marketplace/installations/{id}",
+  tag,
+  summary: "Get an installation",
+  capability: read,
+  resourceType: "installation",
+  params: s.InstallationIdParams,
+  response: s.ConnectorInstallation,
+  successStatus: 200,
+  handler: (ctx) => getInstallation(ctx.db, ctx.principal, ctx.params.id),
+});
+
+export const updateInstallationOp = defineOperation({
+  id: "updateInstallation",
+  method: "PATCH",
+  path: "/v1/marketplace/installations/{id}",
+  tag,
+  summary: "Change an installation",
+  description:
+    "Config (validated again), granted_permissions, base_url, or status `active` ⇄ `suspended`. An uninstalled installation is final (409).",
+  capability: install,
+  resourceType: "installation",
+  params: s.InstallationIdParams,
+  body: s.InstallationUpdateRequest,
+  response: s.ConnectorInstallation,
+  successStatus: 200,
+  problems: ["outbound_refused"],
+  handler: (ctx) => updateInstallation(ctx.db, ctx.principal, ctx.params.id, ctx.body),
+});
+
+export const uninstallInstallationOp = defineOperation({
+  id: "uninstallInstallation",
+  method: "DELETE",
+  path: "/v1/marketplace/installations/{id}",
+  tag,
+  summary: "Uninstall",
+  description:
+    "The installation becomes `uninstalled` (final), its tokens are erased, and revoked at the provider where it offers revocation (RFC 7009).",
+  capability: install,
+  resourceType: "installation",
+  params: s.InstallationIdParams,
+  response: s.ConnectorInstallation,
+  successStatus: 200,
+  handler: (ctx) => uninstallInstallation(ctx.db, ctx.principal, ctx.params.id, ctx.afterCommit),
+});
+
+/** The marketplace's catalogue and installation operations (mkt-use adds invoke, usage and ratings). */
+export const marketplaceOperations = [
+  listConnectorsOp,
+  getConnectorOp,
+  installConnectorOp,
+  oauthCallbackOp,
+  listInstallationsOp,
+  getInstallationOp,
+  updateInstallationOp,
+  uninstallInstallationOp,
+];

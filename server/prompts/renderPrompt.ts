@@ -1,0 +1,85 @@
+import type { Db } from "../db/client";
+import { NotFound, ValidationFailed, type FieldError } from "../errors";
+import { jsonSchemaErrors } from "../marketplace/jsonSchemaErrors";
+import { findProfile } from "./getPrompt";
+import { resolvePromptVersion } from "./getPromptVersion";
+import { MAX_RENDERED_TEXT } from "./schemas";
+import { cachedVersion, compiledVersion, RenderTooLarge, renderTokens, type CompiledVersion } from "./templates";
+
+/** What a render answers (`POST /v1/prompts/{key}/render`) and what a reasoning call uses as its prompt. */
+export interface RenderedPrompt {
+  prompt_key: string;
+  version: string;
+  text: string;
+}
+
+/**
+ * Renders `key` (its active version, or the version or range given) with `inputs`. The inputs
+ * are checked against the input schema of every version of the chain (the version and the ones
+ * it extends: a parent renders with the same inputs); errors name JSON Pointers (`/inputs/name`).
+ * Then the version renders, and each parent in turn renders with the child's text at its
+ * `{{> content}}`, or followed by a blank line and the child's text when it has no such tag.
+ * Templates and validators are compiled once per version (versions are immutable).
+ */
+export async function renderPrompt(
+  db: Db,
+  orgDid: string,
+  key: string,
+  request: { version?: string; inputs: Record<string, unknown> },
+  /** Where the inputs are in the caller's request, as a JSON Pointer (a think call's `/prompt/inputs`). */
+  at = "/inputs",
+): Promise<RenderedPrompt> {
+  const profile = await findProfile(db, orgDid, key);
+  const row = await resolvePromptVersion(db, orgDid, key, request.version ?? profile.activeVersion);
+  const chain = await chainOf(db, compiledVersion(row));
+
+  const errors: FieldError[] = [];
+  for (const link of chain)
+    if (link.validate && !link.validate(request.inputs))
+      for (const e of jsonSchemaErrors(link.validate.errors, "inputs", "pointer").map((e) => ({
+        ...e,
+        field: at + e.field.slice("/inputs".length),
+      })))
+        if (!errors.some((o) => o.field === e.field && o.code === e.code)) errors.push(e);
+  if (errors.length) throw ValidationFailed(errors, "The inputs do not match the prompt's input schema.");
+
+  let text: string | undefined;
+  try {
+    for (const link of chain) {
+      if (text === undefined) text = renderTokens(link.tokens, link.content, request.inputs);
+      else if (link.slot) text = renderTokens(link.tokens, link.content, request.inputs, text);
+      else text = `${renderTokens(link.tokens, link.content, request.inputs)}\n\n${text}`;
+      if (text.length > MAX_RENDERED_TEXT) throw new RenderTooLarge();
+    }
+  } catch (e) {
+    if (!(e instanceof RenderTooLarge)) throw e;
+    throw ValidationFailed(
+      [
+        {
+          field: "/inputs",
+          code: "OUT_OF_RANGE",
+          message: `The rendered text would exceed ${MAX_RENDERED_TEXT} characters.`,
+        },
+      ],
+      "The rendered prompt is too large.",
+    );
+  }
+  return { prompt_key: key, version: row.version, text: text ?? "" };
+}
+
+/** The version and the ones it extends, child first: from the cache, reading only what it lacks. */
+async function chainOf(db: Db, leaf: CompiledVersion): Promise<CompiledVersion[]> {
+  const chain = [leaf];
+  for (let parentId = leaf.extendsId; parentId;) {
+    let parent = cachedVersion(parentId);
+    if (!parent) {
+      const row = await db.promptVersion.findUnique({ where: { id: parentId } });
+      // Versions are never deleted; a missing parent is a broken database, not a caller's mistake.
+      if (!row) throw NotFound("prompt version", parentId);
+      parent = compiledVersion(row);
+    }
+    chain.push(parent);
+    parentId = parent.extendsId;
+  }
+  return chain;
+}

@@ -1,0 +1,196 @@
+import { Ajv, type ValidateFunction } from "ajv";
+import addFormats from "ajv-formats";
+import Mustache from "mustache";
+import { processWide } from "../processWide";
+
+/**
+ * Mustache, logic-less and kept that way: a template is parsed once per version (versions are
+ * immutable, so the version id is the cache key), names resolve to the inputs' own JSON
+ * properties only (never to a prototype's method, so `{{constructor}}` or `{{items.map}}` is
+ * empty, not a call), nothing is HTML-escaped (a prompt is not HTML), and the only partial is
+ * `{{> content}}`, where a child version's rendered text stands, inserted as text and never parsed
+ * again (inputs cannot smuggle tags into a parent).
+ */
+
+type Tokens = string[][];
+
+class DataContext extends Mustache.Context {
+  override push(view: unknown): Mustache.Context {
+    return new DataContext(view, this);
+  }
+
+  override lookup(name: string): unknown {
+    if (name === ".") return this.view;
+    const [head, ...rest] = name.split(".");
+    for (let ctx: Mustache.Context | undefined = this; ctx; ctx = ctx.parent) {
+      if (!isRecord(ctx.view) || !Object.hasOwn(ctx.view, head!)) continue;
+      let value: unknown = ctx.view[head!];
+      for (const segment of rest) {
+        if (!isRecord(value) || !Object.hasOwn(value, segment)) return undefined;
+        value = value[segment];
+      }
+      return value;
+    }
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/** How many section iterations one render may take (nested sections over long lists multiply). */
+export const MAX_SECTION_ITERATIONS = 100_000;
+
+/** Thrown when a render would take more than MAX_SECTION_ITERATIONS section iterations. */
+export class RenderTooLarge extends Error {}
+
+class PromptWriter extends Mustache.Writer {
+  /** Iterations left in the current render (renders are synchronous: one at a time). */
+  budget = MAX_SECTION_ITERATIONS;
+
+  constructor() {
+    super();
+    // Our own cache (below), bounded; mustache's would keep every template forever.
+    (this as unknown as { templateCache: undefined }).templateCache = undefined;
+  }
+
+  override renderSection(
+    token: string[],
+    context: Mustache.Context,
+    partials?: Mustache.PartialsOrLookupFn,
+    originalTemplate?: string,
+    config?: Mustache.RenderOptions,
+  ): string {
+    const value = context.lookup(token[1]!) as unknown;
+    this.budget -= Array.isArray(value) ? value.length : 1;
+    if (this.budget < 0) throw new RenderTooLarge();
+    return super.renderSection(token, context, partials, originalTemplate, config);
+  }
+
+  /** The template being rendered (renders are synchronous: one at a time). */
+  template = "";
+
+  override renderPartial(token: string[], _context: Mustache.Context, partials: unknown): string {
+    if (token[1] !== "content") return "";
+    let child = (partials as { content?: string } | undefined)?.content ?? "";
+    // A tag alone on its line takes the line (its newline included), as a partial does in
+    // Mustache: the child keeps the line's indentation and ends the line.
+    const standalone = !token[6];
+    if (standalone) {
+      const indentation = token[4] ?? "";
+      if (indentation && Number(token[5]) === 0) child = this.indentPartial(child, indentation, false);
+      const after = this.template.slice(Number(token[3]));
+      if ((after.startsWith("\n") || after.startsWith("\r\n")) && !child.endsWith("\n")) child += "\n";
+    }
+    return child;
+  }
+}
+
+// not state: a parser whose parse cache is only a cache, and renders are synchronous (one at a time).
+const writer = new PromptWriter();
+const RENDER_OPTIONS: Mustache.RenderOptions = { escape: (value: unknown) => String(value) };
+
+/** Parses a template; throws mustache's message (an unclosed section, a bad tag) when it is not one. */
+export function parseTemplate(template: string): Tokens {
+  return writer.parse(template) as Tokens;
+}
+
+/** Whether the template places a child with `{{> content}}` (else a child is appended after a blank line). */
+export function hasContentSlot(tokens: Tokens): boolean {
+  return tokens.some(
+    (t) => (t[0] === ">" && t[1] === "content") || (Array.isArray(t[4]) && hasContentSlot(t[4] as unknown as Tokens)),
+  );
+}
+
+/** Renders parsed tokens with `inputs`, `child` standing at `{{> content}}`. */
+export function renderTokens(
+  tokens: Tokens,
+  template: string,
+  inputs: Record<string, unknown>,
+  child?: string,
+): string {
+  writer.budget = MAX_SECTION_ITERATIONS;
+  writer.template = template;
+  return writer.renderTokens(
+    tokens,
+    new DataContext(inputs),
+    child === undefined ? {} : { content: child },
+    template,
+    RENDER_OPTIONS,
+  );
+}
+
+/** One ajv for input schemas: draft-07, every format, all errors, no coercion, no remote references. */
+export const inputSchemaAjv = processWide("prompts.ajv", () => {
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+  (addFormats as unknown as (a: Ajv) => Ajv)(ajv);
+  return ajv;
+});
+
+/** What a version needs to render, compiled once. */
+export interface CompiledVersion {
+  id: string;
+  version: string;
+  content: string;
+  tokens: Tokens;
+  slot: boolean;
+  validate: ValidateFunction | null;
+  /** The version it renders inside (immutable, like the rest). */
+  extendsId: string | null;
+}
+
+/** The immutable part of a version row. */
+export interface VersionSource {
+  id: string;
+  version: string;
+  content: string;
+  inputSchema: unknown;
+  extendsId: string | null;
+}
+
+const MAX_CACHED = 2000;
+const compiled = processWide("prompts.compiledVersions", () => new Map<string, CompiledVersion>());
+
+/** A version compiled earlier, by id (most recently used last). */
+export function cachedVersion(id: string): CompiledVersion | undefined {
+  const hit = compiled.get(id);
+  if (hit) {
+    compiled.delete(id);
+    compiled.set(id, hit);
+  }
+  return hit;
+}
+
+/** The compiled template and input validator of a version, from the cache or compiled now. */
+export function compiledVersion(row: VersionSource): CompiledVersion {
+  const { id, content } = row;
+  const inputSchema = row.inputSchema as Record<string, unknown> | null;
+  const hit = compiled.get(id);
+  if (hit) {
+    // Most recently used last: the oldest entry is the first the bound evicts.
+    compiled.delete(id);
+    compiled.set(id, hit);
+    return hit;
+  }
+  const tokens = parseTemplate(content);
+  const entry: CompiledVersion = {
+    id,
+    version: row.version,
+    content,
+    extendsId: row.extendsId,
+    tokens,
+    slot: hasContentSlot(tokens),
+    validate: inputSchema ? inputSchemaAjv.compile(withoutId(inputSchema)) : null,
+  };
+  compiled.set(id, entry);
+  if (compiled.size > MAX_CACHED) compiled.delete(compiled.keys().next().value!);
+  return entry;
+}
+
+/** ajv keeps schemas by `$id` and refuses a second with the same one: compile without it. */
+export function withoutId(schema: Record<string, unknown>): Record<string, unknown> {
+  if (!("$id" in schema)) return schema;
+  const { $id: _id, ...rest } = schema;
+  return rest;
+}

@@ -1,0 +1,170 @@
+import type { z } from "zod";
+import type { Database, Db } from "../db/client";
+import { domainError, Forbidden } from "../errors";
+import { newId } from "../ids";
+import type { Principal } from "../governance/principal";
+import { takeLedgerLock } from "../provenance/appendProvenance";
+import type { DelegationBudget as BudgetSchema } from "./schemas";
+
+/**
+ * Budgets inside delegations. A delegation may carry `{limit_usd, period}`; every reasoning call
+ * made under it, or under any delegation derived from it, charges it. A call's admission locks
+ * the budgets of its chain (PostgreSQL: `SELECT … FOR UPDATE` on their rows, in id order, so two
+ * processes admit one after the other; SQLite: the single writer already serializes), sums what
+ * each has been charged in its period (settled calls at their real cost, running calls at their
+ * reserved worst case), refuses what does not fit, and inserts its own reservation before the
+ * lock is released at commit. Check and spend are one step, so concurrent calls, in one process
+ * or many, cannot pass a limit together.
+ */
+export type Budget = z.output<typeof BudgetSchema>;
+
+export interface BudgetState {
+  delegationId: string;
+  limitUsd: number;
+  period: Budget["period"];
+  spentUsd: number;
+  reservedUsd: number;
+  remainingUsd: number;
+}
+
+/** Tolerance of the comparisons (floating-point sums of tiny prices). */
+const EPSILON = 1e-12;
+
+/** Where a period starts (UTC); `total` counts from the beginning. */
+export function periodStart(period: Budget["period"], now = new Date()): Date {
+  if (period === "day") return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  if (period === "month") return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  return new Date(0);
+}
+
+/**
+ * Called by the delegation services when a delegation is created with a budget: a budget can only
+ * narrow the budgets above it (its limit at most the smallest of its chain's). A delegation
+ * without one is still bounded by its ancestors', which its calls charge too.
+ */
+export async function attachBudget(db: Db, grantor: Principal, delegationId: string, budget: Budget): Promise<void> {
+  const above = await db.delegationBudget.findMany({ where: { delegationId: { in: grantor.chain } } });
+  const tightest = above.reduce<number | null>((min, b) => (min === null || b.limitUsd < min ? b.limitUsd : min), null);
+  if (tightest !== null && budget.limit_usd > tightest + EPSILON) {
+    throw Forbidden(
+      `A delegation's budget can only narrow its grantor's: the tightest budget above it is ${tightest} USD, ${budget.limit_usd} USD was requested.`,
+      { max_limit_usd: tightest },
+    );
+  }
+  await db.delegationBudget.create({
+    data: { delegationId, orgDid: grantor.orgDid, limitUsd: budget.limit_usd, period: budget.period },
+  });
+}
+
+/** The budget a delegation carries itself, in its API shape. */
+export async function budgetOf(db: Db, delegationId: string): Promise<Budget | null> {
+  const row = await db.delegationBudget.findUnique({ where: { delegationId } });
+  return row ? { limit_usd: row.limitUsd, period: row.period as Budget["period"] } : null;
+}
+
+/**
+ * Locks the budgets of `chain` until the transaction ends (see above) and returns them, in id
+ * order. On PostgreSQL the ledger's lock comes first (appendProvenance.ts: every write takes it
+ * before it commits; taking the row locks first could deadlock with a group that appended a record
+ * before this member), then `SELECT … FOR UPDATE` on the budget rows. Nothing here waits on
+ * anything outside the database, and the provider is called only after commit (thinkReasoning.ts).
+ */
+async function lockBudgets(tx: Db, engine: Database["engine"], chain: string[]) {
+  if (chain.length === 0) return [];
+  if (engine === "postgresql") {
+    const exists = await tx.delegationBudget.findFirst({
+      where: { delegationId: { in: chain } },
+      select: { delegationId: true },
+    });
+    if (!exists) return [];
+    await takeLedgerLock(tx, engine);
+    const placeholders = chain.map((_, i) => `$${i + 1}`).join(", ");
+    await tx.$queryRawUnsafe(
+      `SELECT delegation_id FROM delegation_budget WHERE delegation_id IN (${placeholders}) ORDER BY delegation_id FOR UPDATE`,
+      ...chain,
+    );
+  }
+  return tx.delegationBudget.findMany({ where: { delegationId: { in: chain } }, orderBy: { delegationId: "asc" } });
+}
+
+/** What each budget of the chain has left now, without locking (views). */
+export async function budgetStates(db: Db, chain: string[]): Promise<BudgetState[]> {
+  const rows = await db.delegationBudget.findMany({
+    where: { delegationId: { in: chain } },
+    orderBy: { delegationId: "asc" },
+  });
+  return Promise.all(rows.map((b) => stateOf(db, b)));
+}
+
+async function stateOf(
+  db: Db,
+  b: { delegationId: string; limitUsd: number; period: string },
+  now = new Date(),
+): Promise<BudgetState> {
+  const period = b.period as Budget["period"];
+  const sums = await db.budgetCharge.groupBy({
+    by: ["state"],
+    where: { budgetDelegationId: b.delegationId, createdAt: { gte: periodStart(period, now) } },
+    _sum: { amountUsd: true },
+  });
+  const spentUsd = sums.find((s) => s.state === "settled")?._sum.amountUsd ?? 0;
+  const reservedUsd = sums.find((s) => s.state === "reserved")?._sum.amountUsd ?? 0;
+  return {
+    delegationId: b.delegationId,
+    limitUsd: b.limitUsd,
+    period,
+    spentUsd,
+    reservedUsd,
+    remainingUsd: Math.max(0, b.limitUsd - spentUsd - reservedUsd),
+  };
+}
+
+/**
+ * Admission, inside the call's transaction: locks the chain's budgets and returns their states
+ * (the tightest first). Without budgets it returns [] and costs one indexed read.
+ */
+export async function lockedBudgetStates(tx: Db, engine: Database["engine"], chain: string[]): Promise<BudgetState[]> {
+  const rows = await lockBudgets(tx, engine, chain);
+  const states = await Promise.all(rows.map((b) => stateOf(tx, b)));
+  return states.sort((a, b) => a.remainingUsd - b.remainingUsd);
+}
+
+/** The 402 for a call whose worst case does not fit the tightest budget. */
+export function budgetExceeded(state: BudgetState, requiredUsd: number, detail: string, publicUrl: string) {
+  return domainError("budget_exceeded", detail, {
+    // The contract names the type by its ending (`budget-exceeded`); the catalogue's code keeps the
+    // house's snake case, and its docs anchor is the code's.
+    type: `${publicUrl}/docs/errors#${"budget_exceeded".replace("_", "-")}`,
+    budget_delegation_id: state.delegationId,
+    limit_usd: state.limitUsd,
+    period: state.period,
+    spent_usd: round(state.spentUsd),
+    reserved_usd: round(state.reservedUsd),
+    remaining_usd: round(state.remainingUsd),
+    required_usd: round(requiredUsd),
+  });
+}
+
+export const round = (usd: number) => Math.round(usd * 1e9) / 1e9;
+
+/** Reserves `amountUsd` for the call against each budget of the chain (in the admitting transaction). */
+export async function reserve(tx: Db, states: BudgetState[], callId: string, amountUsd: number): Promise<void> {
+  if (states.length === 0) return;
+  await tx.budgetCharge.createMany({
+    data: states.map((s) => ({
+      id: newId("bch"),
+      budgetDelegationId: s.delegationId,
+      callId,
+      amountUsd,
+      state: "reserved",
+    })),
+  });
+}
+
+/** Settles the call's reservations to what it really cost (after the provider answered). */
+export async function settle(tx: Db, callId: string, amountUsd: number): Promise<void> {
+  await tx.budgetCharge.updateMany({
+    where: { callId, state: "reserved" },
+    data: { amountUsd, state: "settled", settledAt: new Date() },
+  });
+}
