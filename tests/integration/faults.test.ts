@@ -268,6 +268,11 @@ if (engine === "postgresql")
         const during = await call(web.url!, "GET", `/v1/agents/${agentId}/status`, { token: ctx.root.token });
         expectAckOrOutage(during, "database_unavailable");
         expect(during.status).toBe(503);
+        // Health answers in its own format even so (its rate limit counts in the process meanwhile).
+        const health = await call(web.url!, "GET", "/v1/health");
+        expect(health.status).toBe(503);
+        expect(health.headers.get("content-type")).toMatch(/^application\/json/);
+        expect(health.body).toMatchObject({ status: "unavailable", database: "postgresql" });
         const notReady = await readiness();
         expect(notReady.status).toBe(503);
         expect(notReady.headers.get("retry-after")).toBeTruthy();
