@@ -30,7 +30,8 @@ const WINDOW_MS = 60_000;
 export async function takeToken(key: string, limit: number, now = Date.now()): Promise<RateLimitState> {
   const start = now - (now % WINDOW_MS);
   const db = await database();
-  const count = db.engine === "postgresql" ? await countSharedOrHere(db.raw, key, start, limit) : countInMemory(key, start, limit);
+  const count =
+    db.engine === "postgresql" ? await countSharedOrHere(db.raw, key, start, limit) : countInMemory(key, start, limit);
   return {
     limit,
     remaining: Math.max(0, limit - count),
