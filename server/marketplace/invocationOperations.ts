@@ -1,6 +1,6 @@
 import { ListQuery } from "../http/listSchemas";
 import { defineOperation } from "../http/operation";
-import { completeInvocation, prepareInvocation } from "./invokeConnector";
+import { completeInvocation, linkInvocation, prepareInvocation } from "./invokeConnector";
 import { getInstallationUsage } from "./getInstallationUsage";
 import { getRatingSummary } from "./getRatingSummary";
 import * as s from "./schemas";
@@ -26,7 +26,7 @@ export const invokeConnectorOp = defineOperation({
   problems: ["installation_not_active", "action_not_granted", "outbound_refused"],
   async handler(ctx) {
     ctx.setResource(ctx.params.id);
-    const plan = await prepareInvocation(ctx.db, ctx.principal, ctx.params.id, ctx.body);
+    const plan = await prepareInvocation(ctx.db, ctx.database.engine, ctx.principal, ctx.params.id, ctx.body);
     const answer: s.InvokeResultT = {
       invocation_id: plan.invocationId,
       status_code: null,
@@ -38,10 +38,7 @@ export const invokeConnectorOp = defineOperation({
     };
     ctx.onRecord(async (tx, record) => {
       answer.provenance_id = record.id;
-      await tx.connectorInvocation.update({
-        where: { id: plan.invocationId },
-        data: { provenanceRecordId: record.id },
-      });
+      await linkInvocation(tx, ctx.database.engine, plan.invocationId, record.id);
     });
     // The provider is called once the call's transaction has committed: never with the write lock held.
     ctx.afterCommit(async () => void Object.assign(answer, await completeInvocation(ctx.database, plan)));

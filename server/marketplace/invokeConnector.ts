@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { config } from "../config";
-import type { Database, Db } from "../db/client";
+import { sqlIn, type Database, type Db } from "../db/client";
 import { DomainError, domainError, ValidationFailed } from "../errors";
 import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
@@ -38,6 +38,7 @@ export interface InvocationPlan {
  */
 export async function prepareInvocation(
   db: Db,
+  engine: Database["engine"],
   principal: Principal,
   installationId: string,
   body: z.output<typeof InvokeRequest>,
@@ -105,19 +106,21 @@ export async function prepareInvocation(
     needsToken: connector.oauth.required,
     costUsd: connector.cost_per_invocation_usd ?? 0,
   };
-  await db.connectorInvocation.create({
-    data: {
-      id: plan.invocationId,
-      orgDid: principal.orgDid,
-      installationId: installation.id,
-      connectorId: connector.connector_id,
-      action: action.id,
-      status: "pending",
-      durationMs: 0,
-      costUsd: 0,
-    },
-  });
+  // Raw SQL: one INSERT on every invocation's hot path (Prisma's create costs ~1 ms of CPU here).
+  await sqlIn(db, engine).execute(
+    `INSERT INTO "connector_invocation" ("id","org_did","installation_id","connector_id","action","status","duration_ms","cost_usd","created_at")
+     VALUES ($1,$2,$3,$4,$5,'pending',0,0,$6)`,
+    [plan.invocationId, principal.orgDid, installation.id, connector.connector_id, action.id, new Date()],
+  );
   return plan;
+}
+
+/** Points the invocation's row at the provenance record of the call that made it (in that call's transaction). */
+export async function linkInvocation(tx: Db, engine: Database["engine"], invocationId: string, recordId: string) {
+  await sqlIn(tx, engine).execute(`UPDATE "connector_invocation" SET "provenance_record_id" = $1 WHERE "id" = $2`, [
+    recordId,
+    invocationId,
+  ]);
 }
 
 /**
@@ -185,17 +188,18 @@ export async function completeInvocation(
         : { code: "outbound_failed", message: "The provider could not be called (the cause is in the service's log)." },
     };
   }
-  await database.writeTx((tx) =>
-    tx.connectorInvocation.update({
-      where: { id: plan.invocationId },
-      data: {
-        status: outcome.successful ? "success" : "failed",
-        statusCode: outcome.status_code,
-        durationMs: outcome.duration_ms,
-        costUsd: outcome.status_code === null ? 0 : plan.costUsd,
-        error: outcome.error ? `${outcome.error.code}: ${outcome.error.message}`.slice(0, 1000) : null,
-      },
-    }),
+  // One statement, atomic on its own: no interactive transaction around it (it would cost two
+  // round trips more on PostgreSQL, and Prisma's transaction ~1 ms of CPU on SQLite).
+  await database.raw.execute(
+    `UPDATE "connector_invocation" SET "status" = $1, "status_code" = $2, "duration_ms" = $3, "cost_usd" = $4, "error" = $5 WHERE "id" = $6`,
+    [
+      outcome.successful ? "success" : "failed",
+      outcome.status_code,
+      outcome.duration_ms,
+      outcome.status_code === null ? 0 : plan.costUsd,
+      outcome.error ? `${outcome.error.code}: ${outcome.error.message}`.slice(0, 1000) : null,
+      plan.invocationId,
+    ],
   );
   return { invocation_id: plan.invocationId, ...outcome };
 }

@@ -7,7 +7,7 @@ import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
 import type { RunInfo } from "../sandbox/bridge";
 import { invokeConnectorOp } from "./invocationOperations";
-import { completeInvocation, prepareInvocation } from "./invokeConnector";
+import { completeInvocation, linkInvocation, prepareInvocation } from "./invokeConnector";
 import { InvokeRequest, type InvokeResultT } from "./schemas";
 
 /**
@@ -52,7 +52,7 @@ export async function invokeFromRun(run: RunInfo, args: unknown[]): Promise<unkn
         }
         scope.setResource(installationId);
         const body = parseOrThrow(InvokeRequest, raw);
-        const plan = await prepareInvocation(scope.db, scope.principal, installationId, body);
+        const plan = await prepareInvocation(scope.db, scope.database.engine, scope.principal, installationId, body);
         const result: InvokeResultT = {
           invocation_id: plan.invocationId,
           status_code: null,
@@ -65,10 +65,7 @@ export async function invokeFromRun(run: RunInfo, args: unknown[]): Promise<unkn
         answer = result;
         scope.onRecord(async (tx, record) => {
           result.provenance_id = record.id;
-          await tx.connectorInvocation.update({
-            where: { id: plan.invocationId },
-            data: { provenanceRecordId: record.id },
-          });
+          await linkInvocation(tx, scope.database.engine, plan.invocationId, record.id);
         });
         scope.afterCommit(
           async () => void Object.assign(result, await completeInvocation(scope.database, plan, run.signal)),
