@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Database, Db } from "../db/client";
+import type { RawQueryable } from "../db/raw";
 import { domainError, Forbidden } from "../errors";
 import { newId } from "../ids";
 import type { Principal } from "../governance/principal";
@@ -161,10 +162,13 @@ export async function reserve(tx: Db, states: BudgetState[], callId: string, amo
   });
 }
 
-/** Settles the call's reservations to what it really cost (after the provider answered). */
-export async function settle(tx: Db, callId: string, amountUsd: number): Promise<void> {
-  await tx.budgetCharge.updateMany({
-    where: { callId, state: "reserved" },
-    data: { amountUsd, state: "settled", settledAt: new Date() },
-  });
+/**
+ * Settles the call's reservations to what it really cost (after the provider answered), in the
+ * settling transaction `q` (raw SQL: it runs once per call, after the answer's provider round trip).
+ */
+export async function settle(q: RawQueryable, callId: string, amountUsd: number, now = new Date()): Promise<void> {
+  await q.execute(
+    `UPDATE "budget_charge" SET "amount_usd" = $1, "state" = 'settled', "settled_at" = $2 WHERE "call_id" = $3 AND "state" = 'reserved'`,
+    [amountUsd, now, callId],
+  );
 }
