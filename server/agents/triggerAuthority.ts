@@ -43,25 +43,38 @@ export async function issueTriggerAuthority(
 
 /**
  * The principal a trigger run is invoked by: the subscription's trigger delegation, read in the
- * bus's transaction; undefined when it is revoked, expired or gone (the trigger then starts
- * nothing, and the event still records the match).
+ * bus's transaction; undefined when it, or a delegation it derives from, is revoked, expired or
+ * gone (the trigger then starts nothing, and the event still records the match). One raw query
+ * on the ingest hot path: the delegation and whether its ancestry (split in SQL) holds one that ended.
  */
 export async function triggerPrincipal(tx: Db, delegationId: string): Promise<Principal | undefined> {
-  try {
-    const principal = await delegationPrincipal(tx, delegationId);
-    if (principal.chain.length > 1) {
-      const engine = config().engine;
-      const ancestors = principal.chain.slice(0, -1);
-      const now = new Date();
-      const [ended] = await sqlIn(tx, engine).query<{ id: string }>(
-        `SELECT "id" FROM "delegation" WHERE "id" IN (${ancestors.map((_, i) => `$${i + 2}`).join(",")})
-           AND ("revoked_at" IS NOT NULL OR "expires_at" <= $1) LIMIT 1`,
-        [engine === "sqlite" ? sqliteTimestamp(now) : now, ...ancestors],
-      );
-      if (ended) return undefined;
-    }
-    return principal;
-  } catch {
-    return undefined;
-  }
+  const engine = config().engine;
+  const now = new Date();
+  const ancestors =
+    engine === "postgresql"
+      ? `x."id" = ANY(string_to_array(d."ancestry", ' '))`
+      : // Ids are generated (no quotes or spaces), so the space-separated ancestry is a JSON array once quoted.
+        `x."id" IN (SELECT "value" FROM json_each('["' || replace(d."ancestry", ' ', '","') || '"]'))`;
+  const [row] = await sqlIn(tx, engine).query<Record<string, unknown>>(
+    `SELECT d."id", d."org_did", d."delegate_did", d."grantor_did", d."capabilities", d."environment", d."risk_level", d."kind",
+            d."expires_at", d."ancestry",
+            EXISTS (SELECT 1 FROM "delegation" x WHERE ${ancestors} AND (x."revoked_at" IS NOT NULL OR x."expires_at" <= $2)) AS "ancestor_ended"
+       FROM "delegation" d WHERE d."id" = $1 AND d."revoked_at" IS NULL AND d."expires_at" > $2`,
+    [delegationId, engine === "sqlite" ? sqliteTimestamp(now) : now],
+  );
+  // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
+  if (!row || row.ancestor_ended === true || Number(row.ancestor_ended) === 1) return undefined;
+  const ancestry = row.ancestry as string;
+  return {
+    delegationId: row.id as string,
+    orgDid: row.org_did as string,
+    actorDid: row.delegate_did as string,
+    grantorDid: row.grantor_did as string,
+    capabilities: (typeof row.capabilities === "string" ? JSON.parse(row.capabilities) : row.capabilities) as string[],
+    environment: (row.environment as string | null) ?? null,
+    riskLevel: row.risk_level as string,
+    kind: row.kind as string,
+    expiresAt: row.expires_at instanceof Date ? row.expires_at : new Date(row.expires_at as string),
+    chain: [...(ancestry ? ancestry.split(" ") : []), row.id as string],
+  };
 }

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import { newId } from "../ids";
-import { invokeLoadedAgent } from "../executions/invokeAgent";
+import { invokeLoadedAgent, loadInvocableAgent } from "../executions/invokeAgent";
 import type { SubscriptionDispatcher } from "./dispatch";
 import { subscriptionsChanged } from "./matcher";
 import { triggerPrincipal } from "../agents/triggerAuthority";
@@ -95,7 +95,7 @@ export const dispatchToTrigger: SubscriptionDispatcher = async (tx, { event, sub
       : undefined;
   if (!principal) return;
   // Read once, for this check and for the invoke service (invokeLoadedAgent).
-  const agent = await tx.agent.findFirst({ where: { id: subscription.agentId, orgDid: principal.orgDid } });
+  const agent = await loadInvocableAgent(tx, subscription.agentId, principal.orgDid);
   if (agent?.status !== "active" || !agent.currentVersionId) return;
   const input = {
     event_id: event.id,

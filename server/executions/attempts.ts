@@ -47,9 +47,9 @@ export async function beginAttempt(
 }
 
 /**
- * Opens the attempt of a run that has just moved to processing. A first attempt is one INSERT on
- * the raw driver (the hot path); a later one also closes the attempts its lost workers left open
- * (`beginAttempt`, in a transaction of its own).
+ * Opens a later attempt of a run that has just moved to processing, closing the attempts its lost
+ * workers left open (`beginAttempt`, in a transaction of its own). A first attempt's row is
+ * written with the run's start (runExecution.ts, `runStarts`).
  */
 export async function openAttempt(
   db: Database,
@@ -58,11 +58,7 @@ export async function openAttempt(
   timeoutMs: number,
   log: (line: string) => void,
 ): Promise<void> {
-  if (job.attempts > 1) return commitGrouped(db, (tx) => beginAttempt(tx, job, executionId, timeoutMs, log));
-  await db.raw.execute(
-    `INSERT INTO "execution_attempt" ("id","execution_id","attempt","worker_id","status","started_at") VALUES ($1,$2,$3,$4,'running',$5) ON CONFLICT ("execution_id","attempt") DO NOTHING`,
-    [attemptId(executionId, job.attempts), executionId, job.attempts, job.workerId, new Date()],
-  );
+  return commitGrouped(db, (tx) => beginAttempt(tx, job, executionId, timeoutMs, log));
 }
 
 /** Closes the attempt with the sandbox's outcome, in the transaction that records it (and rolls back with it). */

@@ -1,6 +1,6 @@
 import { config } from "../config";
 import { database, type Database, type Db, sqlIn } from "../db/client";
-import { commitGrouped } from "../db/groupCommit";
+import { commitBatched, commitGrouped, type Batcher } from "../db/groupCommit";
 import { sqliteTimestamp } from "../db/raw";
 import { backoffDelay, finishJob, retryJob, WorkerLost, type ClaimedJob, type JobHelpers } from "../jobs";
 import { DomainError } from "../errors";
@@ -41,22 +41,24 @@ const chainEndError = (code: ChainEnd) => ({
 
 /**
  * The `execution.run` job, as named steps: load the run (one query), start it (one conditional
- * UPDATE that also checks the delegation chain), run the bundle in the sandbox with its telemetry
+ * UPDATE that also checks the delegation chain, and its attempt's row, committed together with
+ * the other runs starting at the same moment), run the bundle in the sandbox with its telemetry
  * written every FLUSH_MS, then settle: the outcome, the run's provenance record, the job's end and
  * the callback's job in one transaction, shared with the calls committing at the same moment
  * (db/groupCommit.ts). A cancel or revocation that commits meanwhile wins: every move is
  * conditional on the execution not having ended and its chain being live, and only when one
  * finds nothing to move does the run read why (`settleContested`).
  *
- * Statements on the common path (tests/integration/statementCounts.test.ts): 1 load, 1 start,
- * 1–2 per telemetry flush, and the settle's UPDATE, record (2), job DELETE, BEGIN/COMMIT.
+ * Statements on the common path (tests/integration/statementCounts.test.ts): 1 load, the start's
+ * BEGIN/UPDATE/INSERT/COMMIT (shared BEGIN/COMMIT and INSERT when runs start together), 1–2 per telemetry flush, and the settle's UPDATE, record (2), job DELETE, BEGIN/COMMIT.
  */
 export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, helpers: JobHelpers): Promise<void> {
   const db = await database();
   const run = await loadRun(db, job.payload.executionId);
   if (!run || (run.status !== "queued" && run.status !== "processing")) return;
   if (!(await startRun(db, job, run))) return;
-  await openAttempt(db, job, run.id, run.timeoutMs, helpers.log);
+  // A first attempt's row was written with the start; a later one closes what lost workers left open.
+  if (job.attempts > 1) await openAttempt(db, job, run.id, run.timeoutMs, helpers.log);
   const outcome = await runInSandbox(db, run, helpers, job.attempts);
   // The worker was abandoned (as in a crash) or lost the lease: it records nothing; the job is
   // claimed again after its lease, and counts as an attempt (worker_lost once they are spent).
@@ -132,17 +134,14 @@ function chainLive(chain: string[], first: number, now: string): string {
 }
 
 /**
- * queued → processing, in one statement that also checks the chain. When it moves nothing, the
+ * queued → processing, in one conditional UPDATE that also checks the chain, with a first
+ * attempt's row: one transaction for both, shared by the runs starting at the same moment
+ * (`commitBatched`: the worker starts the runs it claimed together). When it moves nothing, the
  * run reads why: a chain that ended cancels the execution, an execution that ended meanwhile
  * just ends the job.
  */
 async function startRun(db: Database, job: ClaimedJob, run: Run): Promise<boolean> {
-  const moved = await db.raw.execute(
-    `UPDATE "async_execution" SET "status" = 'processing', "current_attempt" = $2, "started_at" = COALESCE("started_at", $3), "updated_at" = $3
-      WHERE "id" = $1 AND "status" IN ('queued', 'processing') AND ${chainLive(run.chain, 4, "$3")}`,
-    [run.id, job.attempts, new Date(), ...run.chain],
-  );
-  if (moved > 0) {
+  if (await commitBatched(db, runStarts, { job, run })) {
     executionChangedNow(run);
     return true;
   }
@@ -156,6 +155,37 @@ async function startRun(db: Database, job: ClaimedJob, run: Run): Promise<boolea
   });
   return false;
 }
+
+/**
+ * The starts of a group: one UPDATE each (each run's own chain), then one INSERT of the first
+ * attempts of those that moved (a later attempt is opened after, by `openAttempt`). Conditional
+ * moves only: safe to apply again alone if the batch fails. Answers whether each run moved.
+ */
+const runStarts: Batcher<{ job: ClaimedJob; run: Run }, boolean> = {
+  name: "execution.start",
+  async apply(q, engine, items) {
+    const now = at(engine, new Date());
+    const moved: boolean[] = [];
+    for (const { job, run } of items) {
+      const n = await q.execute(
+        `UPDATE "async_execution" SET "status" = 'processing', "current_attempt" = $2, "started_at" = COALESCE("started_at", $3), "updated_at" = $3
+          WHERE "id" = $1 AND "status" IN ('queued', 'processing') AND ${chainLive(run.chain, 4, "$3")}`,
+        [run.id, job.attempts, now, ...run.chain],
+      );
+      moved.push(n > 0);
+    }
+    const firsts = items.filter(({ job }, i) => moved[i] && job.attempts === 1);
+    if (firsts.length > 0) {
+      const values = firsts.map((_, i) => `($${i * 3 + 2},$${i * 3 + 3},1,$${i * 3 + 4},'running',$1)`);
+      await q.execute(
+        `INSERT INTO "execution_attempt" ("id","execution_id","attempt","worker_id","status","started_at") VALUES ${values.join(",")}
+           ON CONFLICT ("execution_id","attempt") DO NOTHING`,
+        [now, ...firsts.flatMap(({ job, run }) => [`${run.id}:1`, run.id, job.workerId])],
+      );
+    }
+    return moved;
+  },
+};
 
 /**
  * Runs the bundle, its progress and log lines kept in memory and written every FLUSH_MS (never on
@@ -192,19 +222,23 @@ async function runInSandbox(db: Database, run: Run, helpers: JobHelpers, attempt
 
 function pollForEnd(db: Database, run: Run, cancel: (code: string) => void): NodeJS.Timeout {
   let polling = false;
+  const chain = run.chain.map((_, i) => `$${i + 3}`).join(",");
+  // One raw read per poll: the execution's status, and how its chain ended (2 revoked, 1 expired).
+  const sql = `SELECT e."status", e."error_json",
+      (SELECT MAX(CASE WHEN "revoked_at" IS NOT NULL THEN 2 WHEN "expires_at" <= $2 THEN 1 ELSE 0 END) FROM "delegation" WHERE "id" IN (${chain})) AS "chain_end"
+    FROM "async_execution" e WHERE e."id" = $1`;
   return setInterval(() => {
     if (polling) return;
     polling = true;
-    db.read.asyncExecution
-      .findUnique({ where: { id: run.id }, select: { status: true, errorJson: true } })
-      .then(async (now) => {
+    db.raw
+      .query<{ status: string; error_json: unknown; chain_end: number | null }>(sql, [run.id, new Date(), ...run.chain])
+      .then(([now]) => {
         if (!now) return;
-        if (now.status === "cancelled")
-          cancel(((now.errorJson as { code?: string } | null)?.code ?? "cancelled") as string);
-        else {
-          const end = await chainEnded(db.read, run.chain);
-          if (end) cancel(end);
-        }
+        if (now.status === "cancelled") {
+          const error = typeof now.error_json === "string" ? (JSON.parse(now.error_json) as unknown) : now.error_json;
+          cancel((error as { code?: string } | null)?.code ?? "cancelled");
+        } else if (Number(now.chain_end) === 2) cancel("delegation_revoked");
+        else if (Number(now.chain_end) === 1) cancel("delegation_expired");
       })
       .catch(() => undefined)
       .finally(() => (polling = false));
