@@ -34,11 +34,10 @@ export function Marketplace() {
   const filter = (key: (typeof FILTERS)[number]) => params.get(key) ?? "";
   const setFilter = (key: (typeof FILTERS)[number], value: string) =>
     writeParams((next) => (value ? next.set(key, value) : next.delete(key)));
-  // Search as the user types, once they pause.
+  // Search as the user types, once they pause. Set unconditionally: the writer compares with the
+  // last query asked for (a search still on its way counts) and asks for nothing when q is in it.
   useEffect(() => {
-    const t = setTimeout(() => {
-      if ((params.get("q") ?? "") !== q.trim()) setFilter("q", q.trim());
-    }, 250);
+    const t = setTimeout(() => setFilter("q", q.trim()), 250);
     return () => clearTimeout(t);
   }, [q]);
   const pricing = PricingModel.safeParse(filter("pricing_model")).data;
