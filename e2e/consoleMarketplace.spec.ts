@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { startOAuthProvider, type OAuthProviderPeer } from "../tests/integration/peers/oauthProvider";
-import { adminContext, axe, expect, shot, test } from "./fixtures";
+import { adminContext, axe, expect, shot, slowNavigations, test } from "./fixtures";
 
 /**
  * The marketplace as an administrator uses it: the store, a connector's page, an install through
@@ -126,4 +126,32 @@ test("store → connector → install with the provider's consent → back → i
   }
   await shot(narrow.page, "marketplace-12-connector-390");
   await narrow.context.close();
+});
+
+test("two filters changed in quick succession, on a slow network, both hold: in the URL and in the store", async ({
+  browser,
+}) => {
+  const { context, page } = await adminContext(browser, { viewport: { width: 1280, height: 900 } });
+  await page.goto("/marketplace");
+  await expect(page.getByRole("link", { name: "Notion" })).toBeVisible({ timeout: 30_000 });
+  const pricing = page.getByRole("combobox", { name: "Pricing", exact: true });
+  const certified = page.getByRole("combobox", { name: "Certified", exact: true });
+  // The second filter is picked before the first has rendered: it builds on the first. Built from
+  // the URL as last rendered, it put the pricing back to "Any".
+  const stopHolding = await slowNavigations(page);
+  await pricing.selectOption("free");
+  await certified.selectOption("true");
+  await expect(page).toHaveURL(
+    (u) => u.searchParams.get("pricing_model") === "free" && u.searchParams.get("certified") === "true",
+    { timeout: 15_000 },
+  );
+  await stopHolding();
+  await expect(pricing).toHaveValue("free");
+  await expect(certified).toHaveValue("true");
+  // Free and certified: GitHub; not Notion (freemium) nor Loopback OAuth (not certified).
+  await expect(page.getByRole("link", { name: "GitHub" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Notion" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Loopback OAuth" })).toHaveCount(0);
+  await shot(page, "marketplace-13-two-filters");
+  await context.close();
 });

@@ -8,6 +8,7 @@ import {
   expect,
   mintApiKey,
   shot,
+  slowNavigations,
   test,
   themedAdminContext,
   THEMES_AND_WIDTHS,
@@ -138,6 +139,26 @@ test("benchmark results submitted through the API → scores by type, over time,
 
   // One model picked: the page asks for another rather than drawing a comparison of one.
   await compare.getByRole("button", { name: "claude-haiku-4-5" }).click();
+  await expect(page.getByText("Pick at least two models to compare.")).toBeVisible();
+
+  // Two filters changed in quick succession, on a slow network: the type is picked before the new
+  // window has rendered, and builds on it (built from the URL as last rendered, it put the window back).
+  const windowSelect = page.getByRole("combobox", { name: "Window", exact: true });
+  const stopHolding = await slowNavigations(page);
+  await windowSelect.selectOption("30");
+  await page.getByLabel("Benchmark type").selectOption("math");
+  await expect(page).toHaveURL(
+    (u) =>
+      u.searchParams.get("days") === "30" &&
+      u.searchParams.get("type") === "math" &&
+      u.searchParams.get("compare") === "claude-haiku-4-5",
+    { timeout: 15_000 },
+  );
+  await stopHolding();
+  await expect(windowSelect).toHaveValue("30");
+  await expect(page.locator("figcaption", { hasText: "Over time: math" })).toBeVisible();
+  // Applied: the weekly runs of the last 30 days are five (the sixth is 36 days old).
+  await expect(page.getByRole("table", { name: "Over time: math" }).getByRole("row")).toHaveCount(1 + 5);
   await expect(page.getByText("Pick at least two models to compare.")).toBeVisible();
 
   // The list of results below the charts, newest first, pages with its cursor.

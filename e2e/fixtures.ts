@@ -9,6 +9,7 @@ import {
   type BrowserContext,
   type BrowserContextOptions,
   type Page,
+  type Route,
 } from "@playwright/test";
 
 /** Mints an API key with the operator CLI against the e2e server's data directory. */
@@ -33,6 +34,22 @@ export async function shot(page: Page, name: string): Promise<void> {
 
 export const test = base;
 export { expect } from "@playwright/test";
+
+/**
+ * Holds each of the console's own navigations (the RSC requests `router.replace` and links make,
+ * marked `_rsc`) for `ms` before sending it, as a slow network would: a filter changed right after
+ * another is then changed before the first has rendered. Returns the function that stops holding.
+ */
+export async function slowNavigations(page: Page, ms = 1_500): Promise<() => Promise<void>> {
+  const isNavigation = (url: URL) => url.searchParams.has("_rsc");
+  const hold = async (route: Route) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    // The page may have closed meanwhile (the test over): nothing is left to send it to.
+    await route.fallback().catch(() => undefined);
+  };
+  await page.route(isNavigation, hold);
+  return () => page.unroute(isNavigation, hold);
+}
 
 /**
  * axe on the page as it is now: no serious or critical violation (WCAG 2 A/AA and best practice).

@@ -3,7 +3,7 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useSearchParams } from "next/navigation";
 import { useMemo } from "react";
 import { ChartFigure, Legend } from "@/components/charts/ChartFigure";
 import { ComparisonRadarChart } from "@/components/charts/ComparisonRadarChart";
@@ -17,6 +17,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "./ConsoleShell";
 import { ago } from "./format";
 import { useTRPC } from "./Providers";
+import { useSearchParamsWriter } from "./useSearchParamsWriter";
 
 type Outputs = inferRouterOutputs<AppRouter>["reasoning"]["benchmarks"];
 type Summary = Outputs["summary"];
@@ -40,18 +41,12 @@ const dayLabel = (day: string) =>
  */
 export function Benchmarks() {
   const trpc = useTRPC();
-  const router = useRouter();
-  const pathname = usePathname();
   const params = useSearchParams();
+  const writeParams = useSearchParamsWriter();
   const daysParam = Number(params.get("days"));
   const days = WINDOWS.some((w) => w.days === daysParam) ? daysParam : 90;
-  const setParam = (key: string, value: string | undefined) => {
-    const next = new URLSearchParams(params.toString());
-    if (value) next.set(key, value);
-    else next.delete(key);
-    const query = next.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
-  };
+  const setParam = (key: string, value: string | undefined) =>
+    writeParams((next) => (value ? next.set(key, value) : next.delete(key)));
 
   const summary = useQuery(trpc.reasoning.benchmarks.summary.queryOptions({ days }));
   const results = useInfiniteQuery(

@@ -4,7 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
@@ -14,6 +14,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "./ConsoleShell";
 import { ago } from "./format";
 import { problemOf, useTRPC } from "./Providers";
+import { useSearchParamsWriter } from "./useSearchParamsWriter";
 
 export type BusEvent = inferRouterOutputs<AppRouter>["events"]["get"];
 
@@ -30,8 +31,8 @@ export function ViaBadge({ via }: { via: BusEvent["via"] }) {
 export function Events() {
   const trpc = useTRPC();
   const router = useRouter();
-  const pathname = usePathname();
   const params = useSearchParams();
+  const writeParams = useSearchParamsWriter();
   // The type filter lives in the URL, so a filtered view can be shared or reloaded.
   const typeParam = params.get("type") ?? "";
   const type = EventType.safeParse(typeParam).success ? typeParam : undefined;
@@ -45,11 +46,7 @@ export function Events() {
       return;
     }
     setDraftError(undefined);
-    const next = new URLSearchParams(params.toString());
-    if (v) next.set("type", v);
-    else next.delete("type");
-    const query = next.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+    writeParams((next) => (v ? next.set("type", v) : next.delete("type")));
   };
   const list = useInfiniteQuery(
     trpc.events.list.infiniteQueryOptions(

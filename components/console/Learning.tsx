@@ -3,7 +3,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useSearchParams } from "next/navigation";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
@@ -17,6 +17,7 @@ import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { Did } from "./Did";
 import { ago } from "./format";
 import { problemOf, useTRPC } from "./Providers";
+import { useSearchParamsWriter } from "./useSearchParamsWriter";
 
 type Proposal = inferRouterOutputs<AppRouter>["learning"]["get"];
 
@@ -46,18 +47,16 @@ export function StateBadge({ state }: { state: ApprovalState }) {
 export function Learning() {
   const trpc = useTRPC();
   const params = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
+  const writeParams = useSearchParamsWriter();
   const state = (params.get("state") ?? "") as ApprovalState | "";
   const selectedId = params.get("id");
-  const setParam = (changes: Record<string, string | null>) => {
-    const next = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(changes)) {
-      if (v) next.set(k, v);
-      else next.delete(k);
-    }
-    router.replace(next.size ? `${pathname}?${next}` : pathname, { scroll: false });
-  };
+  const setParam = (changes: Record<string, string | null>) =>
+    writeParams((next) => {
+      for (const [k, v] of Object.entries(changes)) {
+        if (v) next.set(k, v);
+        else next.delete(k);
+      }
+    });
   const input = { limit: 50, ...(state ? { approval_state: state } : {}) };
   const list = useInfiniteQuery(
     trpc.learning.list.infiniteQueryOptions(input, {

@@ -4,8 +4,8 @@ import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { CheckCircle2, Download, ShieldCheck, XCircle } from "lucide-react";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useSearchParams } from "next/navigation";
+import { useEffect, useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
@@ -17,6 +17,7 @@ import { PageHeader } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
 import { problemOf, useTRPC } from "./Providers";
 import { usePassportNames } from "./usePassportNames";
+import { useSearchParamsWriter } from "./useSearchParamsWriter";
 
 type ProvenanceRecord = inferRouterOutputs<AppRouter>["provenance"]["list"]["data"][number];
 type ListInput = inferRouterInputs<AppRouter>["provenance"]["list"];
@@ -61,8 +62,6 @@ const EXPORT_LIMIT = 10_000;
 export function Provenance({ traceUrlTemplate = null }: { traceUrlTemplate?: string | null } = {}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const router = useRouter();
-  const pathname = usePathname();
   const params = useSearchParams();
   const nameOf = usePassportNames();
   // The controls answer at once; the URL and the query follow once the person pauses typing.
@@ -71,30 +70,24 @@ export function Provenance({ traceUrlTemplate = null }: { traceUrlTemplate?: str
   const [selected, setSelected] = useState<ProvenanceRecord | null>(null);
   const [exporting, setExporting] = useState<number | null>(null);
   const set = (changes: Partial<FilterState>) => setState((s) => ({ ...s, ...changes }));
-  // The URL this explorer last wrote: any other change (a link to it, Back) resets the filters to the URL's.
-  const written = useRef(params.toString());
-
-  useEffect(() => {
-    const current = params.toString();
-    if (current === written.current) return;
-    written.current = current;
-    const fromUrl = stateFrom(new URLSearchParams(current));
+  // A URL this explorer did not write (a link to it, Back) resets the filters to the URL's; one it
+  // wrote, rendering late, does not put back filters changed since.
+  const writeParams = useSearchParamsWriter((query) => {
+    const fromUrl = stateFrom(new URLSearchParams(query));
     setState(fromUrl);
     setApplied(fromUrl);
-  }, [params]);
+  });
 
   useEffect(() => {
     const t = setTimeout(() => {
       setApplied(state);
-      const next = new URLSearchParams();
-      for (const k of FILTER_KEYS) if (state[k].trim()) next.set(k, state[k].trim());
-      const query = next.toString();
-      if (query === written.current) return;
-      written.current = query;
-      router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+      writeParams((next) => {
+        for (const k of [...next.keys()]) next.delete(k);
+        for (const k of FILTER_KEYS) if (state[k].trim()) next.set(k, state[k].trim());
+      });
     }, 300);
     return () => clearTimeout(t);
-  }, [state, pathname, router]);
+  }, [state, writeParams]);
 
   const filters = listInput(applied);
   const list = useInfiniteQuery(

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useSearchParams } from "next/navigation";
 import { useMemo } from "react";
 import { DataTable } from "@/components/ui/data-table";
 import { Badge, Card, Label, Mono, NativeSelect } from "@/components/ui/primitives";
@@ -11,6 +11,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "./ConsoleShell";
 import { usdExact } from "./Playground";
 import { problemOf, useTRPC } from "./Providers";
+import { useSearchParamsWriter } from "./useSearchParamsWriter";
 
 type Outputs = inferRouterOutputs<AppRouter>["reasoning"]["spend"];
 type DelegationRow = Outputs["byDelegation"]["data"][number];
@@ -31,9 +32,8 @@ const PERIOD = { total: "in all", day: "per day (UTC)", month: "per month (UTC)"
  */
 export function Spend() {
   const trpc = useTRPC();
-  const router = useRouter();
-  const pathname = usePathname();
   const params = useSearchParams();
+  const writeParams = useSearchParamsWriter();
   const daysParam = Number(params.get("days"));
   const days = WINDOWS.some((w) => w.days === daysParam) ? daysParam : 30;
   // The window's start, to the minute: the query key stays stable between renders.
@@ -59,11 +59,7 @@ export function Spend() {
           <NativeSelect
             id="spend-window"
             value={days}
-            onChange={(e) => {
-              const next = new URLSearchParams(params.toString());
-              next.set("days", e.target.value);
-              router.replace(`${pathname}?${next.toString()}`, { scroll: false });
-            }}
+            onChange={(e) => writeParams((next) => next.set("days", e.target.value))}
           >
             {WINDOWS.map((w) => (
               <option key={w.days} value={w.days}>

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { ArrowLeft, ChevronDown, ChevronRight, RefreshCw, Send, Trash2 } from "lucide-react";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
@@ -17,6 +17,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { when } from "./executionFormat";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
+import { useSearchParamsWriter } from "./useSearchParamsWriter";
 import { DeliveryDetail } from "./WebhookDeliveryDetail";
 import { LiveIndicator, useLiveView } from "./useLiveView";
 import {
@@ -35,8 +36,8 @@ type Webhook = inferRouterOutputs<AppRouter>["webhooks"]["get"];
 export function WebhookDetail({ id }: { id: string }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const pathname = usePathname();
   const params = useSearchParams();
+  const writeParams = useSearchParamsWriter();
   const queryClient = useQueryClient();
   const canAdminister = useCanAdminister();
   const eventFilter = params.get("event") ?? "";
@@ -95,13 +96,8 @@ export function WebhookDetail({ id }: { id: string }) {
       onError: (e) => toast.error(problemOf(e).detail),
     }),
   );
-  const setEventFilter = (value: string) => {
-    const next = new URLSearchParams(params.toString());
-    if (value) next.set("event", value);
-    else next.delete("event");
-    const query = next.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
-  };
+  const setEventFilter = (value: string) =>
+    writeParams((next) => (value ? next.set("event", value) : next.delete("event")));
   return (
     <>
       <Link

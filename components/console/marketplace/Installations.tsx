@@ -4,7 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { DataTable } from "@/components/ui/data-table";
 import { Label, NativeSelect } from "@/components/ui/primitives";
 import { InstallationStatus } from "@/server/marketplace/schemas";
@@ -12,6 +12,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "../ConsoleShell";
 import { ago, StatusBadge } from "../format";
 import { problemOf, useTRPC } from "../Providers";
+import { useSearchParamsWriter } from "../useSearchParamsWriter";
 import { MarketplaceTabs } from "./MarketplaceTabs";
 import { ConnectorIcon, HealthStatus } from "./marketplaceFormat";
 
@@ -21,8 +22,8 @@ type Installation = inferRouterOutputs<AppRouter>["marketplace"]["installations"
 export function Installations() {
   const trpc = useTRPC();
   const router = useRouter();
-  const pathname = usePathname();
   const params = useSearchParams();
+  const writeParams = useSearchParamsWriter();
   const status = InstallationStatus.safeParse(params.get("status")).data;
   const list = useInfiniteQuery(
     trpc.marketplace.installations.infiniteQueryOptions(
@@ -71,11 +72,8 @@ export function Installations() {
             id="in-status"
             value={status ?? ""}
             onChange={(e) => {
-              const next = new URLSearchParams(params.toString());
-              if (e.target.value) next.set("status", e.target.value);
-              else next.delete("status");
-              const q = next.toString();
-              router.replace(q ? `${pathname}?${q}` : pathname, { scroll: false });
+              const value = e.target.value;
+              writeParams((next) => (value ? next.set("status", value) : next.delete("status")));
             }}
           >
             <option value="">Any</option>

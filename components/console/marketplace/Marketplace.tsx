@@ -4,7 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { BadgeCheck, Download, Search } from "lucide-react";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Badge, Card, Input, Label, NativeSelect } from "@/components/ui/primitives";
@@ -13,6 +13,7 @@ import { DeploymentMode, PricingModel } from "@/server/marketplace/schemas";
 import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "../ConsoleShell";
 import { problemOf, useTRPC } from "../Providers";
+import { useSearchParamsWriter } from "../useSearchParamsWriter";
 import { MarketplaceTabs } from "./MarketplaceTabs";
 import { compactCount, ConnectorIcon, HealthStatus, Stars } from "./marketplaceFormat";
 
@@ -27,23 +28,16 @@ const FILTERS = ["q", "pricing_model", "certified", "deployment_mode", "capabili
  */
 export function Marketplace() {
   const trpc = useTRPC();
-  const router = useRouter();
-  const pathname = usePathname();
   const params = useSearchParams();
+  const writeParams = useSearchParamsWriter();
   const [q, setQ] = useState(params.get("q") ?? "");
   const filter = (key: (typeof FILTERS)[number]) => params.get(key) ?? "";
-  const setFilter = (key: (typeof FILTERS)[number], value: string) => {
-    const next = new URLSearchParams(params.toString());
-    if (value) next.set(key, value);
-    else next.delete(key);
-    const query = next.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
-  };
-  // Search as the user types, once they pause.
+  const setFilter = (key: (typeof FILTERS)[number], value: string) =>
+    writeParams((next) => (value ? next.set(key, value) : next.delete(key)));
+  // Search as the user types, once they pause. Set unconditionally: the writer compares with the
+  // last query asked for (a search still on its way counts) and asks for nothing when q is in it.
   useEffect(() => {
-    const t = setTimeout(() => {
-      if ((params.get("q") ?? "") !== q.trim()) setFilter("q", q.trim());
-    }, 250);
+    const t = setTimeout(() => setFilter("q", q.trim()), 250);
     return () => clearTimeout(t);
   }, [q]);
   const pricing = PricingModel.safeParse(filter("pricing_model")).data;

@@ -4,7 +4,7 @@ import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-q
 import type { ColumnDef } from "@tanstack/react-table";
 import { Play } from "lucide-react";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
@@ -16,27 +16,23 @@ import { PageHeader } from "../ConsoleShell";
 import { ago } from "../format";
 import { problemOf, useTRPC } from "../Providers";
 import { LiveIndicator, useLiveView } from "../useLiveView";
+import { useSearchParamsWriter } from "../useSearchParamsWriter";
 import { duration, StatsLine, WorkflowStatusBadge, type WorkflowSummaryValue } from "./workflowFormat";
 
 /** Every workflow, newest first, with its stats; they move on their own while nodes run. */
 export function Workflows() {
   const trpc = useTRPC();
   const router = useRouter();
-  const pathname = usePathname();
   const params = useSearchParams();
+  const writeParams = useSearchParamsWriter();
   const queryClient = useQueryClient();
   const [starting, setStarting] = useState(false);
   const statusParam = params.get("status") ?? "";
   const status = WorkflowStatus.safeParse(statusParam).success
     ? (statusParam as WorkflowSummaryValue["status"])
     : undefined;
-  const setStatus = (value: string) => {
-    const next = new URLSearchParams(params.toString());
-    if (value) next.set("status", value);
-    else next.delete("status");
-    const query = next.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
-  };
+  const setStatus = (value: string) =>
+    writeParams((next) => (value ? next.set("status", value) : next.delete("status")));
   const input = { limit: 20, ...(status ? { status } : {}) };
   const list = useInfiniteQuery(
     trpc.workflows.list.infiniteQueryOptions(input, {
