@@ -92,7 +92,7 @@ async function child(): Promise<void> {
       const done = await db.read.workflowNode.count({ where: { workflowId: id, status: "completed" } });
       console.log(
         `  run ${run + 1}: ${nodeCount()} nodes (${done} completed) start to completion in ${Math.round(ms)} ms, ` +
-          `CPU ${Math.round(cpu)} ms, ${(count / nodeCount()).toFixed(1)} statements per node`,
+          `CPU ${Math.round(cpu)} ms, ${count} statements (${(count / nodeCount()).toFixed(1)} per node)`,
       );
     }
     async function runOnce(): Promise<string> {

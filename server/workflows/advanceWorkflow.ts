@@ -1,14 +1,16 @@
 import { cancelApprovalsOfRevokedDelegations } from "../approvals/cancelApproval";
 import { config } from "../config";
-import type { Db } from "../db/client";
-import type { Workflow, WorkflowEdge } from "../db/generated/sqlite/client";
+import { afterCommit, sqlIn, type Db } from "../db/client";
+import type { Workflow, WorkflowNode } from "../db/generated/sqlite/client";
 import { subscriptionIndex } from "../events/matcher";
 import { putPlatformEvent } from "../events/platformEvents";
-import { forEngine } from "../db/raw";
+import { sqliteTimestamp } from "../db/raw";
 import { cancelExecutions } from "../executions/endExecution";
 import { newId } from "../ids";
-import { enqueue } from "../jobs";
-import { statsOf, workflowFields } from "./views";
+import { enqueueMany } from "../jobs";
+import { CONTROL_NODE_TYPES, evaluateCondition, joinOutput, type NodeState } from "./controlNodes";
+import { statsOf, workflowFields, type NodeConfig } from "./views";
+import { edgesInto, edgesOut, forgetWorkflowGraph, workflowGraph, type GraphEdge } from "./workflowGraph";
 import { workflowChanged } from "./workflowChanged";
 
 export const NODE_JOB = "workflow.node";
@@ -35,14 +37,19 @@ export async function settleNode(
   nodeId: string,
   outcome: NodeOutcome,
   from: readonly string[] = ["running", "waiting_approval"],
+  read?: WorkflowNode,
 ): Promise<boolean> {
   const workflowId = workflowIdOf(nodeId);
   const now = new Date();
-  const { count: live } = await tx.workflow.updateMany({
-    where: { id: workflowId, status: "running" },
-    data: { updatedAt: now },
-  });
-  const node = await tx.workflowNode.findUnique({ where: { id: nodeId } });
+  // Raw SQL in the caller's transaction (a fraction of Prisma's CPU: every settling node runs it).
+  const engine = config().engine;
+  const live = await sqlIn(tx, engine).execute(
+    `UPDATE "workflow" SET "updated_at" = $1 WHERE "id" = $2 AND "status" = 'running'`,
+    [engine === "sqlite" ? sqliteTimestamp(now) : now, workflowId],
+  );
+  // The row its job has just read need not be read again: the guarded update below decides
+  // whether the node was still in a `from` state.
+  const node = read ?? (await tx.workflowNode.findUnique({ where: { id: nodeId } }));
   if (!node || !from.includes(node.status)) return false;
   const startedAt = node.startedAt ?? outcome.startedAt ?? now;
   const moved = await tx.workflowNode.updateMany({
@@ -71,39 +78,47 @@ export async function settleNode(
  * After `settled` ended: queues every node whose incoming edges have all resolved with at least
  * one taken, skips those with none taken (and what lies only behind them), fails the workflow
  * when a node failed without a `failure` edge, and completes it when no node is left to run.
- * It reads only the edges around the nodes it looks at, not the whole graph: a fan-out of 50
- * settles 50 times, and a branch arriving at a join whose other branches still run costs one
- * counting statement (not the join's 50 edges and their 50 sources each time: that was 50² rows
- * per join); the join's edges and sources are read once, by the branch that resolves it.
+ *
+ * Control nodes (`fork`, `join`, `condition`) that become ready settle here, in the same
+ * transaction, instead of each costing a job (a claim, a commit and the reads of a run): a branch
+ * that resolves a join settles the join, the fork behind it and queues the fork's branches in one
+ * commit. Their fields are filled as their jobs would (started and completed at once).
+ *
+ * The edges come from the workflow's cached graph (immutable since its start). A node whose
+ * sources are all known here (a fork's branches: their one source just ended) needs no counting;
+ * a branch arriving at a join whose other branches still run costs one counting statement, and
+ * the join's sources are read once, by the branch that resolves it. The states of all the nodes a
+ * round looks at are read in one statement, and the nodes it queues are inserted in one.
  */
 async function advance(tx: Db, workflowId: string, settled: NodeState): Promise<void> {
-  const settledId = settled.id;
-  const known = new Map<string, NodeState>([[settledId, settled]]);
-  const states = async (ids: string[]) => {
-    const missing = ids.filter((id) => !known.has(id));
-    if (missing.length > 0) {
-      const rows = await tx.workflowNode.findMany({
-        where: { id: { in: missing } },
-        select: { id: true, status: true, nodeType: true, output: true, nodeName: true, key: true, orgDid: true },
-      });
-      for (const r of rows) known.set(r.id, r);
-    }
-    return ids.map((id) => known.get(id)!);
-  };
-  const outOf = (id: string) => tx.workflowEdge.findMany({ where: { workflowId, fromNodeId: id } });
-  const out = await outOf(settledId);
-
-  if (settled.status === "failed" && !out.some((e) => e.edgeType === "failure")) {
-    const workflow = await tx.workflow.findUniqueOrThrow({ where: { id: workflowId } });
-    await endWorkflow(tx, workflow, "failed", {
-      code: "node_failed",
-      message: `The node ${settled.nodeName ?? settled.key} failed and has no failure edge.`,
-      node_id: settledId,
+  const graph = await workflowGraph(tx, workflowId);
+  const known = new Map<string, NodeState>([[settled.id, settled]]);
+  const states = async (ids: Iterable<string>) => {
+    const missing = [...new Set(ids)].filter((id) => !known.has(id));
+    if (missing.length === 0) return;
+    const rows = await tx.workflowNode.findMany({
+      where: { id: { in: missing } },
+      select: {
+        id: true,
+        status: true,
+        nodeType: true,
+        output: true,
+        nodeName: true,
+        key: true,
+        orgDid: true,
+        config: true,
+      },
     });
-    return;
-  }
-
-  const taken = (e: WorkflowEdge) => {
+    for (const r of rows) known.set(r.id, r);
+  };
+  const sourcesOf = (id: string) => [...new Set(edgesInto(graph, id).map((e) => e.fromNodeId))];
+  /** Whether a source of `id` has not ended: from what is known here, else one counting statement. */
+  const unended = async (id: string) => {
+    const sources = sourcesOf(id);
+    if (sources.every((s) => known.has(s))) return sources.some((s) => !FINAL_NODE_STATES.has(known.get(s)!.status));
+    return (await unendedSources(tx, id)) > 0;
+  };
+  const taken = (e: GraphEdge) => {
     const from = known.get(e.fromNodeId)!;
     if (from.status === "failed") return e.edgeType === "failure";
     if (from.status !== "completed" || e.edgeType === "failure") return false;
@@ -113,34 +128,73 @@ async function advance(tx: Db, workflowId: string, settled: NodeState): Promise<
     }
     return true;
   };
-  const ready: string[] = [];
-  // A node still waiting for a source that has not ended: the workflow has open nodes.
-  let waiting = false;
-  const work = out.map((e) => e.toNodeId);
-  while (work.length > 0) {
-    const id = work.pop()!;
-    if (ready.includes(id)) continue;
-    if ((await unendedSources(tx, id)) > 0) {
-      waiting = true;
-      continue;
-    }
-    const [target] = await states([id]);
-    if (target!.status !== "pending") continue;
-    const incoming = await tx.workflowEdge.findMany({ where: { workflowId, toNodeId: id } });
-    await states(incoming.map((e) => e.fromNodeId));
-    if (incoming.some(taken)) ready.push(id);
-    else {
-      // Written at once: the nodes behind it count their unended sources in the database.
-      target!.status = "skipped";
-      await tx.workflowNode.updateMany({
-        where: { id, status: "pending" },
-        data: { status: "skipped", completedAt: new Date() },
+
+  const decided = new Set<string>();
+  // Nodes found waiting for a source that had not ended (open nodes, unless decided later here).
+  const waiting = new Set<string>();
+  const toRun: string[] = [];
+  // The nodes that ended in this transaction whose successors are still to be looked at.
+  const ended: NodeState[] = [settled];
+  while (ended.length > 0) {
+    const node = ended.shift()!;
+    const out = edgesOut(graph, node.id);
+    if (node.status === "failed" && !out.some((e) => e.edgeType === "failure")) {
+      const workflow = await tx.workflow.findUniqueOrThrow({ where: { id: workflowId } });
+      await endWorkflow(tx, workflow, "failed", {
+        code: "node_failed",
+        message: `The node ${node.nodeName ?? node.key} failed and has no failure edge.`,
+        node_id: node.id,
       });
-      work.push(...(await outOf(id)).map((e) => e.toNodeId));
+      return;
+    }
+    let frontier = [...new Set(out.map((e) => e.toNodeId))];
+    while (frontier.length > 0) {
+      const resolved: string[] = [];
+      for (const id of frontier) {
+        if (decided.has(id)) continue;
+        if (await unended(id)) waiting.add(id);
+        else resolved.push(id);
+      }
+      await states([...resolved, ...resolved.flatMap(sourcesOf)]);
+      const skipped: string[] = [];
+      const next: string[] = [];
+      for (const id of resolved) {
+        const target = known.get(id);
+        if (!target || target.status !== "pending" || decided.has(id)) continue;
+        decided.add(id);
+        if (!edgesInto(graph, id).some(taken)) {
+          target.status = "skipped";
+          skipped.push(id);
+          next.push(...edgesOut(graph, id).map((e) => e.toNodeId));
+        } else if (CONTROL_NODE_TYPES.has(target.nodeType)) {
+          const done = await settleControlNode(
+            tx,
+            workflowId,
+            target,
+            sourcesOf(id).map((s) => known.get(s)!),
+          );
+          if (done) {
+            known.set(id, done);
+            ended.push(done);
+          }
+        } else toRun.push(id);
+      }
+      // Written before the next round: the nodes behind them count their unended sources in the database.
+      if (skipped.length > 0)
+        await tx.workflowNode.updateMany({
+          where: { id: { in: skipped }, status: "pending" },
+          data: { status: "skipped", completedAt: new Date() },
+        });
+      frontier = [...new Set(next)];
     }
   }
-  for (const id of ready) await enqueue(tx, NODE_JOB, { nodeId: id }, { orgDid: settled.orgDid, maxAttempts: 5 });
-  if (ready.length > 0 || waiting) return;
+  await enqueueMany(
+    tx,
+    NODE_JOB,
+    toRun.map((nodeId) => ({ nodeId })),
+    { orgDid: settled.orgDid, maxAttempts: 5 },
+  );
+  if (toRun.length > 0 || [...waiting].some((id) => !decided.has(id))) return;
   const open = await tx.workflowNode.count({ where: { workflowId, status: { notIn: [...FINAL_NODE_STATES] } } });
   if (open === 0) {
     const workflow = await tx.workflow.findUniqueOrThrow({ where: { id: workflowId } });
@@ -148,29 +202,50 @@ async function advance(tx: Db, workflowId: string, settled: NodeState): Promise<
   }
 }
 
+/**
+ * Settles a ready control node in the transaction that made it ready, as its job would have: a
+ * fork completes, a join completes with its completed sources' outputs, a condition with its
+ * rule's result (or fails). Returns its new state, or undefined when it was no longer pending.
+ */
+async function settleControlNode(
+  tx: Db,
+  workflowId: string,
+  node: NodeState,
+  sources: NodeState[],
+): Promise<NodeState | undefined> {
+  const now = new Date();
+  let outcome: { status: "completed"; output?: object } | { status: "failed"; error: object };
+  if (node.nodeType === "join") outcome = { status: "completed", output: joinOutput(sources) };
+  else if (node.nodeType === "condition") {
+    const workflow = await tx.workflow.findUniqueOrThrow({ where: { id: workflowId }, select: { input: true } });
+    const rule = (node.config as NodeConfig | null)?.condition;
+    outcome = await evaluateCondition(tx, workflowId, rule, workflow.input);
+  } else outcome = { status: "completed" };
+  const { count } = await tx.workflowNode.updateMany({
+    where: { id: node.id, status: "pending" },
+    data: {
+      status: outcome.status,
+      ...(outcome.status === "completed" ? { output: outcome.output } : { error: outcome.error }),
+      startedAt: now,
+      completedAt: now,
+      durationMs: 0,
+    },
+  });
+  if (count === 0) return undefined;
+  workflowChanged(tx, { id: workflowId, orgDid: node.orgDid });
+  return { ...node, status: outcome.status, output: outcome.status === "completed" ? (outcome.output ?? null) : null };
+}
+
 /** How many of the nodes with an edge into `nodeId` have not ended: one statement, whatever the fan-in. */
 async function unendedSources(tx: Db, nodeId: string): Promise<number> {
   const final = [...FINAL_NODE_STATES].map((s) => `'${s}'`).join(", ");
-  const rows = await tx.$queryRawUnsafe<Array<{ n: unknown }>>(
-    ...forEngine(
-      config().engine,
-      `SELECT COUNT(*) AS "n" FROM "workflow_edge" e JOIN "workflow_node" s ON s."id" = e."from_node_id"
+  const rows = await sqlIn(tx, config().engine).query<{ n: unknown }>(
+    `SELECT COUNT(*) AS "n" FROM "workflow_edge" e JOIN "workflow_node" s ON s."id" = e."from_node_id"
         WHERE e."to_node_id" = $1 AND s."status" NOT IN (${final})`,
-      [nodeId],
-    ),
+    [nodeId],
   );
   return Number(rows[0]?.n ?? 0);
 }
-
-type NodeState = {
-  id: string;
-  status: string;
-  nodeType: string;
-  output: unknown;
-  nodeName: string | null;
-  key: string;
-  orgDid: string;
-};
 
 /**
  * Ends a running workflow: `completed`, `failed` (a node failed without a failure edge) or
@@ -192,6 +267,8 @@ export async function endWorkflow(
   });
   if (count === 0) return false;
   workflowChanged(tx, workflow);
+  // Nothing settles in it any more: its graph leaves the cache.
+  afterCommit(tx, () => forgetWorkflowGraph(workflow.id));
   if (status !== "completed") {
     await tx.workflowNode.updateMany({
       where: { workflowId: workflow.id, status: { in: ["pending", "waiting_approval"] } },

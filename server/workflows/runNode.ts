@@ -1,9 +1,9 @@
-import jsonLogic from "json-logic-js";
 import { database, type Database, type Db } from "../db/client";
 import type { WorkflowNode } from "../db/generated/sqlite/client";
 import { commitGrouped } from "../db/groupCommit";
 import type { ClaimedJob } from "../jobs";
-import { settleNode, workflowIdOf } from "./advanceWorkflow";
+import { settleNode } from "./advanceWorkflow";
+import { evaluateCondition } from "./controlNodes";
 import { callOperation, type CallOutcome } from "./callOperation";
 import { startApprovalNode } from "./approvalNodes";
 import { nodeOperation } from "./nodeOperations";
@@ -38,7 +38,7 @@ export async function runNodeJob(job: ClaimedJob<{ nodeId: string }>): Promise<v
       return;
     }
     case "condition": {
-      const outcome = await evaluateCondition(db, node, config.condition, workflow.input);
+      const outcome = await evaluateCondition(db.read, node.workflowId, config.condition, workflow.input);
       await commitGrouped(db, (tx) => settleNode(tx, node.id, { ...outcome, startedAt }, ["pending"]));
       return;
     }
@@ -57,7 +57,7 @@ export async function runNodeJob(job: ClaimedJob<{ nodeId: string }>): Promise<v
         return;
       }
       await callOperation(op, workflow, input, (tx, outcome) =>
-        settleNode(tx, node.id, { ...nodeOutcome(outcome), startedAt }, ["pending"]).then(() => undefined),
+        settleNode(tx, node.id, { ...nodeOutcome(outcome), startedAt }, ["pending"], node).then(() => undefined),
       );
       return;
     }
@@ -121,29 +121,4 @@ async function predecessorOutputs(db: Db, node: WorkflowNode): Promise<Obj> {
     select: { key: true, output: true },
   });
   return Object.fromEntries(from.map((n) => [n.key, n.output ?? null]));
-}
-
-/**
- * A condition node's JSON Logic rule over `{input, nodes: {<id>: {output}}}` (every node that has
- * completed so far); its output is `{result}` and the edge of that branch is taken. A rule that
- * throws on this data fails the node.
- */
-async function evaluateCondition(db: Database, node: WorkflowNode, rule: unknown, input: unknown) {
-  const done = await db.read.workflowNode.findMany({
-    where: { workflowId: workflowIdOf(node.id), status: "completed" },
-    select: { key: true, output: true },
-  });
-  const data = {
-    input: input ?? {},
-    nodes: Object.fromEntries(done.map((n) => [n.key, { output: n.output ?? null }])),
-  };
-  try {
-    const result = jsonLogic.truthy(jsonLogic.apply(rule as jsonLogic.RulesLogic, data));
-    return { status: "completed" as const, output: { result } };
-  } catch (e) {
-    return {
-      status: "failed" as const,
-      error: { code: "condition_error", message: e instanceof Error ? e.message : String(e) },
-    };
-  }
 }

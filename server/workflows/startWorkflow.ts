@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import { afterCommit, type Db } from "../db/client";
 import { ValidationFailed } from "../errors";
 import type { Principal } from "../governance/principal";
 import { deriveDelegation } from "../identity/issueDelegation";
@@ -9,6 +9,7 @@ import { NODE_JOB } from "./advanceWorkflow";
 import type { Definition } from "./schemas";
 import { validateDefinition } from "./validateDefinition";
 import { workflowChanged } from "./workflowChanged";
+import { rememberWorkflowGraph } from "./workflowGraph";
 
 /** How long a workflow's own delegation lasts at most (never beyond the starter's). */
 const WORKFLOW_DELEGATION_SECONDS = 7 * 86_400;
@@ -65,16 +66,17 @@ export async function startWorkflow(tx: Db, principal: Principal, def: Definitio
       createdAt: now,
     })),
   });
-  await tx.workflowEdge.createMany({
-    data: def.edges.map((e, position) => ({
-      id: `${id}:e${position}`,
-      workflowId: id,
-      fromNodeId: nodeId(e.from_node_id),
-      toNodeId: nodeId(e.to_node_id),
-      edgeType: e.edge_type,
-      position,
-    })),
-  });
+  const edges = def.edges.map((e, position) => ({
+    id: `${id}:e${position}`,
+    workflowId: id,
+    fromNodeId: nodeId(e.from_node_id),
+    toNodeId: nodeId(e.to_node_id),
+    edgeType: e.edge_type,
+    position,
+  }));
+  await tx.workflowEdge.createMany({ data: edges });
+  // Its nodes settle in this process first: they find its graph here instead of reading it.
+  afterCommit(tx, () => rememberWorkflowGraph(id, edges));
   const targets = new Set(def.edges.map((e) => e.to_node_id));
   const root = def.nodes.find((n) => !targets.has(n.id))!;
   await enqueue(tx, NODE_JOB, { nodeId: nodeId(root.id) }, { orgDid: principal.orgDid, maxAttempts: 5 });

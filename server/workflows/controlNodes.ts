@@ -1,0 +1,51 @@
+import jsonLogic from "json-logic-js";
+import type { Db } from "../db/client";
+
+type Obj = Record<string, unknown>;
+
+/** The node types that run no work of their own: they settle as soon as their incoming edges resolve. */
+export const CONTROL_NODE_TYPES = new Set(["fork", "join", "condition"]);
+
+/** A settled node as the advance of its workflow sees it. */
+export interface NodeState {
+  id: string;
+  status: string;
+  nodeType: string;
+  output: unknown;
+  nodeName: string | null;
+  key: string;
+  orgDid: string;
+  config?: unknown;
+}
+
+/** A `join`'s output: the outputs of its sources that completed, by their ids in the definition. */
+export function joinOutput(sources: readonly Pick<NodeState, "key" | "output" | "status">[]): { branches: Obj } {
+  return {
+    branches: Object.fromEntries(sources.filter((n) => n.status === "completed").map((n) => [n.key, n.output ?? null])),
+  };
+}
+
+/**
+ * A condition node's JSON Logic rule over `{input, nodes: {<id>: {output}}}` (every node of the
+ * workflow that has completed so far, read in `db`'s transaction); its output is `{result}` and the
+ * edge of that branch is taken. A rule that throws on this data fails the node.
+ */
+export async function evaluateCondition(db: Db, workflowId: string, rule: unknown, input: unknown) {
+  const done = await db.workflowNode.findMany({
+    where: { workflowId, status: "completed" },
+    select: { key: true, output: true },
+  });
+  const data = {
+    input: input ?? {},
+    nodes: Object.fromEntries(done.map((n) => [n.key, { output: n.output ?? null }])),
+  };
+  try {
+    const result = jsonLogic.truthy(jsonLogic.apply(rule as jsonLogic.RulesLogic, data));
+    return { status: "completed" as const, output: { result } };
+  } catch (e) {
+    return {
+      status: "failed" as const,
+      error: { code: "condition_error", message: e instanceof Error ? e.message : String(e) },
+    };
+  }
+}
