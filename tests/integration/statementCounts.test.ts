@@ -63,6 +63,27 @@ async function counted<T>(path: string, fn: () => Promise<T>): Promise<{ value: 
   return r;
 }
 
+/**
+ * A repeatable call's count: the fewest of two runs. The count is process-wide, so a statement of
+ * background work that lands inside the window (seen once in CI-like load on ingest: 16 for 15)
+ * is not the path's; a statement the path itself adds shows in both runs. A run that counted more
+ * prints what it saw.
+ */
+async function countedFewest<T>(path: string, fn: () => Promise<T>): Promise<{ value: T; count: number }> {
+  const runs: { value: T; count: number; statements: string[] }[] = [];
+  for (let i = 0; i < 2; i++) {
+    const r = await countStatements(fn);
+    const own = r.statements.filter((st) => !PERIODIC.test(st));
+    runs.push({ value: r.value, count: own.length, statements: own });
+  }
+  const fewest = runs.reduce((a, b) => (b.count < a.count ? b : a));
+  for (const r of runs)
+    if (r.count > fewest.count) console.log(`${path}: one run counted ${r.count}, not ${fewest.count}:`, r.statements);
+  report[path] = fewest.count;
+  if (process.env.SVC_SHOW_STATEMENTS) console.log(path, fewest.statements);
+  return fewest;
+}
+
 describe("statements per hot path", () => {
   let agentId = "";
 
@@ -79,7 +100,7 @@ describe("statements per hot path", () => {
       body: { input: { n: 0 } },
     });
     const signedBefore = signed.count;
-    const { value, count } = await counted("invoke", () =>
+    const { value, count } = await countedFewest("invoke", () =>
       call(ctx.server.url, "POST", `/v1/agents/${agentId}/invoke`, {
         token: ctx.root.token,
         body: { input: { n: 1 } },
@@ -127,7 +148,7 @@ describe("statements per hot path", () => {
     });
     const db = await database();
     await subscriptionIndex.refresh(db.read, db.engine);
-    const { value, count } = await counted("ingest (1 match)", () =>
+    const { value, count } = await countedFewest("ingest (1 match)", () =>
       call(ctx.server.url, "POST", "/v1/events/ingest", { token: ctx.root.token, body: { type: "count.happened" } }),
     );
     expect(value.body).toMatchObject({ matched_subscriptions: 1, queued_executions: 1 });
