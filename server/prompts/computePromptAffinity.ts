@@ -18,7 +18,7 @@ export interface PromptAffinity {
 
 /**
  * How well each model serves each prompt, from the organization's recorded calls over the window
- * (one GROUP BY in the database; the few groups are scored here). The score, 0..1 (README,
+ * (summed by the database from the daily rollup, see promptCallGroups; the few groups are scored here). The score, 0..1 (README,
  * "Prompt affinity"):
  *
  *     quality  = (positive + 1) / (positive + negative + rephrases + corrections + 2)
@@ -33,15 +33,29 @@ export interface PromptAffinity {
 export async function computePromptAffinity(
   db: Db,
   orgDid: string,
-  opts: { engine: Database["engine"]; windowDays?: number; promptKey?: string; minSample?: number; now?: Date },
+  opts: {
+    engine: Database["engine"];
+    windowDays?: number;
+    promptKey?: string;
+    /** Only prompts from this key on (a page's start: a prompt's scores depend on its own pairs only). */
+    fromPromptKey?: string;
+    minSample?: number;
+    now?: Date;
+  },
 ): Promise<PromptAffinity[]> {
   const now = opts.now ?? new Date();
   const since = new Date(now.getTime() - (opts.windowDays ?? 30) * DAY_MS);
   const groups = await promptCallGroups(db, opts.engine, orgDid, {
     since,
     promptKey: opts.promptKey,
+    fromPromptKey: opts.fromPromptKey,
     minSample: opts.minSample,
   });
+  return scorePromptAffinity(groups);
+}
+
+/** The affinity report of prompt × model groups (the formula above), in the report's order. */
+export function scorePromptAffinity(groups: PromptCallGroup[]): PromptAffinity[] {
   const byPrompt = new Map<string, PromptCallGroup[]>();
   for (const g of groups) byPrompt.set(g.promptKey, [...(byPrompt.get(g.promptKey) ?? []), g]);
   const out: PromptAffinity[] = [];

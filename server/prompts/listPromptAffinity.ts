@@ -7,8 +7,8 @@ import type { PromptAffinityQuery } from "./schemas";
 
 /**
  * `GET /v1/prompts/affinity`: the affinity report (computePromptAffinity), a page at a time. The
- * report is computed whole (its groups are prompts × models, not calls), then cut after the
- * cursor's position in its order.
+ * database reads the prompts from the cursor's on (a prompt's scores depend on its own pairs
+ * only); the rows before the cursor's position in the report's order are then cut.
  */
 export async function listPromptAffinity(
   db: Db,
@@ -17,23 +17,15 @@ export async function listPromptAffinity(
   query: z.output<typeof PromptAffinityQuery>,
   secret: Buffer,
 ) {
+  const after = query.cursor ? afterCursor(decodeCursor(secret, "prompt-affinity", query.cursor)) : undefined;
   const report = await computePromptAffinity(db, principal.orgDid, {
     engine,
     windowDays: query.window_days,
     promptKey: query.prompt_key,
+    fromPromptKey: after?.prompt_key,
     minSample: query.min_sample,
   });
-  let rest = report;
-  if (query.cursor) {
-    const [prompt_key, affinity_score, model_id, provider] = decodeCursor(secret, "prompt-affinity", query.cursor);
-    const after = {
-      prompt_key: String(prompt_key),
-      affinity_score: Number(affinity_score),
-      model_id: String(model_id),
-      provider: String(provider),
-    };
-    rest = report.filter((r) => affinityOrder(r, after) > 0);
-  }
+  const rest = after ? report.filter((r) => affinityOrder(r, after) > 0) : report;
   const items = rest.slice(0, query.limit);
   const has_more = rest.length > query.limit;
   const last = items[items.length - 1];
@@ -51,5 +43,14 @@ export async function listPromptAffinity(
             ])
           : null,
     },
+  };
+}
+
+function afterCursor([prompt_key, affinity_score, model_id, provider]: unknown[]) {
+  return {
+    prompt_key: String(prompt_key),
+    affinity_score: Number(affinity_score),
+    model_id: String(model_id),
+    provider: String(provider),
   };
 }

@@ -1,8 +1,9 @@
-import type { Db } from "../db/client";
+import { afterCommit, type Db } from "../db/client";
 import { NotFound, ValidationFailed, type FieldError } from "../errors";
 import { jsonSchemaErrors } from "../marketplace/jsonSchemaErrors";
-import { findProfile } from "./getPrompt";
+import { processWide } from "../processWide";
 import { resolvePromptVersion } from "./getPromptVersion";
+import { isCanonicalSemver } from "./publishPromptVersion";
 import { MAX_RENDERED_TEXT } from "./schemas";
 import { cachedVersion, compiledVersion, RenderTooLarge, renderTokens, type CompiledVersion } from "./templates";
 
@@ -19,7 +20,10 @@ export interface RenderedPrompt {
  * it extends: a parent renders with the same inputs); errors name JSON Pointers (`/inputs/name`).
  * Then the version renders, and each parent in turn renders with the child's text at its
  * `{{> content}}`, or followed by a blank line and the child's text when it has no such tag.
- * Templates and validators are compiled once per version (versions are immutable).
+ * Templates and validators are compiled once per version, and each version's chain is kept per
+ * process (published versions are immutable): a render reads the profile's active version only,
+ * so a move of the active version or a new publish is seen at once; a range still reads the
+ * versions it may match.
  */
 export async function renderPrompt(
   db: Db,
@@ -29,9 +33,22 @@ export async function renderPrompt(
   /** Where the inputs are in the caller's request, as a JSON Pointer (a think call's `/prompt/inputs`). */
   at = "/inputs",
 ): Promise<RenderedPrompt> {
-  const profile = await findProfile(db, orgDid, key);
-  const row = await resolvePromptVersion(db, orgDid, key, request.version ?? profile.activeVersion);
-  const chain = await chainOf(db, compiledVersion(row));
+  // The one read a render needs: the profile's active version is all that can change. The
+  // version and its chain, once published, cannot; they come from this process's cache.
+  const profile = await db.promptProfile.findUnique({
+    where: { orgDid_promptKey: { orgDid, promptKey: key } },
+    select: { id: true, activeVersion: true },
+  });
+  if (!profile) throw NotFound("prompt", key);
+  const wanted = request.version ?? profile.activeVersion;
+  let chain = isCanonicalSemver(wanted) ? cachedChain(`${profile.id}@${wanted}`) : undefined;
+  if (!chain) {
+    const row = await resolvePromptVersion(db, orgDid, key, wanted);
+    const resolved = await chainOf(db, compiledVersion(row));
+    // Only what committed: a version published in a transaction that rolls back never existed.
+    afterCommit(db, () => rememberChain(`${profile.id}@${row.version}`, resolved));
+    chain = resolved;
+  }
 
   const errors: FieldError[] = [];
   for (const link of chain)
@@ -64,7 +81,7 @@ export async function renderPrompt(
       "The rendered prompt is too large.",
     );
   }
-  return { prompt_key: key, version: row.version, text: text ?? "" };
+  return { prompt_key: key, version: chain[0]!.version, text: text ?? "" };
 }
 
 /** The version and the ones it extends, child first: from the cache, reading only what it lacks. */
@@ -82,4 +99,23 @@ async function chainOf(db: Db, leaf: CompiledVersion): Promise<CompiledVersion[]
     parentId = parent.extendsId;
   }
   return chain;
+}
+
+const MAX_CHAINS = 2000;
+/** Compiled chains by `<profile id>@<exact version>` (a profile's id is never reused), most recently used last. */
+const chains = processWide("prompts.renderChains", () => new Map<string, CompiledVersion[]>());
+
+function cachedChain(id: string): CompiledVersion[] | undefined {
+  const hit = chains.get(id);
+  if (hit) {
+    chains.delete(id);
+    chains.set(id, hit);
+  }
+  return hit;
+}
+
+function rememberChain(id: string, chain: CompiledVersion[]): void {
+  chains.delete(id);
+  chains.set(id, chain);
+  if (chains.size > MAX_CHAINS) chains.delete(chains.keys().next().value!);
 }

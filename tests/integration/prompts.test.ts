@@ -248,6 +248,8 @@ describe("active version and deprecation", () => {
   });
 
   it("moves the active version, recorded in the history with the request id", async () => {
+    // Rendered (and its chain cached) before the move: the move is seen at the next render.
+    expect((await render("moves", { inputs: {} })).body.text).toBe("v1.0.0");
     const moved = await post("/v1/prompts/moves/active-version", { version: "1.2.0" });
     expect(moved.status).toBe(200);
     expect(moved.body.active_version).toBe("1.2.0");
