@@ -128,6 +128,24 @@ describe("faults end the run with their code", () => {
     expect(took).toBeLessThan(3_000);
   });
 
+  it("the time limit is the run's own: a cold thread's warm-up does not count against it", async () => {
+    // The warm-up took 1.5 s on a quiet machine and 6 s on a loaded one, where a deploy's check of a
+    // trivial bundle (limit 5 s) failed with timeout.
+    const cold = new SandboxPool({ size: 1 });
+    try {
+      const out = await cold.run({
+        code: `export default async () => 42`,
+        input: null,
+        memoryMb: 64,
+        timeoutMs: 200,
+        orgDid: ORG,
+      });
+      expect(out).toEqual({ ok: true, result: 42 });
+    } finally {
+      await cold.shutdown();
+    }
+  });
+
   it("a handler waiting forever on a promise ends with timeout", async () => {
     const out = await run(`export default async () => { await new Promise(() => {}); }`, { timeoutMs: 300 });
     expect(out).toMatchObject({ ok: false, error: { code: "timeout" } });
