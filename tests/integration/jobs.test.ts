@@ -294,7 +294,7 @@ describe("the durable job queue", () => {
         for (let i = 0; i < jobs; i++) await enqueue(tx, "test.busy", { i });
       });
       await expect.poll(() => ran, { timeout: 10_000, interval: 10 }).toBe(jobs);
-      await expect.poll(async () => db.read.job.count({ where: { kind: "test.busy" } })).toBe(0);
+      await expect.poll(async () => db.read.job.count({ where: { kind: "test.busy" } }), { timeout: 10_000 }).toBe(0);
     }).then(({ statements }) => ({ count: statements.filter((s) => s.startsWith("WITH RECURSIVE orgs")).length }));
     // One claim when they commit, then one per freed slot while jobs remain, and one that finds the
     // queue empty. Claiming every registered kind at every job's end made it 4 claims per end.
