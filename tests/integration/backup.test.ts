@@ -228,8 +228,19 @@ describe("backup and restore", () => {
       expect(dumped.stderr + dumped.stdout).not.toContain("not-the-real-secret");
       expect(statSync(file).size).toBeGreaterThan(0);
 
-      // The live database has a server on it: restoring there is refused.
-      const busy = await svc(["restore", file, "--pg-restore", "--force"], env);
+      // The live database has a server on it: restoring there is refused. A running svc process
+      // always holds a session (its job listener's LISTEN); this test's in-process server holds only
+      // pooled connections, closed after 10 s idle, and the CLI can take longer than that to start
+      // on a loaded machine (it then found no session and restored over the live database). So the
+      // server's session is held here for the check.
+      const session = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await session.connect();
+      let busy: Awaited<ReturnType<typeof svc>>;
+      try {
+        busy = await svc(["restore", file, "--pg-restore", "--force"], env);
+      } finally {
+        await session.end();
+      }
       expect(busy.code).toBe(3);
       expect(busy.stderr).toMatch(/other session/);
 
