@@ -36,8 +36,24 @@ async function signInAtProvider(page: Page, login: string) {
   await page.locator('input[name="login"]').fill(login);
   await page.locator('input[name="password"]').fill("any");
   await page.locator('button[type="submit"]').click();
+  // The provider asks for consent or sends the browser straight back: wait for whichever comes.
+  // (`isVisible` does not wait, whatever its timeout says: on a loaded machine the consent page was
+  // not there yet, and the journey went on without giving it.)
   const consent = page.locator('button[type="submit"]', { hasText: /continue/i });
-  if (await consent.isVisible({ timeout: 5_000 }).catch(() => false)) await consent.click();
+  const provider = `http://127.0.0.1:${process.env.E2E_OIDC_PEER_PORT}/`;
+  const asked = await Promise.race([
+    consent.waitFor({ state: "visible", timeout: 30_000 }).then(
+      () => true,
+      () => false,
+    ),
+    page
+      .waitForURL((url) => !url.href.startsWith(provider), { timeout: 30_000 })
+      .then(
+        () => false,
+        () => false,
+      ),
+  ]);
+  if (asked) await consent.click();
 }
 
 test("Sign in with Example Corp: a mapped group lands in the console with its role, an unmapped one is told why", async ({

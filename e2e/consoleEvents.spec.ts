@@ -76,7 +76,7 @@ test("an agent trigger and a webhook → secret once → test event delivered li
 
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Webhooks" }).click();
   await expect(page.getByRole("heading", { name: "Webhooks", exact: true })).toBeVisible();
-  await expect(page.getByText("agent trigger →")).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByText("agent trigger →")).toBeVisible({ timeout: 20_000 });
   await expect(page.getByRole("link", { name: "console-listener" })).toBeVisible();
   await axe(page);
   await shot(page, "60-webhooks-trigger");
@@ -115,7 +115,7 @@ test("an agent trigger and a webhook → secret once → test event delivered li
   await expect(rows).toHaveCount(1, { timeout: 20_000 });
   await expect(rows.first()).toContainText("delivered");
   await expect(rows.first()).toContainText("200");
-  await expect(page.getByTestId("webhook-health")).toHaveText("healthy", { timeout: 10_000 });
+  await expect(page.getByTestId("webhook-health")).toHaveText("healthy", { timeout: 20_000 });
   // What the receiver got verifies with the secret shown once (Standard Webhooks).
   expect(receiver.received).toHaveLength(1);
   const got = receiver.received[0]!;
@@ -142,7 +142,7 @@ test("an agent trigger and a webhook → secret once → test event delivered li
   await expect(detail.getByText("webhook-signature")).toBeVisible();
   await expect(detail).toContainText("console.test");
   await expect(page.getByText(secret)).toHaveCount(0);
-  await expect(page.getByTestId("webhook-health")).toHaveText(/failing since/, { timeout: 10_000 });
+  await expect(page.getByTestId("webhook-health")).toHaveText(/failing since/, { timeout: 20_000 });
   expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
   await axe(page);
   await shot(page, "64-webhook-replay-failed");

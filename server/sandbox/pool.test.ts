@@ -124,7 +124,26 @@ describe("faults end the run with their code", () => {
     const took = performance.now() - started;
     expect(out).toMatchObject({ ok: false, error: { code: "timeout" } });
     expect(took).toBeGreaterThanOrEqual(290);
-    expect(took).toBeLessThan(1300);
+    // Soon after its 300 ms limit: about 350 ms on a quiet machine; the bound leaves room for a loaded one.
+    expect(took).toBeLessThan(3_000);
+  });
+
+  it("the time limit is the run's own: a cold thread's warm-up does not count against it", async () => {
+    // The warm-up took 1.5 s on a quiet machine and 6 s on a loaded one, where a deploy's check of a
+    // trivial bundle (limit 5 s) failed with timeout.
+    const cold = new SandboxPool({ size: 1 });
+    try {
+      const out = await cold.run({
+        code: `export default async () => 42`,
+        input: null,
+        memoryMb: 64,
+        timeoutMs: 200,
+        orgDid: ORG,
+      });
+      expect(out).toEqual({ ok: true, result: 42 });
+    } finally {
+      await cold.shutdown();
+    }
   });
 
   it("a handler waiting forever on a promise ends with timeout", async () => {
@@ -165,20 +184,36 @@ describe("faults end the run with their code", () => {
     expect(!out.ok && out.error.stack).toMatch(/inner/);
   });
 
-  it("cancel stops a busy handler within a second, with the code given", async () => {
-    const busy = run(`export default async () => { while (true) {} }`, { timeoutMs: 30_000 });
-    await new Promise((r) => setTimeout(r, 150));
-    const t0 = performance.now();
-    busy.cancel();
-    expect(await busy).toMatchObject({ ok: false, error: { code: "cancelled" } });
-    expect(performance.now() - t0).toBeLessThan(1000);
+  /**
+   * How long `code`'s run takes to end once cancelled (with `reason`), checking its outcome each time.
+   * The requirement is a second; this test's own thread waiting for a core on a loaded machine is
+   * counted in it too, so the measurement is taken up to three times and the best must meet it: a
+   * cancel that really takes longer (or never comes: the run's limit is 30 s) misses all three.
+   */
+  async function cancelTakes(code: string, reason: string | undefined, expected: string): Promise<number> {
+    const tries: number[] = [];
+    for (let i = 0; i < 3 && !tries.some((ms) => ms < 1000); i++) {
+      const running = run(code, { timeoutMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 150));
+      const t0 = performance.now();
+      running.cancel(reason);
+      expect(await running).toMatchObject({ ok: false, error: { code: expected } });
+      tries.push(performance.now() - t0);
+    }
+    return Math.min(...tries);
+  }
 
-    const waiting = run(`export default async () => { await new Promise(() => {}); }`, { timeoutMs: 30_000 });
-    await new Promise((r) => setTimeout(r, 100));
-    const t1 = performance.now();
-    waiting.cancel("delegation_revoked");
-    expect(await waiting).toMatchObject({ ok: false, error: { code: "delegation_revoked" } });
-    expect(performance.now() - t1).toBeLessThan(1000);
+  it("cancel stops a busy handler within a second, with the code given", { timeout: 30_000 }, async () => {
+    expect(await cancelTakes(`export default async () => { while (true) {} }`, undefined, "cancelled")).toBeLessThan(
+      1000,
+    );
+    expect(
+      await cancelTakes(
+        `export default async () => { await new Promise(() => {}); }`,
+        "delegation_revoked",
+        "delegation_revoked",
+      ),
+    ).toBeLessThan(1000);
   });
 
   it("the slot runs again normally after every fault", async () => {
@@ -227,7 +262,8 @@ describe("the host", () => {
   it("stays responsive while a sandbox is busy, and two runs go on in two slots at once", async () => {
     let ticks = 0;
     const interval = setInterval(() => ticks++, 20);
-    const spin = `export default async () => { const start = Date.now(); while (Date.now() < start + 400) {} return [start, Date.now()]; }`;
+    // A second each: long enough that a loaded machine starting one thread late still shows the overlap.
+    const spin = `export default async () => { const start = Date.now(); while (Date.now() < start + 1000) {} return [start, Date.now()]; }`;
     const [a, b] = await Promise.all([run(spin), run(spin)]);
     clearInterval(interval);
     if (!a.ok || !b.ok) throw new Error("a run failed");

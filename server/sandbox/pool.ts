@@ -275,12 +275,16 @@ export class SandboxPool {
       cancel: run.cancelFlag.buffer,
     });
     // The interrupt handler enforces the deadline; this only catches a thread stuck where it is never called.
-    run.timers.push(
-      setTimeout(
-        () => this.kill(slot, { code: "timeout", message: "The run passed its time limit" }),
-        timeoutMs + BACKSTOP_MS,
-      ),
-    );
+    // A thread still warming up starts the run (and its deadline) when it is ready: so does this.
+    const backstop = () =>
+      run.timers.push(
+        setTimeout(
+          () => this.kill(slot, { code: "timeout", message: "The run passed its time limit" }),
+          timeoutMs + BACKSTOP_MS,
+        ),
+      );
+    if (slot.started) backstop();
+    else void slot.ready.then(() => slot.active === run && backstop());
   }
 
   private slotAt(i: number): Slot {

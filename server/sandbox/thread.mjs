@@ -12,6 +12,14 @@ let nextCall = 0;
 const waiting = new Map();
 /** @type {{ runId: string, cancel: () => void } | undefined} */
 let active;
+/**
+ * The warm-up (seconds on a loaded machine): a run that arrives meanwhile starts after it, so that
+ * its time limit (which starts with the run) is not spent on the thread's own start.
+ */
+const warmed = warmUp(workerData?.memoryBytes ?? 64 * 1024 * 1024).then(
+  () => port.postMessage({ type: "ready" }),
+  (e) => port.postMessage({ type: "ready", error: String(e?.message ?? e) }),
+);
 
 port.on("message", (m) => {
   if (m.type === "reply") {
@@ -28,6 +36,7 @@ port.on("message", (m) => {
 });
 
 async function run(m) {
+  await warmed;
   const cancelFlag = new Int32Array(m.cancel);
   const mine = new Set();
   /** @type {(() => void) | undefined} */
@@ -68,8 +77,3 @@ async function run(m) {
     if (!active) prepareSpare(m.memoryBytes);
   });
 }
-
-warmUp(workerData?.memoryBytes ?? 64 * 1024 * 1024).then(
-  () => port.postMessage({ type: "ready" }),
-  (e) => port.postMessage({ type: "ready", error: String(e?.message ?? e) }),
-);

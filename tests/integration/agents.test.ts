@@ -87,12 +87,20 @@ describe("deploying agents", () => {
       ...bundleOf(`while (true) {} export default async () => 1;`),
       wait: true,
     });
-    await new Promise((r) => setTimeout(r, 300)); // the check is running
+    // Its version has committed (the check starts right after the commit and lasts its 5 s time
+    // limit): waited for, not guessed with a fixed sleep that a loaded machine can outrun.
+    const db = await database();
+    await expect
+      .poll(() => db.read.agent.count({ where: { name: "top-loop" } }), { timeout: 15_000, interval: 20 })
+      .toBe(1);
+    await new Promise((r) => setTimeout(r, 200)); // the check is running
     const t0 = Date.now();
     const write = await deploy({ manifest: manifestOf("meanwhile"), ...bundleOf(OK) }, other.token);
     const took = Date.now() - t0;
     expect(write.status).toBe(202);
-    expect(took).toBeLessThan(500);
+    // A write held behind the check would answer only when the check's 5 s limit ends (4.5 s or more
+    // from here); a free one takes tens of milliseconds, a few hundred on a loaded CI machine.
+    expect(took).toBeLessThan(2_500);
     const res = await slow;
     expect(res.status).toBe(201);
     expect(res.body.data.status).toBe("inactive");
@@ -105,7 +113,12 @@ describe("deploying agents", () => {
       ...bundleOf(`{ const t = Date.now(); while (Date.now() - t < 1500) {} } export default async () => "v1";`),
       wait: true,
     });
-    await new Promise((r) => setTimeout(r, 400)); // v1 committed, its check running
+    // v1 committed (its check, 1.5 s long, running): waited for rather than slept on, since on a loaded
+    // machine a v2 committed first would rightly be the older version.
+    const db = await database();
+    await expect
+      .poll(() => db.read.agent.count({ where: { name: "no-rollback" } }), { timeout: 15_000, interval: 20 })
+      .toBe(1);
     const newer = await deploy({
       manifest: manifestOf("no-rollback", { version: "2.0.0" }),
       ...bundleOf(`export default async () => "v2";`),

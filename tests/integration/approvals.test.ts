@@ -225,9 +225,11 @@ describe("approval requests", () => {
   });
 
   it("expires at expires_at with the service as actor, and approval.expired goes on the bus", async () => {
-    const { body: a } = await create(requester.token, { expires_at: new Date(Date.now() + 1500).toISOString() });
+    // Far enough ahead that a loaded machine's slow request still arrives before it (a past expires_at
+    // is refused); the expiry is then run just past the request's own expires_at, not "now + a guess".
+    const { body: a } = await create(requester.token, { expires_at: new Date(Date.now() + 30_000).toISOString() });
     const db = await database();
-    await expireDueApprovals(db, new Date(Date.now() + 2000));
+    await expireDueApprovals(db, new Date(Date.parse(a.expires_at) + 500));
     const got = await api("GET", `/v1/approvals/${a.id}`, requester.token);
     expect(got.body).toMatchObject({ status: "expired", end_reason: "expired", responded_by: ctx.root.orgDid });
     const record = await api("GET", `/v1/provenance/${got.body.decision_provenance_id}`, ctx.root.token);

@@ -10,7 +10,7 @@ import { database } from "@/server/db/client";
 import { catchUp } from "@/server/ledger/buildTree";
 import { call, ed25519Jwk, useTestServer } from "./harness";
 import { createTestDatabase, dropTestDatabase } from "./postgres";
-import { killProcessGroups, startServingProcess } from "./processes";
+import { exited, killProcessGroups, startServingProcess } from "./processes";
 
 // Engine-specific tests are not registered at all on the other engine: a skipped test fails CI.
 const itNever = (..._args: unknown[]) => undefined;
@@ -187,7 +187,7 @@ describe("backup and restore", () => {
 
       // Once nothing holds it, --force replaces a database (here the restored one, by itself).
       killProcessGroups(children);
-      await new Promise((r) => setTimeout(r, 200));
+      await exited(children); // gone, not merely signalled: a fixed wait could end before a loaded machine reaps it
       const replaced = await svc(["restore", file, "--force"], { DATA_DIR: restoredDir });
       expect(replaced.code, replaced.stderr).toBe(0);
 
@@ -197,6 +197,8 @@ describe("backup and restore", () => {
       const bad = await svc(["restore", junk, "--force"], { DATA_DIR: restoredDir });
       expect(bad.code).toBe(3);
     },
+    // A dozen svc processes under tsx: it passed 60 s on a loaded machine. A guard, not a bound on behaviour.
+    180_000,
   );
 
   onPostgres(
@@ -226,8 +228,19 @@ describe("backup and restore", () => {
       expect(dumped.stderr + dumped.stdout).not.toContain("not-the-real-secret");
       expect(statSync(file).size).toBeGreaterThan(0);
 
-      // The live database has a server on it: restoring there is refused.
-      const busy = await svc(["restore", file, "--pg-restore", "--force"], env);
+      // The live database has a server on it: restoring there is refused. A running svc process
+      // always holds a session (its job listener's LISTEN); this test's in-process server holds only
+      // pooled connections, closed after 10 s idle, and the CLI can take longer than that to start
+      // on a loaded machine (it then found no session and restored over the live database). So the
+      // server's session is held here for the check.
+      const session = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await session.connect();
+      let busy: Awaited<ReturnType<typeof svc>>;
+      try {
+        busy = await svc(["restore", file, "--pg-restore", "--force"], env);
+      } finally {
+        await session.end();
+      }
       expect(busy.code).toBe(3);
       expect(busy.stderr).toMatch(/other session/);
 
@@ -263,5 +276,7 @@ describe("backup and restore", () => {
       expect(rows[0]!.note).toBe(await checkpointNoteOfSize(size));
       await expectRestoredLedgerVerifies(freshEnv, rows[0]!.note);
     },
+    // A dozen svc processes under tsx: it passed 60 s on a loaded machine. A guard, not a bound on behaviour.
+    180_000,
   );
 });

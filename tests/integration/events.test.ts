@@ -481,6 +481,26 @@ describe("emitting from agents", () => {
   });
 });
 
+/**
+ * Probes until `sees` answers true and returns the probes that missed although they started a
+ * second or more after `committed`: the requirement is that a new subscription is matched within a
+ * second of its commit. Each probe is timed from when it starts, not from when its answer comes
+ * back: on a loaded machine one ingest can take longer than a second by itself, and a probe that
+ * started early, missed, and answered late says nothing against the requirement (the next probe
+ * then starts past the second and must see it). A process that took longer than a second to notice
+ * leaves a late miss here, whatever the machine's load.
+ */
+async function withinASecond(committed: number, sees: () => Promise<boolean>): Promise<number[]> {
+  const missed: number[] = [];
+  await waitFor("the new subscription to be matched", async () => {
+    const startedAfter = Date.now() - committed;
+    if (await sees()) return true;
+    if (startedAfter >= 1000) missed.push(startedAfter);
+    return undefined;
+  });
+  return missed;
+}
+
 describe("matching across processes", () => {
   it("another matcher reading the database sees a new subscription within a second", async () => {
     const db = await database();
@@ -488,16 +508,14 @@ describe("matching across processes", () => {
     await other.refresh(db.read, db.engine);
     expect(other.match(ctx.root.orgDid, "fresh.sub.added")).toEqual([]);
     await deployAndWait(ctx.server.url, ctx.root.token, "fresh-sub", ECHO, triggerManifest(["fresh.sub.*"]));
-    const started = Date.now();
-    await waitFor(
-      "the other index",
-      async () => {
-        await other.refresh(db.read, db.engine);
-        return other.match(ctx.root.orgDid, "fresh.sub.added").length === 1 ? true : undefined;
-      },
-      1000,
-    );
-    expect(Date.now() - started).toBeLessThan(1000);
+    // The subscription committed before the deploy answered: from here, every look that starts a
+    // second later or more must see it (see withinASecond).
+    const committed = Date.now();
+    const missed = await withinASecond(committed, async () => {
+      await other.refresh(db.read, db.engine);
+      return other.match(ctx.root.orgDid, "fresh.sub.added").length === 1;
+    });
+    expect(missed).toEqual([]);
   });
 
   it("another process on the same database matches a new trigger within a second", async () => {
@@ -508,17 +526,14 @@ describe("matching across processes", () => {
           .matched_subscriptions,
       ).toBe(0);
       await deployAndWait(ctx.server.url, ctx.root.token, "remote-sub", ECHO, triggerManifest(["remote.seen"]));
-      const started = Date.now();
-      await waitFor(
-        "the other process",
+      const committed = Date.now();
+      const missed = await withinASecond(
+        committed,
         async () =>
           (await ingest({ type: "remote.seen" }, ctx.root.token, "/v1/events/ingest", proc.url)).body
-            .matched_subscriptions === 1
-            ? true
-            : undefined,
-        1000,
+            .matched_subscriptions === 1,
       );
-      expect(Date.now() - started).toBeLessThan(1000);
+      expect(missed).toEqual([]);
     } finally {
       proc.stop();
     }

@@ -36,6 +36,9 @@ export async function startTestServer(): Promise<TestServer> {
     if (servesPath((req.url ?? "/").split("?")[0]!)) void handleV1(req, res);
     else res.writeHead(404).end();
   });
+  // As server/main.ts: with Node's 5 s default, a loaded machine let the server close a kept-alive
+  // connection just as the next call went out on it (fetch failed: ECONNRESET in a beforeAll).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };

@@ -44,3 +44,12 @@ export function killProcessGroups(children: ChildProcess[]): void {
         // already gone between the check and the kill
       }
 }
+
+/** Resolves once every child has exited (a killed process holds its files, and their locks, until then). */
+export async function exited(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map((c) =>
+      c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once("exit", r)),
+    ),
+  );
+}
