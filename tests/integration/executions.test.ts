@@ -334,7 +334,7 @@ describe("executions", () => {
   it("stops a run when its delegation expires (a short-lived invoker key), with delegation_expired", async () => {
     // Five seconds of life: enough to invoke and start the run on a loaded CI machine (two seconds
     // was not: the key had expired before the invoke and it answered 403). The bound is measured
-    // from the key's own expiry, not from the invoke.
+    // from the expiry, not from the invoke (below).
     const invoker = await apiKey(["svc_api:agents:invoke"], undefined, 5);
     const res = await invoke(agents.longLoop!, { max_attempts: 3 }, invoker.token);
     expect(res.status).toBe(202);
