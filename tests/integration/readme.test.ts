@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { useTestServer } from "./harness";
+import { withSdkPackLock } from "./sdkPackLock";
 
 /**
  * Every fenced block of README.md is preceded by a marker saying what the test does with it:
@@ -98,7 +99,7 @@ function bash(script: string): Promise<{ code: number; stdout: string; stderr: s
     execFile(
       "bash",
       ["-c", `set -euo pipefail\n${script}`],
-      { cwd: process.cwd(), env, timeout: 30_000 },
+      { cwd: process.cwd(), env, timeout: 120_000 }, // npm pack builds the SDK (esbuild and tsc): slow on a loaded machine
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
       },
@@ -131,7 +132,8 @@ describe("README.md", () => {
 
   it("runs every runnable snippet against a real server, in order, leaving the project as it was", async () => {
     for (const b of blocks.filter((x) => x.marker?.run)) {
-      const r = await bash(b.code);
+      // Packing the SDK rebuilds sdk/dist: it takes turns with the SDK's own test (sdkPackLock.ts).
+      const r = /npm pack/.test(b.code) ? await withSdkPackLock(() => bash(b.code)) : await bash(b.code);
       const where = `README.md line ${b.line}:\n${b.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
       expect(r.code, where).toBe(0);
       const marker = b.marker as { run: true; output?: RegExp };

@@ -21,6 +21,7 @@ import {
   type Schema,
 } from "@/sdk/src/index";
 import { call, ed25519Jwk, useTestServer } from "./harness";
+import { withSdkPackLock } from "./sdkPackLock";
 
 const run = promisify(execFile);
 const ctx = useTestServer();
@@ -190,9 +191,9 @@ describe("the SDK against the service", () => {
 describe("the SDK's package", () => {
   let tarball: string;
   beforeAll(async () => {
-    const packed = await run("npm", ["pack", "--json", "--pack-destination", scratch], {
-      cwd: join(process.cwd(), "sdk"),
-    });
+    const packed = await withSdkPackLock(() =>
+      run("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: join(process.cwd(), "sdk") }),
+    );
     tarball = join(scratch, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
   }, 120_000);
 
