@@ -17,7 +17,8 @@ export interface WorkflowGraph {
   size: number;
 }
 
-const NONE: readonly GraphEdge[] = [];
+// not state: the empty answer, frozen, never written to
+const NONE: readonly GraphEdge[] = Object.freeze([]);
 export const edgesOut = (g: WorkflowGraph, id: string) => g.out.get(id) ?? NONE;
 export const edgesInto = (g: WorkflowGraph, id: string) => g.into.get(id) ?? NONE;
 

@@ -98,10 +98,15 @@ async function until(id: string, done: (e: any) => boolean, timeout = 30_000) {
   await expect
     .poll(
       async () => {
-        seen = (await get(id)).body;
+        // Every poll counts against the root key's 600 calls a minute on this route, shared by the
+        // whole file: a 429 (or any other refusal) is not a state of the execution, so it is not
+        // matched, and polls are 100 ms apart (a run polled at 20 ms for 12 s spent the budget).
+        const res = await get(id);
+        if (res.status !== 200) return false;
+        seen = res.body;
         return done(seen);
       },
-      { timeout, interval: 20 },
+      { timeout, interval: 100 },
     )
     .toBe(true);
   return seen;
