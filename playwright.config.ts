@@ -49,7 +49,10 @@ export default defineConfig({
   outputDir: "test-results",
   fullyParallel: false,
   workers: 1,
-  timeout: 60_000,
+  // A journey's whole budget: the agents journey (deploy, invoke, live progress, cancel,
+  // deactivate) took 62 s on a loaded machine with no step over 3 s. Each step's own waits still
+  // fail a hang long before this.
+  timeout: 120_000,
   reporter: [["list"], ["json", { outputFile: "test-results/e2e.json" }]],
   use: {
     baseURL: `http://localhost:${port}`,
