@@ -2,7 +2,7 @@ import { config } from "../config";
 import { sqlIn, type Db } from "../db/client";
 import { sqliteTimestamp } from "../db/raw";
 import type { Principal } from "../governance/principal";
-import { delegationPrincipal } from "../identity/authenticate";
+import { delegationPrincipal, principalOfDelegation } from "../identity/authenticate";
 import { issueDelegation } from "../identity/issueDelegation";
 import { isTriggerCapability } from "../events/schemas";
 import { narrowed } from "../executions/invokeAgent";
@@ -64,17 +64,16 @@ export async function triggerPrincipal(tx: Db, delegationId: string): Promise<Pr
   );
   // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
   if (!row || row.ancestor_ended === true || Number(row.ancestor_ended) === 1) return undefined;
-  const ancestry = row.ancestry as string;
-  return {
-    delegationId: row.id as string,
+  return principalOfDelegation({
+    id: row.id as string,
     orgDid: row.org_did as string,
-    actorDid: row.delegate_did as string,
+    delegateDid: row.delegate_did as string,
     grantorDid: row.grantor_did as string,
     capabilities: (typeof row.capabilities === "string" ? JSON.parse(row.capabilities) : row.capabilities) as string[],
     environment: (row.environment as string | null) ?? null,
     riskLevel: row.risk_level as string,
     kind: row.kind as string,
     expiresAt: row.expires_at instanceof Date ? row.expires_at : new Date(row.expires_at as string),
-    chain: [...(ancestry ? ancestry.split(" ") : []), row.id as string],
-  };
+    ancestry: (row.ancestry as string | null) ?? null,
+  });
 }

@@ -98,12 +98,28 @@ export async function delegationPrincipal(tx: Db, id: string): Promise<Principal
   if (!row || row.revokedAt) throw Unauthenticated("The delegation this session derives from has been revoked.");
   if (row.expiresAt.getTime() <= Date.now())
     throw Unauthenticated("The delegation this session derives from has expired.");
+  return principalOfDelegation({ ...row, capabilities: row.capabilities as string[] });
+}
+
+/** The principal a live delegation row stands for (its chain: its ancestry, then itself). */
+export function principalOfDelegation(row: {
+  id: string;
+  orgDid: string;
+  delegateDid: string;
+  grantorDid: string;
+  capabilities: string[];
+  environment: string | null;
+  riskLevel: string;
+  kind: string;
+  expiresAt: Date;
+  ancestry: string | null;
+}): Principal {
   return {
     delegationId: row.id,
     orgDid: row.orgDid,
     actorDid: row.delegateDid,
     grantorDid: row.grantorDid,
-    capabilities: row.capabilities as string[],
+    capabilities: row.capabilities,
     environment: row.environment,
     riskLevel: row.riskLevel,
     kind: row.kind,
