@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: build the console and API if the build is missing or older than the sources,
 // then start the server (migrations, first-run set-up, console + API + worker on PORT).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,9 +37,21 @@ if (stale || process.env.SVC_FORCE_BUILD === "1") {
 // defaults); a small young generation and a capped old space keep the server near 260 MB at the
 // same throughput. SVC_MAX_HEAP_MB raises the cap for unusual workloads.
 const heap = [`--max-old-space-size=${Number(process.env.SVC_MAX_HEAP_MB || 256)}`, "--max-semi-space-size=4"];
-const r = spawnSync(process.execPath, [...heap, "--import", "tsx", join(root, "server/main.ts")], {
+// The server runs as a child; a signal sent to this process (a supervisor's or Kubernetes' SIGTERM
+// reaches only the PID it started) is passed on, so the server drains (server/main.ts) instead of
+// being orphaned, and this process exits as the server did.
+const server = spawn(process.execPath, [...heap, "--import", "tsx", join(root, "server/main.ts")], {
   cwd: root,
   stdio: "inherit",
   env: { NODE_ENV: "production", ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
 });
-process.exit(r.status ?? 1);
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"])
+  process.on(signal, () => {
+    if (server.exitCode === null && server.signalCode === null) server.kill(signal);
+  });
+server.on("exit", (code, signal) => {
+  if (signal) {
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  } else process.exit(code ?? 1);
+});
