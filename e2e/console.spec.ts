@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { adminContext, axe, expect, saveAdminState, shot, test } from "./fixtures";
+import { adminContext, axe, expect, saveAdminState, shot, slowNavigations, test } from "./fixtures";
 
 /**
  * The console as a person uses it: first-run set-up with a passkey (Chromium's virtual WebAuthn
@@ -288,6 +288,25 @@ test("the provenance explorer: filters in the URL, prefix match, console reads h
   await expect(page.getByRole("cell", { name: "TRPC provenance.list" }).first()).toBeVisible();
   await axe(page);
   await shot(page, "14-provenance-filters");
+
+  // Two filters changed in quick succession, on a slow network: the operation is typed after the
+  // decision's URL was asked for and before it has rendered; that late render puts nothing back.
+  const stopHolding = await slowNavigations(page);
+  await page.getByLabel("Decision").selectOption("allowed");
+  await page.waitForTimeout(500); // past the filters' 300 ms pause: the decision's URL is on its way
+  await page.getByLabel("Operation starts with").fill("TRPC identity");
+  await expect(page).toHaveURL(
+    (u) =>
+      u.searchParams.get("decision") === "allowed" &&
+      u.searchParams.get("operation") === "TRPC identity" &&
+      u.searchParams.get("console_reads") === "include",
+    { timeout: 15_000 },
+  );
+  await stopHolding();
+  await expect(page.getByLabel("Decision")).toHaveValue("allowed");
+  await expect(page.getByLabel("Operation starts with")).toHaveValue("TRPC identity");
+  await expect(page.getByRole("cell", { name: "TRPC identity.apiKeys.create" }).first()).toBeVisible();
+  await expect(page.getByRole("cell", { name: "TRPC provenance.list" })).toHaveCount(0);
   await context.close();
 });
 

@@ -160,6 +160,15 @@ test("benchmark results submitted through the API → scores by type, over time,
   // Applied: the weekly runs of the last 30 days are five (the sixth is 36 days old).
   await expect(page.getByRole("table", { name: "Over time: math" }).getByRole("row")).toHaveCount(1 + 5);
   await expect(page.getByText("Pick at least two models to compare.")).toBeVisible();
+  // Two models picked in quick succession, on a slow network: the second adds to the first.
+  const holding = await slowNavigations(page);
+  await compare.getByRole("button", { name: "llama-3.1-8b" }).click();
+  await compare.getByRole("button", { name: "claude-haiku-4-5" }).click();
+  await expect(page).toHaveURL((u) => u.searchParams.get("compare") === "gpt-4o-mini,llama-3.1-8b,claude-haiku-4-5", {
+    timeout: 15_000,
+  });
+  await holding();
+  await expect(page.locator(".recharts-radar")).toHaveCount(3);
 
   // The list of results below the charts, newest first, pages with its cursor.
   await expect(page.getByRole("region", { name: "Benchmark results, newest run first" }).getByRole("row")).toHaveCount(

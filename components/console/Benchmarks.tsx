@@ -114,7 +114,16 @@ export function Benchmarks() {
               loading={summary.isLoading}
               colorOf={colorOf}
               picked={params.get("compare")?.split(",").filter(Boolean)}
-              onPick={(models) => setParam("compare", models.join(","))}
+              // Built on the last query asked for, not the rendered one: a second model clicked before
+              // the first click's URL has rendered adds to it rather than replacing it.
+              onToggle={(model) =>
+                writeParams((next) => {
+                  const chosen = chosenModels(next.get("compare")?.split(",").filter(Boolean), s?.models ?? []);
+                  const after = chosen.includes(model) ? chosen.filter((m) => m !== model) : [...chosen, model];
+                  if (after.length > 0) next.set("compare", after.join(","));
+                  else next.delete("compare");
+                })
+              }
             />
           </Card>
           {s?.truncated ? (
@@ -256,17 +265,20 @@ function OverTime({
   );
 }
 
+/** The models compared: by default the first three; a shared link names its own (up to six). */
+function chosenModels(picked: string[] | undefined, all: string[]): string[] {
+  return (picked?.filter((m) => all.includes(m)) ?? all.slice(0, 3)).slice(0, 6);
+}
+
 function Comparison({
   summary,
   loading,
   colorOf,
   picked,
-  onPick,
-}: ChartProps & { picked: string[] | undefined; onPick(models: string[]): void }) {
+  onToggle,
+}: ChartProps & { picked: string[] | undefined; onToggle(model: string): void }) {
   const all = summary?.models ?? [];
-  // By default the first three models; a shared link names its own.
-  const chosen = (picked?.filter((m) => all.includes(m)) ?? all.slice(0, 3)).slice(0, 6);
-  const toggle = (m: string) => onPick(chosen.includes(m) ? chosen.filter((x) => x !== m) : [...chosen, m]);
+  const chosen = chosenModels(picked, all);
   const rows = summary ? byTypeRows(summary, chosen) : [];
   const suites = summary
     ? [...new Set(summary.suites.map((x) => `${x.benchmark_type}\u0000${x.benchmark_suite}`))].sort().map((k) => {
@@ -294,7 +306,7 @@ function Comparison({
                 type="button"
                 aria-pressed={on}
                 disabled={!on && chosen.length >= 6}
-                onClick={() => toggle(m)}
+                onClick={() => onToggle(m)}
                 className={cn(
                   "inline-flex max-w-full items-center gap-1.5 rounded-full border px-2.5 py-1 text-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring disabled:opacity-50",
                   on ? "border-foreground/40 bg-muted font-medium" : "border-border text-muted-foreground",
