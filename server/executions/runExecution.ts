@@ -127,10 +127,23 @@ async function loadRun(db: Database, id: string): Promise<Run | undefined> {
   };
 }
 
-/** `NOT EXISTS` a revoked or expired delegation in the chain, its ids from `$first` on. */
-function chainLive(chain: string[], first: number, now: string): string {
+/**
+ * How a run's chain stands, as one SQL expression, the only place the rule is written: 2 when a
+ * delegation of it was revoked (revocation wins), 1 when one has expired at `now`, else 0. The
+ * chain's ids are parameters from `$first` on.
+ */
+function chainEndSql(chain: string[], first: number, now: string): string {
   const ids = chain.map((_, i) => `$${first + i}`).join(",");
-  return `NOT EXISTS (SELECT 1 FROM "delegation" WHERE "id" IN (${ids}) AND ("revoked_at" IS NOT NULL OR "expires_at" <= ${now}))`;
+  return `COALESCE((SELECT MAX(CASE WHEN "revoked_at" IS NOT NULL THEN 2 WHEN "expires_at" <= ${now} THEN 1 ELSE 0 END) FROM "delegation" WHERE "id" IN (${ids})), 0)`;
+}
+
+/** The condition of a move that needs the chain live (`chainEndSql` is 0). */
+const chainLive = (chain: string[], first: number, now: string) => `${chainEndSql(chain, first, now)} = 0`;
+
+/** `chainEndSql`'s answer as the reason a run ends. */
+function chainEndOf(value: unknown): ChainEnd | undefined {
+  const n = Number(value);
+  return n === 2 ? "delegation_revoked" : n === 1 ? "delegation_expired" : undefined;
 }
 
 /**
@@ -148,7 +161,7 @@ async function startRun(db: Database, job: ClaimedJob, run: Run): Promise<boolea
   await db.writeTx(async (tx) => {
     executionChanged(tx, run);
     const now = await tx.asyncExecution.findUnique({ where: { id: run.id } });
-    const ended = await chainEnded(tx, run.chain);
+    const ended = await chainEnded(tx, db.engine, run.chain);
     if (now && ended && (now.status === "queued" || now.status === "processing"))
       await cancelExecutions(tx, [now], chainEndError(ended));
     await finishJob(tx, job);
@@ -222,10 +235,8 @@ async function runInSandbox(db: Database, run: Run, helpers: JobHelpers, attempt
 
 function pollForEnd(db: Database, run: Run, cancel: (code: string) => void): NodeJS.Timeout {
   let polling = false;
-  const chain = run.chain.map((_, i) => `$${i + 3}`).join(",");
-  // One raw read per poll: the execution's status, and how its chain ended (2 revoked, 1 expired).
-  const sql = `SELECT e."status", e."error_json",
-      (SELECT MAX(CASE WHEN "revoked_at" IS NOT NULL THEN 2 WHEN "expires_at" <= $2 THEN 1 ELSE 0 END) FROM "delegation" WHERE "id" IN (${chain})) AS "chain_end"
+  // One raw read per poll: the execution's status, and how its chain stands.
+  const sql = `SELECT e."status", e."error_json", ${chainEndSql(run.chain, 3, "$2")} AS "chain_end"
     FROM "async_execution" e WHERE e."id" = $1`;
   return setInterval(() => {
     if (polling) return;
@@ -237,8 +248,10 @@ function pollForEnd(db: Database, run: Run, cancel: (code: string) => void): Nod
         if (now.status === "cancelled") {
           const error = typeof now.error_json === "string" ? (JSON.parse(now.error_json) as unknown) : now.error_json;
           cancel((error as { code?: string } | null)?.code ?? "cancelled");
-        } else if (Number(now.chain_end) === 2) cancel("delegation_revoked");
-        else if (Number(now.chain_end) === 1) cancel("delegation_expired");
+        } else {
+          const ended = chainEndOf(now.chain_end);
+          if (ended) cancel(ended);
+        }
       })
       .catch(() => undefined)
       .finally(() => (polling = false));
@@ -438,7 +451,7 @@ async function settleContested(
 ): Promise<void> {
   const now = await tx.asyncExecution.findUniqueOrThrow({ where: { id: run.id } });
   if (now.status === "processing" || now.status === "queued") {
-    const chainEnd = reported ?? (await chainEnded(tx, run.chain));
+    const chainEnd = reported ?? (await chainEnded(tx, engine, run.chain));
     if (!chainEnd) throw new Error(`execution ${run.id} could not be settled`);
     const [cancelled] = await cancelExecutions(tx, [now], chainEndError(chainEnd));
     if (cancelled) await recordCancel(tx, engine, run);
@@ -485,13 +498,10 @@ export async function failExhaustedRun(
 }
 
 /** Whether a delegation of the chain was revoked, else whether one has expired. */
-async function chainEnded(db: Db, chain: string[]): Promise<ChainEnd | undefined> {
-  const rows = await db.delegation.findMany({
-    where: { id: { in: chain } },
-    select: { revokedAt: true, expiresAt: true },
-  });
-  if (rows.some((d) => d.revokedAt !== null)) return "delegation_revoked";
-  const now = Date.now();
-  if (rows.some((d) => d.expiresAt.getTime() <= now)) return "delegation_expired";
-  return undefined;
+async function chainEnded(tx: Db, engine: Database["engine"], chain: string[]): Promise<ChainEnd | undefined> {
+  const [row] = await sqlIn(tx, engine).query<{ chain_end: unknown }>(
+    `SELECT ${chainEndSql(chain, 2, "$1")} AS "chain_end"`,
+    [at(engine, new Date()), ...chain],
+  );
+  return chainEndOf(row?.chain_end);
 }

@@ -374,6 +374,27 @@ describe("executions", () => {
     }
   });
 
+  it("a run whose delegation expired while it was queued is cancelled when a worker takes it, with delegation_expired, and never runs", async () => {
+    await worker.stop(); // the run waits in the queue past its delegation's expiry
+    let id = "";
+    try {
+      const invoker = await apiKey(["svc_api:agents:invoke"], undefined, 5);
+      const res = await invoke(agents.scalar!, {}, invoker.token);
+      expect(res.status).toBe(202);
+      id = res.body.id;
+      const db = await database();
+      const { delegationId } = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: res.body.id } });
+      const { expiresAt } = await db.read.delegation.findUniqueOrThrow({ where: { id: delegationId } });
+      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt.getTime() - Date.now()) + 200));
+      expect((await get(res.body.id)).body.status).toBe("queued");
+    } finally {
+      worker = startWorker({ log: () => undefined, tasks: [] });
+    }
+    const e = await until(id, (x) => x.status === "cancelled");
+    expect(e.error_json.code).toBe("delegation_expired");
+    expect(e.started_at).toBeNull();
+  });
+
   it("narrows the run's capabilities to the intersection, both ways: manifest svc_api:* with an invoker holding svc_api:agents:* gives svc_api:agents:*", async () => {
     const broad = await deployAndWait(ctx.server.url, ctx.root.token, "exec-broad", BUNDLES.scalar, {
       capabilities: [{ id: "svc_api:*", evidence: ["everything"] }],
