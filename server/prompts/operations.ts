@@ -70,7 +70,7 @@ export const publishPromptVersionOp = defineOperation({
   tag,
   summary: "Publish a prompt version",
   description:
-    "`version` must be valid semver and greater than every published version of the key (pre-releases in semver order); a published version never changes (409 for an existing or lower one). `input_schema` must be a JSON Schema (draft-07); `content` a Mustache template; `extends_uri` (`<prompt_uri>@<version>`) a published version whose chain neither comes back to this one nor exceeds 8 levels. The first version creates the prompt and becomes its active version.",
+    "`version` must be valid semver and greater than every published version of the key (pre-releases in semver order); a published version never changes (409 for an existing or lower one). `input_schema` must be a JSON Schema, read in the dialect its `$schema` names (draft-07 by default; 2019-09 and 2020-12 too); `content` a Mustache template; `extends_uri` (`<prompt_uri>@<version>`) a published version whose chain neither comes back to this one nor exceeds 8 levels. The first version creates the prompt and becomes its active version.",
   capability: publish,
   resourceType,
   params: s.PromptKeyParams,

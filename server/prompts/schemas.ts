@@ -124,7 +124,9 @@ export const PromptPublishRequest = z
     input_schema: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe("JSON Schema (draft-07) of the render inputs; at most 64 KiB as JSON"),
+      .describe(
+        "JSON Schema of the render inputs, in the dialect its `$schema` names (draft-07 by default; 2019-09, 2020-12); at most 64 KiB as JSON",
+      ),
     extends_uri: z
       .string()
       .max(400)

@@ -1,4 +1,6 @@
 import { Ajv, type ValidateFunction } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019";
+import { Ajv2020 } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import Mustache from "mustache";
 import { processWide } from "../processWide";
@@ -121,12 +123,31 @@ export function renderTokens(
   );
 }
 
-/** One ajv for input schemas: draft-07, every format, all errors, no coercion, no remote references. */
-export const inputSchemaAjv = processWide("prompts.ajv", () => {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
-  (addFormats as unknown as (a: Ajv) => Ajv)(ajv);
-  return ajv;
+/**
+ * The ajv for input schemas of each JSON Schema dialect: draft-07 (the default), 2019-09 and
+ * 2020-12, chosen by the schema's `$schema`. Every format, all errors, no coercion, no remote
+ * references.
+ */
+const inputSchemaAjvs = processWide("prompts.ajv", () => {
+  const options = { allErrors: true, strict: false, validateFormats: true };
+  const withFormats = <A extends Ajv | Ajv2019 | Ajv2020>(ajv: A): A => {
+    (addFormats as unknown as (a: A) => A)(ajv);
+    return ajv;
+  };
+  return {
+    draft07: withFormats(new Ajv(options)),
+    draft201909: withFormats(new Ajv2019(options)),
+    draft202012: withFormats(new Ajv2020(options)),
+  };
 });
+
+/** The ajv that reads `schema`'s dialect (its `$schema`; draft-07 when it names none or another). */
+export function inputSchemaAjv(schema: Record<string, unknown>): Ajv | Ajv2019 | Ajv2020 {
+  const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (/json-schema\.org\/draft\/2020-12\/schema/.test(dialect)) return inputSchemaAjvs.draft202012;
+  if (/json-schema\.org\/draft\/2019-09\/schema/.test(dialect)) return inputSchemaAjvs.draft201909;
+  return inputSchemaAjvs.draft07;
+}
 
 /** What a version needs to render, compiled once. */
 export interface CompiledVersion {
@@ -181,7 +202,7 @@ export function compiledVersion(row: VersionSource): CompiledVersion {
     extendsId: row.extendsId,
     tokens,
     slot: hasContentSlot(tokens),
-    validate: inputSchema ? inputSchemaAjv.compile(withoutId(inputSchema)) : null,
+    validate: inputSchema ? inputSchemaAjv(inputSchema).compile(withoutId(inputSchema)) : null,
   };
   compiled.set(id, entry);
   if (compiled.size > MAX_CACHED) compiled.delete(compiled.keys().next().value!);

@@ -1461,7 +1461,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a prompt version
-         * @description `version` must be valid semver and greater than every published version of the key (pre-releases in semver order); a published version never changes (409 for an existing or lower one). `input_schema` must be a JSON Schema (draft-07); `content` a Mustache template; `extends_uri` (`<prompt_uri>@<version>`) a published version whose chain neither comes back to this one nor exceeds 8 levels. The first version creates the prompt and becomes its active version.
+         * @description `version` must be valid semver and greater than every published version of the key (pre-releases in semver order); a published version never changes (409 for an existing or lower one). `input_schema` must be a JSON Schema, read in the dialect its `$schema` names (draft-07 by default; 2019-09 and 2020-12 too); `content` a Mustache template; `extends_uri` (`<prompt_uri>@<version>`) a published version whose chain neither comes back to this one nor exceeds 8 levels. The first version creates the prompt and becomes its active version.
          */
         post: operations["publishPromptVersion"];
         delete?: never;
@@ -2033,7 +2033,7 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            /** @description JSON Schema (draft-07) of the render inputs; at most 64 KiB as JSON */
+            /** @description JSON Schema of the render inputs, in the dialect its `$schema` names (draft-07 by default; 2019-09, 2020-12); at most 64 KiB as JSON */
             input_schema?: {
                 [key: string]: unknown;
             };

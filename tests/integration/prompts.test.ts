@@ -80,6 +80,57 @@ describe("publishing", () => {
     expect((await get("/v1/prompts/bad")).status).toBe(404);
   });
 
+  it("reads an input_schema in the dialect its $schema names: 2020-12 and 2019-09 as well as draft-07", async () => {
+    const tuple = await publish("dialect-2020", {
+      version: "1.0.0",
+      content: "{{#point}}{{.}} {{/point}}",
+      input_schema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: { point: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }], items: false } },
+        required: ["point"],
+      },
+    });
+    expect(tuple.status, JSON.stringify(tuple.body)).toBe(201);
+    expect((await render("dialect-2020", { inputs: { point: [1, 2] } })).body.text).toBe("1 2 ");
+    // prefixItems is a 2020-12 keyword: read as draft-07 it would be ignored and these would pass.
+    const wrongType = await render("dialect-2020", { inputs: { point: ["x", 2] } });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.errors[0]).toMatchObject({ field: "/inputs/point/0", code: "INVALID_TYPE" });
+    expect((await render("dialect-2020", { inputs: { point: [1, 2, 3] } })).status).toBe(400);
+
+    const unevaluated = await publish("dialect-2019", {
+      version: "1.0.0",
+      content: "{{name}}",
+      input_schema: {
+        $schema: "https://json-schema.org/draft/2019-09/schema",
+        type: "object",
+        properties: { name: { type: "string" } },
+        unevaluatedProperties: false,
+      },
+    });
+    expect(unevaluated.status, JSON.stringify(unevaluated.body)).toBe(201);
+    expect((await render("dialect-2019", { inputs: { name: "Ann" } })).status).toBe(200);
+    expect((await render("dialect-2019", { inputs: { name: "Ann", extra: 1 } })).status).toBe(400);
+
+    // A schema that is not valid in its own dialect is refused with its dialect's reasons.
+    const bad = await publish("dialect-bad", {
+      version: "1.0.0",
+      content: "x",
+      input_schema: { $schema: "https://json-schema.org/draft/2020-12/schema", prefixItems: "nope" },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0]).toMatchObject({ code: "INVALID_SCHEMA" });
+    // A dialect svc does not read is a clear 400, not a 500.
+    const draft04 = await publish("dialect-04", {
+      version: "1.0.0",
+      content: "x",
+      input_schema: { $schema: "http://json-schema.org/draft-04/schema#", type: "object" },
+    });
+    expect(draft04.status).toBe(400);
+    expect(draft04.body.errors[0]).toMatchObject({ field: "input_schema.$schema", code: "INVALID_SCHEMA" });
+  });
+
   it("refuses a meta.id other than the key, and a namespace change", async () => {
     const wrong = await call(ctx.server.url, "POST", "/v1/prompts/greet/versions", {
       token: ctx.root.token,
