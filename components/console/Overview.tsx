@@ -223,10 +223,11 @@ function WebhooksChart({ webhooks, loading }: { webhooks: Dashboard["webhooks"];
           parts={parts}
           center={
             <>
+              {/* What the ring shows (webhooks by state); the deliveries' rate is the line below. */}
               <span className="text-2xl font-semibold tabular-nums">
-                {sent === 0 ? "–" : percent(webhooks!.deliveries_24h.succeeded / sent)}
+                {total === 0 ? "–" : `${webhooks!.active}/${total}`}
               </span>
-              <span className="text-xs text-muted-foreground">delivered</span>
+              <span className="text-xs text-muted-foreground">healthy</span>
             </>
           }
         />
@@ -235,7 +236,8 @@ function WebhooksChart({ webhooks, loading }: { webhooks: Dashboard["webhooks"];
         <>
           <Legend items={parts.map((p) => ({ label: p.label, color: p.color, value: p.value }))} />
           <p className="mt-2 text-xs text-muted-foreground">
-            {sent} deliver{sent === 1 ? "y" : "ies"} in 24 hours, {webhooks?.deliveries_24h.failed ?? 0} failed ·{" "}
+            {sent} deliver{sent === 1 ? "y" : "ies"} in 24 hours, {webhooks?.deliveries_24h.failed ?? 0} failed
+            {sent === 0 ? "" : ` (${percent(webhooks!.deliveries_24h.succeeded / sent)} delivered)`} ·{" "}
             <Link href="/webhooks" className="text-primary underline underline-offset-2">
               Webhooks
             </Link>
