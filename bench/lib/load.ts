@@ -6,6 +6,9 @@ export interface LoadSpec {
   url: string;
   connections: number;
   headers?: Record<string, string>;
+  /** GET unless given; `body` is sent with every request. */
+  method?: "GET" | "POST";
+  body?: string;
   /**
    * Either run for `seconds`, or send exactly `amount` requests. Only `amount` is exact: a timed
    * run ends by destroying its sockets, so the requests still in flight may or may not have been
@@ -50,6 +53,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     url: spec.url,
     connections: spec.connections,
     headers: spec.headers,
+    ...(spec.method ? { method: spec.method } : {}),
+    ...(spec.body !== undefined ? { body: spec.body } : {}),
     ...(spec.amount !== undefined ? { amount: spec.amount } : { duration: spec.seconds }),
   });
   instance.on("response", (_client, _status, _bytes, responseTime) => {
