@@ -59,26 +59,7 @@ async function productionIngest(): Promise<void> {
   try {
     const { token } = await mintApiKey(server);
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
-    const code = Buffer.from("export default async (input) => ({ ok: true })", "utf8");
-    const deployed = await fetch(`${server.baseUrl}/v1/agents/deploy`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({
-        manifest: {
-          name: "bench-trigger",
-          version: "1.0.0",
-          capabilities: [
-            { id: "event_trigger", evidence: ["bench"] },
-            { id: "event_trigger:bench.*", evidence: ["bench"] },
-          ],
-          on: [{ event: "bench.*", description: "every bench event" }],
-        },
-        bundleBase64: code.toString("base64"),
-        bundleHash: `sha256:${createHash("sha256").update(code).digest("hex")}`,
-        wait: true,
-      }),
-    });
-    if (deployed.status !== 201) throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
+    await deployTrigger(server.baseUrl, headers);
     const pid = serverProcessPid(server);
     if (pid === undefined) throw new Error("could not find the server/main.ts process");
     const spec = {
@@ -113,6 +94,30 @@ async function productionIngest(): Promise<void> {
 }
 
 const log = (line: string) => console.log(`  ${line}`);
+
+/** Deploys (and waits for) the agent whose trigger every bench event matches. */
+async function deployTrigger(base: string, headers: Record<string, string>): Promise<void> {
+  const code = Buffer.from("export default async (input) => ({ ok: true })", "utf8");
+  const deployed = await fetch(`${base}/v1/agents/deploy`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      manifest: {
+        name: "bench-trigger",
+        version: "1.0.0",
+        capabilities: [
+          { id: "event_trigger", evidence: ["bench"] },
+          { id: "event_trigger:bench.*", evidence: ["bench"] },
+        ],
+        on: [{ event: "bench.*", description: "every bench event" }],
+      },
+      bundleBase64: code.toString("base64"),
+      bundleHash: `sha256:${createHash("sha256").update(code).digest("hex")}`,
+      wait: true,
+    }),
+  });
+  if (deployed.status !== 201) throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
+}
 
 async function child(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-events-"));
@@ -164,27 +169,7 @@ async function child(): Promise<void> {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const headers = { Authorization: `Bearer ${key.token}`, "Content-Type": "application/json" };
-    const code = Buffer.from("export default async (input) => ({ ok: true })", "utf8");
-    const manifest = {
-      name: "bench-trigger",
-      version: "1.0.0",
-      capabilities: [
-        { id: "event_trigger", evidence: ["bench"] },
-        { id: "event_trigger:bench.*", evidence: ["bench"] },
-      ],
-      on: [{ event: "bench.*", description: "every bench event" }],
-    };
-    const deployed = await fetch(`${base}/v1/agents/deploy`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({
-        manifest,
-        bundleBase64: code.toString("base64"),
-        bundleHash: `sha256:${createHash("sha256").update(code).digest("hex")}`,
-        wait: true,
-      }),
-    });
-    if (deployed.status !== 201) throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
+    await deployTrigger(base, headers);
 
     let next = 0;
     let queued = 0;
