@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
@@ -41,6 +42,19 @@ writeFileSync(
 // The company sign-in journey's identity provider (another oidc-provider, started by its spec).
 const oidcPeerPort = Number(process.env.E2E_OIDC_PEER_PORT || port + 1001);
 process.env.E2E_OIDC_PEER_PORT = String(oidcPeerPort);
+// Traces: the server exports spans (OTLP over HTTP) to a sink on loopback that accepts and drops
+// them, so each record carries a trace id and the provenance explorer links it ("View trace",
+// SVC_TRACE_URL_TEMPLATE). This file is loaded by the runner and by its workers: only the first
+// listen succeeds, the others' EADDRINUSE is expected.
+const otlpSinkPort = Number(process.env.E2E_OTLP_SINK_PORT || port + 3000);
+process.env.E2E_OTLP_SINK_PORT = String(otlpSinkPort);
+const otlpSink = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+});
+otlpSink.on("error", () => undefined);
+otlpSink.listen(otlpSinkPort, "127.0.0.1");
+otlpSink.unref();
 const systemChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find(existsSync);
 const usePlaywrightBrowser = process.env.E2E_PLAYWRIGHT_BROWSER === "1" || !systemChromium;
 
@@ -85,6 +99,9 @@ export default defineConfig({
       SVC_PUBLIC_URL: `http://localhost:${port}`,
       SVC_OUTBOUND_ALLOW: "127.0.0.1/32",
       SVC_CONNECTORS_DIR: connectorsDir,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpSinkPort}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      SVC_TRACE_URL_TEMPLATE: "http://127.0.0.1:16686/trace/{trace_id}",
       // Company sign-in (e2e/consoleCompanySignIn.spec.ts): the provider is discovered at sign-in time.
       SVC_OIDC_ISSUER: `http://127.0.0.1:${oidcPeerPort}`,
       SVC_OIDC_CLIENT_ID: "svc-console",

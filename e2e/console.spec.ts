@@ -263,6 +263,17 @@ test("the provenance explorer: filters in the URL, prefix match, console reads h
   expect(lines.length).toBeGreaterThan(0);
   expect(lines.every((r) => r.decision === "denied" && r.operation.startsWith("GET /v1/pass"))).toBe(true);
 
+  // A record links to its trace: the e2e server exports spans (to a sink, playwright.config.ts) and
+  // SVC_TRACE_URL_TEMPLATE names where traces are read; the link carries the record's own trace id.
+  await page.getByRole("cell", { name: "GET /v1/passports" }).first().click();
+  const traced = page.getByRole("dialog");
+  const traceLink = traced.getByRole("link", { name: "View trace" });
+  await expect(traceLink).toHaveAttribute("href", /^http:\/\/127\.0\.0\.1:16686\/trace\/[0-9a-f]{32}$/);
+  const traceId = (await traceLink.getAttribute("href"))!.split("/").pop()!;
+  await expect(traced.locator("dt", { hasText: /^trace_id$/ }).locator("+ dd")).toHaveText(traceId);
+  await page.keyboard.press("Escape");
+  await expect(traced).toHaveCount(0);
+
   // The console's own page-view reads are hidden unless asked for; its writes are not.
   await page.getByRole("button", { name: "Clear filters" }).click();
   await expect(page).toHaveURL(/\/provenance$/);
