@@ -280,22 +280,33 @@ async function governedCall<T>(
  * path does not serve, a public document over its rate limit): denied, for the root organization,
  * like every refusal before authentication.
  */
-export async function recordRefusal(label: string, requestId: string, status: number): Promise<void> {
-  const db = await database();
-  await loadRootOrgDid(db);
-  await appendProvenance(db, {
-    org_did: rootOrg.did ?? "unknown",
-    actor_did: null,
-    delegation_id: null,
-    grantor_did: null,
-    capability: null,
-    operation: label,
-    resource_type: null,
-    resource_id: null,
-    decision: "denied",
-    status,
-    request_hash: EMPTY_SHA256,
-    request_id: requestId,
+export function recordRefusal(
+  label: string,
+  requestId: string,
+  status: number,
+  carrier: { traceparent?: string | null; tracestate?: string | null } = {},
+): Promise<void> {
+  // In a span of its own, continuing the caller's trace: the record keeps its trace id like any call's.
+  return tracedCall(label, carrier, async (span) => {
+    const db = await database();
+    await loadRootOrgDid(db);
+    await appendProvenance(
+      db,
+      span.record({
+        org_did: rootOrg.did ?? "unknown",
+        actor_did: null,
+        delegation_id: null,
+        grantor_did: null,
+        capability: null,
+        operation: label,
+        resource_type: null,
+        resource_id: null,
+        decision: "denied" as const,
+        status,
+        request_hash: EMPTY_SHA256,
+        request_id: requestId,
+      }),
+    );
   });
 }
 

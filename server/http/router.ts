@@ -141,7 +141,10 @@ async function answer(request: Request): Promise<Response> {
         : found.kind === "method_not_allowed"
           ? found.template
           : pathname.slice(0, 200);
-    await recordRefusal(`${request.method} ${template}`, requestId, refusal.status);
+    await recordRefusal(`${request.method} ${template}`, requestId, refusal.status, {
+      traceparent: request.headers.get("traceparent"),
+      tracestate: request.headers.get("tracestate"),
+    });
     throw new GateError(refusal, rl);
   } catch (e) {
     const gateError = e instanceof GateError ? e : new GateError(e, rl);

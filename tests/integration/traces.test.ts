@@ -74,8 +74,10 @@ describe.each([
   let record: ProvenanceRecord;
   let delivery: Awaited<ReturnType<typeof ingestAndDeliver>>["delivery"];
   let trpcRecordTraceId: string | null | undefined;
+  let unroutedRecord: { traceId: string | null; operation: string } | null | undefined;
   const caller = newTrace();
   const consoleCaller = newTrace();
+  const lostCaller = newTrace();
 
   beforeAll(async () => {
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlp.url;
@@ -91,6 +93,12 @@ describe.each([
     });
     await createCaller(contextFromHeaders(headers, "127.0.0.1")).identity.passports.list({ limit: 1 });
     trpcRecordTraceId = (await lastProvenance())?.traceId;
+    // A path no route answers: refused (404) before routing, recorded all the same, in a span.
+    const lost = await api("GET", "/v1/no-such-route", undefined, {
+      traceparent: parentOf(lostCaller.traceId, lostCaller.spanId),
+    });
+    expect(lost.status).toBe(404);
+    unroutedRecord = await lastProvenance();
     await stopTracing(); // flushes every queued span
     spans = otlp.spans.filter((s) => s.traceId === caller.traceId);
   });
@@ -102,6 +110,14 @@ describe.each([
     expect(span?.parentSpanId).toBe(consoleCaller.spanId);
     expect(span?.attributes).toMatchObject({ "svc.decision": "allowed", "svc.status": 200 });
     expect(trpcRecordTraceId).toBe(consoleCaller.traceId);
+  });
+
+  it("gives a call refused before routing (an unknown path) a span in the caller's trace, and its record the trace id", () => {
+    const span = otlp.spans.find((s) => s.traceId === lostCaller.traceId);
+    expect(span?.name).toBe("GET /v1/no-such-route");
+    expect(span?.parentSpanId).toBe(lostCaller.spanId);
+    expect(span?.attributes).toMatchObject({ "svc.decision": "denied", "svc.status": 404 });
+    expect(unroutedRecord).toMatchObject({ operation: "GET /v1/no-such-route", traceId: lostCaller.traceId });
   });
 
   it("sends spans with the protocol's content type, under OTEL_SERVICE_NAME", () => {
