@@ -67,9 +67,12 @@ export async function proposeFromAffinity(
   const applier = learningApplier("prompt_recommended_model");
   if (!applier) return 0;
   const from = new Date(now.getTime() - settings.windowMs);
-  const orgs = await db.read.reasoningCall.groupBy({
+  // The organizations with completed prompted calls in the window, from the daily rollup (its
+  // rows are organizations × prompts × models × days, not calls); the window's first day is read
+  // whole, so this may name one with nothing in the window, whose report is then empty.
+  const orgs = await db.read.promptCallRollup.groupBy({
     by: ["orgDid"],
-    where: { promptKey: { not: null }, createdAt: { gte: from, lt: now } },
+    where: { day: { gte: from.toISOString().slice(0, 10), lte: now.toISOString().slice(0, 10) } },
   });
   let made = 0;
   for (const { orgDid } of orgs) {
