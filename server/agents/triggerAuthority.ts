@@ -2,7 +2,7 @@ import { config } from "../config";
 import { sqlIn, type Db } from "../db/client";
 import { sqliteTimestamp } from "../db/raw";
 import type { Principal } from "../governance/principal";
-import { delegationPrincipal, principalOfDelegation } from "../identity/authenticate";
+import { delegationPrincipal, principalOfDelegationRow, type DelegationRow } from "../identity/authenticate";
 import { issueDelegation } from "../identity/issueDelegation";
 import { isTriggerCapability } from "../events/schemas";
 import { narrowed } from "../executions/invokeAgent";
@@ -55,7 +55,7 @@ export async function triggerPrincipal(tx: Db, delegationId: string): Promise<Pr
       ? `x."id" = ANY(string_to_array(d."ancestry", ' '))`
       : // Ids are generated (no quotes or spaces), so the space-separated ancestry is a JSON array once quoted.
         `x."id" IN (SELECT "value" FROM json_each('["' || replace(d."ancestry", ' ', '","') || '"]'))`;
-  const [row] = await sqlIn(tx, engine).query<Record<string, unknown>>(
+  const [row] = await sqlIn(tx, engine).query<DelegationRow & { ancestor_ended: unknown }>(
     `SELECT d."id", d."org_did", d."delegate_did", d."grantor_did", d."capabilities", d."environment", d."risk_level", d."kind",
             d."expires_at", d."ancestry",
             EXISTS (SELECT 1 FROM "delegation" x WHERE ${ancestors} AND (x."revoked_at" IS NOT NULL OR x."expires_at" <= $2)) AS "ancestor_ended"
@@ -64,16 +64,5 @@ export async function triggerPrincipal(tx: Db, delegationId: string): Promise<Pr
   );
   // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
   if (!row || row.ancestor_ended === true || Number(row.ancestor_ended) === 1) return undefined;
-  return principalOfDelegation({
-    id: row.id as string,
-    orgDid: row.org_did as string,
-    delegateDid: row.delegate_did as string,
-    grantorDid: row.grantor_did as string,
-    capabilities: (typeof row.capabilities === "string" ? JSON.parse(row.capabilities) : row.capabilities) as string[],
-    environment: (row.environment as string | null) ?? null,
-    riskLevel: row.risk_level as string,
-    kind: row.kind as string,
-    expiresAt: row.expires_at instanceof Date ? row.expires_at : new Date(row.expires_at as string),
-    ancestry: (row.ancestry as string | null) ?? null,
-  });
+  return principalOfDelegationRow(row);
 }

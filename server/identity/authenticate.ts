@@ -4,13 +4,14 @@ import { Unauthenticated } from "../errors";
 import { tokenHash, verifyDelegationToken } from "../keys/tokens";
 import { processWide } from "../processWide";
 
-interface DelegationRow {
+/** A `delegation` row read as raw SQL, on either engine. */
+export interface DelegationRow {
   id: string;
   org_did: string;
   kind: string;
   grantor_did: string;
   delegate_did: string;
-  ancestry: string;
+  ancestry: string | null;
   capabilities: string | string[];
   environment: string | null;
   risk_level: string;
@@ -73,20 +74,25 @@ async function principalFromDelegation(db: Database, id: string): Promise<Princi
     [id],
   );
   if (!row) throw Unauthenticated("The token's delegation does not exist.");
-  const expiresAt = new Date(row.expires_at);
-  if (expiresAt.getTime() <= Date.now()) throw Unauthenticated("The token's delegation has expired.");
-  return {
-    delegationId: row.id,
+  const principal = principalOfDelegationRow(row);
+  if (principal.expiresAt.getTime() <= Date.now()) throw Unauthenticated("The token's delegation has expired.");
+  return principal;
+}
+
+/** `principalOfDelegation` of a raw row (SQLite keeps capabilities as JSON text and timestamps as text). */
+export function principalOfDelegationRow(row: DelegationRow): Principal {
+  return principalOfDelegation({
+    id: row.id,
     orgDid: row.org_did,
-    actorDid: row.delegate_did,
+    delegateDid: row.delegate_did,
     grantorDid: row.grantor_did,
     capabilities: typeof row.capabilities === "string" ? (JSON.parse(row.capabilities) as string[]) : row.capabilities,
-    environment: row.environment,
+    environment: row.environment ?? null,
     riskLevel: row.risk_level,
     kind: row.kind,
-    expiresAt,
-    chain: [...(row.ancestry ? row.ancestry.split(" ") : []), row.id],
-  };
+    expiresAt: row.expires_at instanceof Date ? row.expires_at : new Date(row.expires_at),
+    ancestry: row.ancestry ?? null,
+  });
 }
 
 /**
