@@ -24,7 +24,8 @@ export const isCanonicalSemver = (version: string) => semver.valid(version) === 
  * Publishes a version of the caller's prompt `key`. The version must be valid semver and greater
  * than every version of the key published so far (pre-releases ordered as semver orders them:
  * `1.0.0-rc.1` < `1.0.0`), so publication order is version order and a published version never
- * changes. `input_schema` must itself be a JSON Schema ajv compiles in its `$schema`'s dialect (draft-07 by default, 2019-09, 2020-12; no remote `$ref`);
+ * changes. `input_schema` must itself be a JSON Schema ajv compiles in its `$schema`'s dialect
+ * (draft-07 by default, 2019-09, 2020-12; no remote `$ref`);
  * the template must parse as Mustache; `extends_uri` must name a published version of the
  * organization, and its chain may neither come back to this version nor exceed MAX_EXTENDS_DEPTH.
  * The first version creates the prompt's profile and becomes its active version.
@@ -147,23 +148,21 @@ function inputSchemaErrors(schema: Record<string, unknown>): FieldError[] {
       },
     ];
   const ajv = inputSchemaAjv(schema);
+  if (!ajv)
+    return [
+      {
+        field: "input_schema.$schema",
+        code: "INVALID_SCHEMA",
+        message: `input_schema.$schema names a dialect svc does not read (${String(schema.$schema).slice(0, 200)}): use draft-07, 2019-09 or 2020-12, or leave it out for draft-07.`,
+      },
+    ];
+  if (!ajv.validateSchema(withoutId(schema)))
+    return jsonSchemaErrors(ajv.errors, "input_schema").map((e) => ({ ...e, code: "INVALID_SCHEMA" }));
   try {
-    // A `$schema` no dialect answers to throws here (ajv has no meta-schema for it).
-    if (!ajv.validateSchema(withoutId(schema)))
-      return jsonSchemaErrors(ajv.errors, "input_schema").map((e) => ({ ...e, code: "INVALID_SCHEMA" }));
     ajv.compile(withoutId(schema));
     return [];
   } catch (e) {
-    const message = (e as Error).message;
-    return /^no schema with key or ref/.test(message) && typeof schema.$schema === "string"
-      ? [
-          {
-            field: "input_schema.$schema",
-            code: "INVALID_SCHEMA",
-            message: `input_schema.$schema names a dialect svc does not read (${schema.$schema.slice(0, 200)}): use draft-07, 2019-09 or 2020-12, or leave it out for draft-07.`,
-          },
-        ]
-      : [{ field: "input_schema", code: "INVALID_SCHEMA", message }];
+    return [{ field: "input_schema", code: "INVALID_SCHEMA", message: (e as Error).message }];
   }
 }
 

@@ -141,12 +141,18 @@ const inputSchemaAjvs = processWide("prompts.ajv", () => {
   };
 });
 
-/** The ajv that reads `schema`'s dialect (its `$schema`; draft-07 when it names none or another). */
-export function inputSchemaAjv(schema: Record<string, unknown>): Ajv | Ajv2019 | Ajv2020 {
-  const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (/json-schema\.org\/draft\/2020-12\/schema/.test(dialect)) return inputSchemaAjvs.draft202012;
-  if (/json-schema\.org\/draft\/2019-09\/schema/.test(dialect)) return inputSchemaAjvs.draft201909;
-  return inputSchemaAjvs.draft07;
+/**
+ * The ajv that reads `schema`'s dialect: draft-07 when it names none, else the one its `$schema`
+ * names; undefined for a dialect svc does not read (publication refuses it, so a stored schema has one).
+ */
+export function inputSchemaAjv(schema: Record<string, unknown>): Ajv | Ajv2019 | Ajv2020 | undefined {
+  const dialect = schema.$schema;
+  if (dialect === undefined) return inputSchemaAjvs.draft07;
+  if (typeof dialect !== "string") return undefined;
+  if (/^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(dialect)) return inputSchemaAjvs.draft202012;
+  if (/^https:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/.test(dialect)) return inputSchemaAjvs.draft201909;
+  if (/^http:\/\/json-schema\.org\/draft-07\/schema#?$/.test(dialect)) return inputSchemaAjvs.draft07;
+  return undefined;
 }
 
 /** What a version needs to render, compiled once. */
@@ -202,7 +208,7 @@ export function compiledVersion(row: VersionSource): CompiledVersion {
     extendsId: row.extendsId,
     tokens,
     slot: hasContentSlot(tokens),
-    validate: inputSchema ? inputSchemaAjv(inputSchema).compile(withoutId(inputSchema)) : null,
+    validate: inputSchema ? inputSchemaAjv(inputSchema)!.compile(withoutId(inputSchema)) : null,
   };
   compiled.set(id, entry);
   if (compiled.size > MAX_CACHED) compiled.delete(compiled.keys().next().value!);
