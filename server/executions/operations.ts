@@ -31,6 +31,7 @@ export const callbackSecretOp = defineOperation({
   capability: "svc_api:executions:write",
   resourceType: "signing_secret",
   response: s.CallbackSecret,
+  secretFields: ["secret"],
   successStatus: 200,
   // A GET reads outside the gate's write transaction; creating the secret on first use needs one.
   handler: (ctx) => ctx.database.writeTx((tx) => callbackSecret(tx, ctx.principal)),
@@ -47,6 +48,7 @@ export const rotateCallbackSecretOp = defineOperation({
   capability: "svc_api:executions:write",
   resourceType: "signing_secret",
   response: s.RotatedCallbackSecret,
+  secretFields: ["secret"],
   successStatus: 200,
   handler: (ctx) => rotateCallbackSecret(ctx.db, ctx.principal),
 });

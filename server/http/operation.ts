@@ -58,6 +58,12 @@ export interface Operation<
   successStatus: number;
   /** Other success statuses a handler may answer with `setStatus`, same body (e.g. a deploy's 201 with `wait: true`), for the OpenAPI document. */
   otherSuccessStatuses?: readonly number[];
+  /**
+   * Top-level fields of the answer that are secret (a bearer token, a `whsec_` secret). Where svc
+   * keeps an answer (a workflow `svc` node's output) they are sealed at rest and shown redacted
+   * (server/signing/sealedFields.ts); the caller of the operation itself still gets them.
+   */
+  secretFields?: readonly string[];
   /** Problem codes beyond the ones every operation of its kind can answer (e.g. a GET's 409), for the OpenAPI document. */
   problems?: readonly ErrorCode[];
   /**

@@ -87,6 +87,7 @@ export const exchangeSessionOp = defineOperation({
   body: s.SessionExchangeRequest,
   bodyOptional: true,
   response: s.SessionExchangeResponse,
+  secretFields: ["token"],
   successStatus: 201,
   problems: ["tier_too_low"],
   async handler(ctx) {
@@ -108,6 +109,7 @@ export const createDelegationTokenOp = defineOperation({
   resourceType: "delegation",
   body: s.DelegationTokenRequest,
   response: s.SessionExchangeResponse,
+  secretFields: ["token"],
   successStatus: 201,
   async handler(ctx) {
     const issued = await issueDelegation(ctx.db, ctx.principal, {

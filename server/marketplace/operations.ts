@@ -58,6 +58,8 @@ export const installConnectorOp = defineOperation({
   params: s.ConnectorIdParams,
   body: s.InstallRequest,
   response: s.InstallResult,
+  // The single-use state lets whoever holds it finish the authorization as the installer.
+  secretFields: ["oauth_authorization_url", "oauth_state"],
   successStatus: 201,
   problems: ["connector_not_configured", "outbound_refused"],
   async handler(ctx) {

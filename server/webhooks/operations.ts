@@ -44,6 +44,7 @@ export const createWebhookOp = defineOperation({
   resourceType: "webhook",
   body: s.WebhookCreateRequest,
   response: s.WebhookWithSecret,
+  secretFields: ["secret"],
   successStatus: 201,
   async handler(ctx) {
     const created = await createWebhook(ctx.db, ctx.principal, ctx.body);
@@ -168,6 +169,7 @@ export const rotateWebhookSecretOp = defineOperation({
   resourceType: "webhook",
   params: s.WebhookIdParams,
   response: s.RotatedWebhookSecret,
+  secretFields: ["secret"],
   successStatus: 200,
   async handler(ctx) {
     ctx.setResource(ctx.params.id);

@@ -1,5 +1,6 @@
 import jsonLogic from "json-logic-js";
 import type { Db } from "../db/client";
+import { openNodeValues } from "./sealedOutputs";
 
 type Obj = Record<string, unknown>;
 
@@ -35,10 +36,11 @@ export async function evaluateCondition(db: Db, workflowId: string, rule: unknow
     where: { workflowId, status: "completed" },
     select: { key: true, output: true },
   });
-  const data = {
-    input: input ?? {},
-    nodes: Object.fromEntries(done.map((n) => [n.key, { output: n.output ?? null }])),
-  };
+  // A rule may test a secret a node answered (its value never leaves: the output is `{result}`).
+  const data = await openNodeValues(
+    { input: input ?? {}, nodes: Object.fromEntries(done.map((n) => [n.key, { output: n.output ?? null }])) },
+    workflowId,
+  );
   try {
     const result = jsonLogic.truthy(jsonLogic.apply(rule as jsonLogic.RulesLogic, data));
     return { status: "completed" as const, output: { result } };

@@ -7,6 +7,7 @@ import { evaluateCondition } from "./controlNodes";
 import { callOperation, type CallOutcome } from "./callOperation";
 import { startApprovalNode } from "./approvalNodes";
 import { nodeOperation } from "./nodeOperations";
+import { openNodeValues, sealNodeOutput } from "./sealedOutputs";
 import type { NodeConfig } from "./views";
 import { workflowChanged } from "./workflowChanged";
 
@@ -56,9 +57,12 @@ export async function runNodeJob(job: ClaimedJob<{ nodeId: string }>): Promise<v
         );
         return;
       }
-      await callOperation(op, workflow, input, (tx, outcome) =>
-        settleNode(tx, node.id, { ...nodeOutcome(outcome), startedAt }, ["pending"], node).then(() => undefined),
-      );
+      await callOperation(op, workflow, input, async (tx, outcome) => {
+        const settled = nodeOutcome(outcome);
+        // Stored and shown to readers without the secrets the operation answers (a minted token).
+        if (settled.status === "completed") settled.output = await sealNodeOutput(op, settled.output, workflow.id);
+        await settleNode(tx, node.id, { ...settled, startedAt }, ["pending"], node);
+      });
       return;
     }
     case "agent":
@@ -74,7 +78,7 @@ export async function runNodeJob(job: ClaimedJob<{ nodeId: string }>): Promise<v
 function nodeOutcome(outcome: CallOutcome) {
   if (outcome.ok) {
     const value = outcome.value;
-    const output = value && typeof value === "object" && !Array.isArray(value) ? (value as object) : { value };
+    const output = value && typeof value === "object" && !Array.isArray(value) ? (value as Obj) : { value };
     return { status: "completed" as const, output, provenanceId: outcome.recordId };
   }
   return { status: "failed" as const, error: outcome.error, provenanceId: outcome.recordId };
@@ -91,9 +95,11 @@ async function startAgentNode(
   workflow: { orgDid: string; delegationId: string; id: string },
 ): Promise<void> {
   const op = nodeOperation("invokeAgent")!;
+  // Kept as read (secrets sealed) on the node; the run gets the real values.
   const input = (node.input as Obj | null) ?? (await predecessorOutputs(db.read, node));
+  const opened = await openNodeValues(input, workflow.id);
   const startedAt = new Date();
-  await callOperation(op, workflow, { id: node.agentId, input, max_attempts: 1 }, async (tx, outcome) => {
+  await callOperation(op, workflow, { id: node.agentId, input: opened, max_attempts: 1 }, async (tx, outcome) => {
     if (!outcome.ok) {
       await settleNode(tx, node.id, { ...nodeOutcome(outcome), startedAt }, ["pending"]);
       return;

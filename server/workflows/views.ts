@@ -1,4 +1,5 @@
 import type { Workflow, WorkflowEdge, WorkflowNode } from "../db/generated/sqlite/client";
+import { redactSealed } from "../signing/sealedFields";
 import type { WorkflowNodeValue } from "./schemas";
 
 type Obj = Record<string, unknown>;
@@ -29,8 +30,9 @@ export function nodeView(
     node_name: n.nodeName ?? n.key,
     agent_id: n.agentId,
     agent_name: n.agentId ? (agentNames.get(n.agentId) ?? null) : null,
-    input: obj(n.input),
-    output: obj(n.output),
+    // Secrets an operation answered stay sealed in the row and are never shown (server/signing/sealedFields.ts).
+    input: redactSealed(obj(n.input)),
+    output: redactSealed(obj(n.output)),
     error: obj(n.error),
     started_at: iso(n.startedAt),
     completed_at: iso(n.completedAt),
