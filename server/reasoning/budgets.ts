@@ -165,10 +165,11 @@ export async function reserve(tx: Db, states: BudgetState[], callId: string, amo
 /**
  * Settles the call's reservations to what it really cost (after the provider answered), in the
  * settling transaction `q` (raw SQL: it runs once per call, after the answer's provider round trip).
+ * Never below zero: a charge that gave money back would let the next calls pass the limit.
  */
 export async function settle(q: RawQueryable, callId: string, amountUsd: number, now = new Date()): Promise<void> {
   await q.execute(
     `UPDATE "budget_charge" SET "amount_usd" = $1, "state" = 'settled', "settled_at" = $2 WHERE "call_id" = $3 AND "state" = 'reserved'`,
-    [amountUsd, now, callId],
+    [amountUsd > 0 ? amountUsd : 0, now, callId],
   );
 }

@@ -4,7 +4,10 @@ import type { LanguageModel } from "ai";
 import { DomainError } from "../errors";
 import { createGuardedFetch } from "../outbound/guardedFetch";
 import { processWide } from "../processWide";
+import { componentLog } from "../telemetry/log";
+import { observeUsageAnomaly } from "../telemetry/metrics";
 import type { CatalogueModel } from "./catalogue";
+import { inputTokenBound } from "./route";
 
 /**
  * One attempt against one model, through the Vercel AI SDK's provider packages (never
@@ -21,8 +24,38 @@ export interface AttemptInput {
 }
 
 export type AttemptOutcome =
-  | { ok: true; text: string; inputTokens: number; outputTokens: number; latencyMs: number }
+  | {
+      ok: true;
+      text: string;
+      inputTokens: number;
+      outputTokens: number;
+      latencyMs: number;
+      /** The usage the provider reported, when it was out of bounds and counted as `inputTokens`/`outputTokens` instead. */
+      reportedUsage?: { inputTokens: number | undefined; outputTokens: number | undefined };
+    }
   | { ok: false; status: "error" | "timeout" | "rate_limited"; message: string; latencyMs: number };
+
+/**
+ * The usage a call is charged for, from what the provider reports but never beyond what the call
+ * could have used: a provider's usage is its word, and a broken or hostile one (an
+ * OpenAI-compatible endpoint anyone may configure) reporting `prompt_tokens: -1e7` would make
+ * the call pay the budget back, and 1e15 would charge trillions. Each count is a whole number
+ * from 0 to its bound: input at most `inputTokenBound` of the messages sent (what a byte-level
+ * tokenizer can make of them), output at most `max_tokens`. A missing count is 0, as before.
+ */
+export function boundedUsage(
+  reported: { inputTokens: number | undefined; outputTokens: number | undefined },
+  bounds: { inputTokens: number; outputTokens: number },
+): { inputTokens: number; outputTokens: number; clamped: boolean } {
+  const bound = (n: number | undefined, max: number) =>
+    n === undefined ? 0 : Number.isFinite(n) ? Math.min(max, Math.max(0, Math.round(n))) : n > 0 ? max : 0;
+  const inputTokens = bound(reported.inputTokens, bounds.inputTokens);
+  const outputTokens = bound(reported.outputTokens, bounds.outputTokens);
+  const clamped =
+    (reported.inputTokens !== undefined && inputTokens !== reported.inputTokens) ||
+    (reported.outputTokens !== undefined && outputTokens !== reported.outputTokens);
+  return { inputTokens, outputTokens, clamped };
+}
 
 /** Model replies are small; 4 MiB leaves room for long ones while bounding what a provider can send. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
@@ -118,12 +151,25 @@ export function callModel(m: CatalogueModel, input: AttemptInput): Promise<Attem
     { "gen_ai.system": m.provider.kind, "gen_ai.request.model": m.modelId },
     async (span) => {
       const outcome = await attemptModel(m, input);
-      if (outcome.ok)
+      if (outcome.ok) {
         span.setAttributes({
           "gen_ai.usage.input_tokens": outcome.inputTokens,
           "gen_ai.usage.output_tokens": outcome.outputTokens,
         });
-      else span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.status });
+        if (outcome.reportedUsage) {
+          span.setAttribute("svc.usage_clamped", true);
+          observeUsageAnomaly(m.provider.name);
+          componentLog("reasoning").warn(
+            {
+              provider: m.provider.name,
+              model: m.modelId,
+              reported: outcome.reportedUsage,
+              counted: { inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens },
+            },
+            "a provider reported usage the call could not have used; counted within its bounds",
+          );
+        }
+      } else span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.status });
       return outcome;
     },
     SpanKind.CLIENT,
@@ -144,12 +190,18 @@ async function attemptModel(m: CatalogueModel, input: AttemptInput): Promise<Att
       maxRetries: 0,
       abortSignal: signal,
     });
+    const reported = { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens };
+    const usage = boundedUsage(reported, {
+      inputTokens: inputTokenBound(input.messages),
+      outputTokens: input.maxTokens,
+    });
     return {
       ok: true,
       text: result.text,
-      inputTokens: result.usage.inputTokens ?? 0,
-      outputTokens: result.usage.outputTokens ?? 0,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
       latencyMs: Math.round(performance.now() - started),
+      ...(usage.clamped ? { reportedUsage: reported } : {}),
     };
   } catch (e) {
     return { ok: false, ...classify(sdk, e), latencyMs: Math.round(performance.now() - started) };

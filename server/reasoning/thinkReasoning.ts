@@ -192,7 +192,8 @@ async function runThink(
     answer.metadata.routingDecision.reason +
     (failures.length > 0
       ? `; ${failures.map((a) => `${a.ranked.model.modelId} failed (${(a.outcome as { status: string }).status})`).join(", ")}${success ? `, answered by ${success.ranked.model.modelId}` : ""}`
-      : "");
+      : "") +
+    attempts.map((a) => usageAnomalyNote(a.ranked, a.outcome)).join("");
   // One short transaction on the raw driver: it runs after every call's provider round trip, where
   // Prisma's interactive transaction and its createMany cost several milliseconds of CPU.
   const completedAt = new Date();
@@ -277,4 +278,11 @@ async function runThink(
   };
   answer.metadata.routingDecision.selected = success.ranked.model.modelId;
   answer.metadata.routingDecision.alternatives = chain.filter((r) => r !== success.ranked).map((r) => r.model.modelId);
+}
+
+/** The call's record of a provider's out-of-bounds usage (callModel.ts's boundedUsage): what it said, what was counted. */
+function usageAnomalyNote(ranked: Ranked, outcome: AttemptOutcome): string {
+  if (!outcome.ok || !outcome.reportedUsage) return "";
+  const { inputTokens, outputTokens } = outcome.reportedUsage;
+  return `; usage anomaly: ${ranked.model.modelId} reported ${inputTokens ?? "no"} input and ${outputTokens ?? "no"} output tokens, counted as ${outcome.inputTokens} and ${outcome.outputTokens}`;
 }

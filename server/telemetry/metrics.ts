@@ -89,6 +89,12 @@ function createMetrics() {
       labelNames: ["outcome"] as const,
       registers,
     }),
+    usageAnomalies: new Counter({
+      name: "svc_model_usage_anomalies_total",
+      help: "Model answers whose reported token usage was out of bounds (negative, not a number, input beyond what was sent, output beyond max_tokens), counted within its bounds instead, by provider.",
+      labelNames: ["provider"] as const,
+      registers,
+    }),
     sandboxThreads: new Gauge({
       name: "svc_sandbox_threads",
       help: "This process's sandbox worker threads: total (size), busy (running a bundle) and queued runs waiting for one.",
@@ -219,6 +225,11 @@ export function observeJob(kind: string, outcome: JobOutcome, startedAt: number)
 /** A webhook delivery attempt's outcome committed (server/webhooks/deliveryJob.ts). */
 export function observeWebhookDelivery(outcome: "delivered" | "retrying" | "failed"): void {
   metrics.webhookDeliveries.inc({ outcome });
+}
+
+/** A provider reported usage a call could not have used (server/reasoning/callModel.ts). */
+export function observeUsageAnomaly(provider: string): void {
+  metrics.usageAnomalies.inc({ provider });
 }
 
 /** Where the sandbox gauge reads its threads from (server/sandbox/pool.ts, when the pool starts). */

@@ -28,6 +28,8 @@ export interface FakeOpenAI {
   setReplyWords(n: number): void;
   /** Milliseconds to wait before answering (default 0). */
   setDelayMs(ms: number): void;
+  /** Usage to report instead of the counted one (a lying or broken provider); undefined: counted. */
+  setReportedUsage(usage: { prompt_tokens: number; completion_tokens: number } | undefined): void;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export async function startFakeOpenAI(models: string[], opts: { port?: number } 
   const requests: ChatRequest[] = [];
   let replyWords = 5;
   let delayMs = 0;
+  let reportedUsage: { prompt_tokens: number; completion_tokens: number } | undefined;
   const hanging = new Set<() => void>();
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -78,7 +81,9 @@ export async function startFakeOpenAI(models: string[], opts: { port?: number } 
         created: Math.floor(Date.now() / 1000),
         model: chat.model,
         choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
-        usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+        usage: reportedUsage
+          ? { ...reportedUsage, total_tokens: reportedUsage.prompt_tokens + reportedUsage.completion_tokens }
+          : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
       });
     })();
   });
@@ -91,6 +96,7 @@ export async function startFakeOpenAI(models: string[], opts: { port?: number } 
     behave: (model, b) => void behaviours.set(model, b),
     setReplyWords: (n) => void (replyWords = n),
     setDelayMs: (ms) => void (delayMs = ms),
+    setReportedUsage: (u) => void (reportedUsage = u),
     close: () =>
       new Promise((resolve) => {
         for (const release of hanging) release();
