@@ -13,6 +13,7 @@ import {
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { processWide } from "../processWide";
+import { QueryStripper } from "./spanQueries";
 
 /**
  * Traces over OpenTelemetry, on when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
@@ -50,8 +51,14 @@ export function tracingOn(): boolean {
  */
 export async function startTracing(serviceName = "svc"): Promise<boolean> {
   if (tracing.on || !tracingConfigured()) return tracing.on;
-  const { NodeSDK } = await import("@opentelemetry/sdk-node");
+  const [{ NodeSDK }, { getSpanProcessorsFromEnv }] = await Promise.all([
+    import("@opentelemetry/sdk-node"),
+    // The SDK's own reading of OTEL_TRACES_EXPORTER and the OTLP protocol into processors (what it
+    // does when given none), so the query stripper can go first without re-implementing it.
+    import("@opentelemetry/sdk-node/build/src/utils.js"),
+  ]);
   const sdk = new NodeSDK({
+    spanProcessors: [new QueryStripper(), ...getSpanProcessorsFromEnv(undefined)],
     // The SDK's own default is "unknown_service:node"; a name the operator gave wins over ours.
     ...(process.env.OTEL_SERVICE_NAME || /(^|,)\s*service\.name=/.test(process.env.OTEL_RESOURCE_ATTRIBUTES ?? "")
       ? {}
