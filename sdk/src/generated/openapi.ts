@@ -1723,7 +1723,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics of the process that answers (text exposition format 0.0.4)
-         * @description Calls, refusals, jobs, webhook deliveries and sandbox threads of the answering process (each process counts its own: scrape every one), and the deployment's queues, executions, pending approvals, model spend, ledger size and latest checkpoint, read from the database at most every 5 s.
+         * @description The operator's endpoint: only keys of the root organization read it (a tenant's key is 403, whatever its capabilities). Calls, refusals, jobs, webhook deliveries and sandbox threads of the answering process (each process counts its own: scrape every one), and the deployment's queues, executions, pending approvals, model spend, ledger size and latest checkpoint, read from the database at most every 5 s.
          */
         get: operations["getMetrics"];
         put?: never;
