@@ -99,7 +99,7 @@ export const CAPABILITY_CATALOGUE: readonly CapabilityEntry[] = [
   entry(
     "metrics",
     "read",
-    "Scrape the Prometheus metrics (GET /metrics): calls, refusals, queues, executions, spend, the ledger.",
+    "Scrape the deployment's Prometheus metrics (GET /metrics): calls, refusals, queues, executions, spend, the ledger. The root organization's keys only.",
   ),
 ];
 

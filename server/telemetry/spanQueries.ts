@@ -23,13 +23,22 @@ export function stripQueries(text: string): string {
 /** A string attribute worth cutting even under a name not listed: a URL or an absolute path with a query. */
 const looksLikeUrl = (v: string) => v.includes("?") && /^(\/|[a-z][a-z0-9+.-]*:\/\/)/i.test(v);
 
-function scrub(span: SdkSpan): void {
-  // Mutated in place: in onEnding the span is still open but its attributes are final.
-  const attributes = span.attributes as Record<string, unknown>;
+/** In free text (an exception's message), only the queries of URLs with a scheme: a `?` of prose stays. */
+const stripUrlQueriesIn = (text: string) =>
+  text.includes("?") ? text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s?#]*)\?[^\s#]*/gi, "$1") : text;
+
+function scrubAttributes(attributes: Record<string, unknown>): void {
   for (const key of DROPPED) delete attributes[key];
   for (const [key, value] of Object.entries(attributes))
-    if (typeof value === "string" && (URL_ATTRIBUTES.has(key) || looksLikeUrl(value)))
-      attributes[key] = stripQueries(value);
+    if (typeof value === "string")
+      attributes[key] = URL_ATTRIBUTES.has(key) || looksLikeUrl(value) ? stripQueries(value) : stripUrlQueriesIn(value);
+}
+
+function scrub(span: SdkSpan): void {
+  // Mutated in place: in onEnding the span is still open but its attributes are final.
+  scrubAttributes(span.attributes as Record<string, unknown>);
+  // Events too: a recorded exception's message may quote the URL a fetch failed on.
+  for (const event of span.events) if (event.attributes) scrubAttributes(event.attributes as Record<string, unknown>);
   if (span.name.includes("?")) span.updateName(stripQueries(span.name));
 }
 

@@ -20,6 +20,8 @@ export interface ReceivedSpan {
 export async function startOtlpReceiver() {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
+  /** Every request body as received (events and all: what `spans` leaves out). */
+  const bodies: Buffer[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -27,6 +29,7 @@ export async function startOtlpReceiver() {
       const type = String(req.headers["content-type"] ?? "");
       contentTypes.push(type);
       const body = Buffer.concat(chunks);
+      bodies.push(body);
       if (req.url === "/v1/traces")
         spans.push(...(type.includes("protobuf") ? fromProtobuf(body, type) : fromJson(body, type)));
       res.writeHead(200, { "content-type": type.includes("protobuf") ? "application/x-protobuf" : "application/json" });
@@ -39,6 +42,7 @@ export async function startOtlpReceiver() {
     url: `http://127.0.0.1:${port}`,
     spans,
     contentTypes,
+    bodies,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

@@ -37,6 +37,7 @@ beforeAll(async () => {
           "custom.link": `https://svc.example.com${target}`,
           "http.status_code": 200,
         });
+        span.recordException(new Error(`fetch failed: https://idp.example.com/cb?code=${SECRET} (why?)`));
         span.end();
       },
     );
@@ -74,5 +75,10 @@ describe("spans exported", () => {
       "http.status_code": 200,
     });
     expect(setup.attributes).not.toHaveProperty("url.query");
+    // Nowhere in what was sent, events included (the exception's message keeps its URL, less the query).
+    const sent = otlp.bodies.map((b) => b.toString("utf8")).join("\n");
+    expect(sent).toContain("exception");
+    expect(sent).not.toContain(SECRET);
+    expect(sent).toContain("fetch failed: https://idp.example.com/cb (why?)");
   });
 });
