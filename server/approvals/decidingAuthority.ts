@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import type { ApprovalRequest as Row } from "../db/generated/sqlite/client";
+import type { ApprovalRequest as Row, Prisma } from "../db/generated/sqlite/client";
 import { Forbidden } from "../errors";
 import type { Principal } from "../governance/principal";
 import { chainParties, delegationChain, type ChainParties } from "../identity/chainParties";
@@ -63,6 +63,23 @@ export async function decidesForRole(db: Db, principal: Principal, decider: Chai
     select: { role: true },
   });
   return members.some((m) => m.role === role || m.role === "admin");
+}
+
+/**
+ * The inbox's reading of the own-request rule, as a filter it can index (no chain reads per row):
+ * leaves out requests filed by the person or agent the caller stands for, or by a credential they
+ * granted directly (a console key they minted, a run they invoked). A console key stands for the
+ * member who minted it (its grantor); the organization's own keys stand for the organization,
+ * which is never taken for the grantor of what its members file. `checkOwnRequest` stays the rule.
+ */
+export function notOwnRequestWhere(principal: Principal): Prisma.ApprovalRequestWhereInput[] {
+  const who =
+    principal.kind !== "session" && principal.actorDid === principal.orgDid ? principal.grantorDid : principal.actorDid;
+  if (who === principal.orgDid) return [{ requesterPassportId: { not: who } }];
+  return [
+    { requesterPassportId: { not: who } },
+    { OR: [{ requesterGrantorDid: null }, { requesterGrantorDid: { not: who } }] },
+  ];
 }
 
 function ownRequest(reason: "own_request" | "agent_chain") {

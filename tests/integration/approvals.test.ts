@@ -490,6 +490,13 @@ describe("no one decides their own request (issue 26)", () => {
     const own = await admin.caller.approvals.respond({ id: filed.id, decision: "approve" }).catch((e: unknown) => e);
     expect(refusal(own)).toContain('"reason":"own_request"');
     const colleague = await consoleMember("admin");
+    // The inbox (mine=true) leaves it out of the minting member's, not of a colleague's.
+    const inbox = async (who: typeof admin) =>
+      (await who.caller.approvals.list({ status: "pending", limit: 100, task_id: "task-1", mine: "true" })).data.map(
+        (x: { id: string }) => x.id,
+      );
+    expect(await inbox(admin)).not.toContain(filed.id);
+    expect(await inbox(colleague)).toContain(filed.id);
     expect(await colleague.caller.approvals.respond({ id: filed.id, decision: "approve" })).toMatchObject({
       status: "approved",
       responded_by: colleague.did,
