@@ -73,7 +73,8 @@ test("a workflow with a fork, a condition and an approval runs to completion whi
   const { publicKey } = generateKeyPairSync("ed25519");
   const passport = await request.post("/v1/passports", {
     headers: auth,
-    data: { type: "agent", name: "e2e approver", public_key: publicKey.export({ format: "jwk" }) },
+    // Not an agent's passport: an agent may ask for approval, never decide one.
+    data: { type: "organization", name: "e2e approver", public_key: publicKey.export({ format: "jwk" }) },
   });
   expect(passport.status()).toBe(201);
   const did = ((await passport.json()) as { did: string }).did;

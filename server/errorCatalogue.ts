@@ -43,7 +43,7 @@ export const ERROR_CATALOGUE = {
     title: "Forbidden",
     description:
       "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
-    fix: "Ask an administrator for a delegation that covers the capability.",
+    fix: "Ask an administrator for a delegation that covers the capability. A refused approval decision says why in `reason` and is not fixed by another delegation: `own_request` (the decider's chain passes through the requester's delegation, the requester's through the decider's, or the same person or agent stands behind both, a console API key counting as the member who minted it), `agent_chain` (the decider's chain passes through a delegation issued to an agent passport: an agent may ask, never decide), `agent_decider` (an agent run), `not_assigned` (other approvers, or a console role the decider is not a member of): ask a person who holds svc_api:approvals:respond, and who neither asked nor granted the asker its authority, to decide.",
     remediation: ["Ask an administrator of your organization for a delegation that covers this operation."],
   },
   tier_too_low: {

@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import type { ApprovalRequest as Row, Prisma } from "../db/generated/sqlite/client";
 import type { Principal } from "../governance/principal";
 import { keyset } from "../http/cursor";
+import { notOwnRequestWhere } from "./decidingAuthority";
 import type { ApprovalListQuery } from "./schemas";
 import { publicApprovalView } from "./views";
 
@@ -10,8 +11,9 @@ import { publicApprovalView } from "./views";
  * Requests of the caller's organization. An open-state filter (`status=pending` or `delegated`:
  * the inbox) orders riskiest first, then newest; every other list is newest first. Both orders
  * are served by an index and keyset cursors, so the first page costs the same at 10,000 pending.
- * `mine=true` keeps only what the caller may decide: not their own requests, and only those
- * assigned to anyone, to them, or to their console role.
+ * `mine=true` keeps only what the caller may decide: not their own requests (`notOwnRequestWhere`:
+ * a console key's requests are its minting member's), and only those assigned to anyone, to them,
+ * or to their console role.
  */
 export async function listApprovals(
   db: Db,
@@ -29,7 +31,7 @@ export async function listApprovals(
   if (query.agent_id) where.push({ agentId: query.agent_id });
   if (query.task_id) where.push({ taskId: query.task_id });
   if (query.mine) {
-    where.push({ requesterPassportId: { not: principal.actorDid } });
+    where.push(...notOwnRequestWhere(principal));
     where.push({ OR: [{ approverDids: null }, { approverDids: { contains: `|${principal.actorDid}|` } }] });
     if (principal.role && principal.role !== "admin")
       where.push({ OR: [{ approverRole: null }, { approverRole: principal.role }] });
@@ -64,8 +66,10 @@ export async function countPendingApprovals(db: Db, principal: Principal): Promi
     where: {
       orgDid: principal.orgDid,
       status: { in: ["pending", "delegated"] },
-      requesterPassportId: { not: principal.actorDid },
-      OR: [{ approverDids: null }, { approverDids: { contains: `|${principal.actorDid}|` } }],
+      AND: [
+        ...notOwnRequestWhere(principal),
+        { OR: [{ approverDids: null }, { approverDids: { contains: `|${principal.actorDid}|` } }] },
+      ],
     },
   });
   return { pending };

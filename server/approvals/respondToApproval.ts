@@ -3,9 +3,11 @@ import type { ApprovalRequest as Row } from "../db/generated/sqlite/client";
 import { domainError, Forbidden, ValidationFailed, type FieldError } from "../errors";
 import type { Principal } from "../governance/principal";
 import { coveredBy } from "../identity/capabilities";
+import { chainParties } from "../identity/chainParties";
+import { checkOwnRequest, decidesForRole } from "./decidingAuthority";
 import { findApproval } from "./getApproval";
 import { STEP_UP_RISK_LEVELS, type ApprovalRespond, type ApprovalStatus, type RiskLevel } from "./schemas";
-import { settleApproval, type SettleData } from "./settleApproval";
+import { assertNotExpired, settleApproval, type SettleData } from "./settleApproval";
 import { paramsHash, publicApprovalView } from "./views";
 
 export const RESPOND_CAPABILITY = "svc_api:approvals:respond";
@@ -33,12 +35,13 @@ const STATUS_OF: Record<ApprovalRespond["decision"], ApprovalStatus> = {
 /**
  * Decides a request: approve, approve with modifications (what then runs is `modified_params`,
  * and the grant it creates is bound to their canonical SHA-256), reject, delegate to another
- * approver of the organization, or override (svc_api:approvals:admin). Refused (403) to the
- * requester, to the agent that asked and to any agent run, to anyone but the named approvers of
- * the request's current level (or its delegate), and, on a high or critical request, without a
- * step-up: a passkey assertion at most 5 minutes old in the console, a delegation not issued to an
- * agent through /v1. The decision records who decided, how it was stepped up and the hash of what
- * was approved.
+ * approver of the organization, or override (svc_api:approvals:admin). Refused (403) to any agent
+ * run, to the requester whatever credential they use and to any chain through an agent's
+ * delegation (`checkOwnRequest`), to anyone but the named approvers or the members of the named
+ * role of the request's current level (or its delegate), and, on a high or critical request,
+ * without a step-up: a passkey assertion at most 5 minutes old in the console, a chain with no
+ * agent's delegation through /v1. A request past its `expires_at` is 409, swept or not. The
+ * decision records who decided, how it was stepped up and the hash of what was approved.
  */
 export async function respondToApproval(db: Db, principal: Principal, id: string, input: ApprovalRespond) {
   const row = await findApproval(db, principal, id);
@@ -47,6 +50,7 @@ export async function respondToApproval(db: Db, principal: Principal, id: string
   const stepUp = await checkStepUp(db, principal, row.riskLevel as RiskLevel);
   const to = STATUS_OF[input.decision];
   const now = new Date();
+  assertNotExpired(row, to, now);
   const data: SettleData = {
     respondedBy: principal.actorDid,
     responseComment: input.comment ?? null,
@@ -93,14 +97,7 @@ function checkFields(input: ApprovalRespond): void {
 async function checkDecider(db: Db, principal: Principal, row: Row, input: ApprovalRespond): Promise<void> {
   if (AGENT_RUN_KINDS.has(principal.kind))
     throw Forbidden("An agent run may ask for approval but never decide one.", { reason: "agent_decider" });
-  if (principal.actorDid === row.requesterPassportId)
-    throw Forbidden("The requester cannot decide their own request.", { reason: "own_request" });
-  const agent = await db.agent.findFirst({
-    where: { id: row.agentId, orgDid: row.orgDid },
-    select: { passportId: true },
-  });
-  if (agent?.passportId && agent.passportId === principal.actorDid)
-    throw Forbidden("The agent that asked cannot decide the request.", { reason: "own_request" });
+  const decider = await checkOwnRequest(db, principal, row);
   const admin = coveredBy(principal.capabilities, ADMIN_CAPABILITY);
   if (input.decision === "override" && !admin)
     throw Forbidden(`Overriding a request needs the capability ${ADMIN_CAPABILITY}.`, {
@@ -114,7 +111,7 @@ async function checkDecider(db: Db, principal: Principal, row: Row, input: Appro
         : "This request is assigned to other approvers.",
       { reason: "not_assigned" },
     );
-  if (row.approverRole && principal.role && principal.role !== row.approverRole && principal.role !== "admin")
+  if (row.approverRole && !(await decidesForRole(db, principal, decider, row.approverRole)))
     throw Forbidden(`This request is assigned to the ${row.approverRole} role.`, { reason: "not_assigned" });
 }
 
@@ -142,11 +139,10 @@ async function checkStepUp(
       );
     return "passkey";
   }
-  const passport = await db.passport.findUnique({ where: { did: principal.actorDid }, select: { type: true } });
-  if (passport?.type === "agent")
+  if ((await chainParties(db, principal.orgDid, principal.chain)).throughAgent)
     throw domainError(
       "approval_step_up_required",
-      `A ${risk} request cannot be decided with a delegation issued to an agent passport; use a person's or the organization's.`,
+      `A ${risk} request cannot be decided through a delegation issued to an agent passport (nor one derived from it); use a person's or the organization's.`,
       { step_up: "non_agent_delegation" },
     );
   return "non_agent_delegation";
@@ -159,8 +155,9 @@ async function checkDelegate(db: Db, principal: Principal, row: Row, did: string
     throw ValidationFailed([
       { field: "delegated_to", code: "OUT_OF_RANGE", message: "neither the requester nor yourself" },
     ]);
-  const passport = await db.passport.findFirst({ where: { did, orgDid: row.orgDid }, select: { did: true } });
+  const passport = await db.passport.findFirst({ where: { did, orgDid: row.orgDid }, select: { type: true } });
   if (!passport) throw refuse(`no passport ${did} in your organization`);
+  if (passport.type === "agent") throw refuse(`${did} is an agent's passport: an agent may ask, never decide`);
   const member = await db.member.findUnique({ where: { passportDid: did } });
   if (member && member.status === "active" && member.orgDid === row.orgDid && member.role !== "viewer") return;
   const delegations = await db.delegation.findMany({

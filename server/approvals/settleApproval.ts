@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import type { ApprovalRequest as Row } from "../db/generated/sqlite/client";
-import { IllegalTransition } from "../errors";
+import { domainError, IllegalTransition } from "../errors";
 import { approvalChanged } from "./approvalChanged";
 import { putPlatformEvent } from "../events/platformEvents";
 import { approvalEventPayload } from "./requestApproval";
@@ -26,6 +26,21 @@ export type SettleData = Partial<
     | "decisionProvenanceId"
   >
 > & { modifiedParams?: object };
+
+/**
+ * The clock checked where it matters: an open request past its `expires_at` is expired, whether
+ * or not the worker's sweep has marked it yet, so it cannot be decided (409 naming `expired`);
+ * nor can the grant of a decision be used after it (`to` is then `used`).
+ */
+export function assertNotExpired(row: Row, to: ApprovalStatus | "used", now: Date): void {
+  const open = (OPEN_APPROVAL_STATUSES as readonly string[]).includes(row.status);
+  if ((open || to === "used") && row.expiresAt.getTime() <= now.getTime())
+    throw domainError(
+      "illegal_state_transition",
+      `The approval request expired at ${row.expiresAt.toISOString()} and cannot become ${to}.`,
+      { current_state: "expired", requested_state: to, expires_at: row.expiresAt.toISOString() },
+    );
+}
 
 /**
  * Moves a request out of an open state (pending, delegated), in one conditional UPDATE so that of

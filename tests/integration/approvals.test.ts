@@ -10,6 +10,7 @@ import { paramsHash } from "@/server/approvals/views";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { apiKey, call, ed25519Jwk, useTestServer } from "./harness";
 import { deployAndWait } from "./agentsHelpers";
+import { consoleMember } from "./consoleMembers";
 
 process.env.SVC_SANDBOX_THREADS = "2";
 
@@ -373,5 +374,144 @@ describe("ctx.approvals.request pauses a run until the decision", () => {
     expect(got.body).toMatchObject({ status: "cancelled", end_reason: "execution_ended" });
     expect((await respond(a.id, approver.token, { decision: "approve" })).status).toBe(409);
     expect((await execution(invoked.body.id)).body.status).toBe("cancelled");
+  });
+});
+
+describe("no one decides their own request (issue 26)", () => {
+  const mint = (token: string, delegate_did: string, capabilities = ["svc_api:approvals:respond"]) =>
+    api("POST", "/v1/delegation-tokens", token, { delegate_did, capabilities, duration_seconds: 600 });
+  const refusal = (e: unknown) => JSON.stringify(e);
+
+  it("an agent cannot approve its own critical request through a token it derives: for the organization, the named approver, or a passport it registers", async () => {
+    const agent = await actor("agent", [
+      "svc_api:approvals:write",
+      "svc_api:approvals:respond",
+      "svc_api:approvals:read",
+      "svc_api:delegations:write",
+      "svc_api:passports:write",
+    ]);
+    const { body: a } = await create(agent.token, { risk_level: "critical", approver_passport_id: approver.did });
+    const direct = await respond(a.id, agent.token, { decision: "approve" });
+    expect(direct.status).toBe(403);
+    expect(direct.body.reason).toBe("own_request");
+
+    const forOrg = await mint(agent.token, ctx.root.orgDid);
+    const forApprover = await mint(agent.token, approver.did);
+    const passport = await api("POST", "/v1/passports", agent.token, {
+      type: "organization",
+      name: `own-${Math.random().toString(36).slice(2, 8)}`,
+      public_key: ed25519Jwk(),
+    });
+    expect(passport.status, JSON.stringify(passport.body)).toBe(201);
+    const forOwn = await mint(agent.token, passport.body.did);
+    for (const derived of [forOrg, forApprover, forOwn]) {
+      expect(derived.status, JSON.stringify(derived.body)).toBe(201);
+      const refused = await respond(a.id, derived.body.token, { decision: "approve" });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+      expect(refused.body).toMatchObject({ reason: "own_request" });
+      expect(refused.body.remediation[0].description).toMatch(/Ask a person/);
+    }
+    expect((await api("GET", `/v1/approvals/${a.id}`, approver.token)).body.status).toBe("pending");
+    const ok = await respond(a.id, approver.token, { decision: "approve" });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ responded_by: approver.did, step_up: "non_agent_delegation" });
+  });
+
+  it("a chain through any agent's delegation decides nothing: agent_chain on a low request, the step-up on a critical one", async () => {
+    const other = await actor("agent", ["svc_api:approvals:respond", "svc_api:delegations:write"]);
+    const derived = await mint(other.token, ctx.root.orgDid);
+    expect(derived.status).toBe(201);
+    const { body: low } = await create(requester.token);
+    const refused = await respond(low.id, derived.body.token, { decision: "approve" });
+    expect(refused.status).toBe(403);
+    expect(refused.body.reason).toBe("agent_chain");
+    const { body: critical } = await create(requester.token, { risk_level: "critical" });
+    const stepUp = await respond(critical.id, derived.body.token, { decision: "approve" });
+    expect(stepUp.status).toBe(403);
+    expect(stepUp.body).toMatchObject({ step_up: "non_agent_delegation" });
+    expect(stepUp.body.type).toContain("approval_step_up_required");
+    // Nor can a request be handed to an agent to decide.
+    const handed = await respond(low.id, approver.token, { decision: "delegate", delegated_to: other.did });
+    expect(handed.status).toBe(400);
+    expect(handed.body.errors[0]).toMatchObject({ field: "delegated_to" });
+  });
+
+  it("a request escalated to a console role is decided by members of that role only, not by any key with approvals:respond", async () => {
+    const { body: a } = await create(requester.token, {
+      escalation_schema: { levels: [{ after_seconds: 60, approvers: "admin" }], on_exhausted: "expire" },
+    });
+    expect(a.id).toMatch(/^apr_/);
+    const db = await database();
+    await escalateDueApprovals(db, new Date(Date.now() + 61_000));
+    expect((await api("GET", `/v1/approvals/${a.id}`, approver.token)).body).toMatchObject({ escalation_level: 1 });
+    const key = await respond(a.id, approver.token, { decision: "approve" });
+    expect(key.status).toBe(403);
+    expect(key.body.reason).toBe("not_assigned");
+    const member = await consoleMember("approver");
+    const wrongRole = await member.caller.approvals.respond({ id: a.id, decision: "approve" }).catch((e: unknown) => e);
+    expect(refusal(wrongRole)).toContain("not_assigned");
+    const admin = await consoleMember("admin");
+    const ok = await admin.caller.approvals.respond({ id: a.id, decision: "approve" });
+    expect(ok).toMatchObject({ status: "approved", responded_by: admin.did });
+  });
+
+  it("the clock is checked in the decision and in the use: past expires_at both are 409, swept or not", async () => {
+    const db = await database();
+    const past = new Date(Date.now() - 60_000);
+    const { body: open } = await create(requester.token);
+    await db.writeTx((tx) => tx.approvalRequest.update({ where: { id: open.id }, data: { expiresAt: past } }));
+    const late = await respond(open.id, approver.token, { decision: "approve" });
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ current_state: "expired", requested_state: "approved" });
+    expect((await api("GET", `/v1/approvals/${open.id}`, approver.token)).body.status).toBe("pending");
+
+    const { body: decided } = await create(requester.token);
+    expect((await respond(decided.id, approver.token, { decision: "approve" })).status).toBe(200);
+    const params = { invoice: "INV-2041", amount: 1250 };
+    expect((await api("POST", `/v1/approvals/${decided.id}/use`, requester.token, { params })).status).toBe(200);
+    await db.writeTx((tx) => tx.approvalRequest.update({ where: { id: decided.id }, data: { expiresAt: past } }));
+    const used = await api("POST", `/v1/approvals/${decided.id}/use`, requester.token, { params });
+    expect(used.status).toBe(409);
+    expect(used.body).toMatchObject({ current_state: "expired", requested_state: "used" });
+  });
+
+  it("a console key names the member who minted it: they cannot decide in their session what they filed with it, while another key decides what the CLI's key filed", async () => {
+    const admin = await consoleMember("admin");
+    const key = await admin.caller.identity.apiKeys.create({
+      name: "filing key",
+      capabilities: ["svc_api:approvals:write", "svc_api:approvals:read", "svc_api:approvals:respond"],
+      days: 1,
+    });
+    const minted = await api("GET", `/v1/delegations/${key.delegation_id}`, ctx.root.token);
+    expect(minted.body).toMatchObject({ delegate_did: ctx.root.orgDid, grantor_did: admin.did });
+
+    const { body: filed } = await create(key.token);
+    expect(filed.requester_passport_id).toBe(ctx.root.orgDid);
+    const own = await admin.caller.approvals.respond({ id: filed.id, decision: "approve" }).catch((e: unknown) => e);
+    expect(refusal(own)).toContain('"reason":"own_request"');
+    const colleague = await consoleMember("admin");
+    // The inbox (mine=true) leaves it out of the minting member's, not of a colleague's.
+    const inbox = async (who: typeof admin) =>
+      (await who.caller.approvals.list({ status: "pending", limit: 100, task_id: "task-1", mine: "true" })).data.map(
+        (x: { id: string }) => x.id,
+      );
+    expect(await inbox(admin)).not.toContain(filed.id);
+    expect(await inbox(colleague)).toContain(filed.id);
+    expect(await colleague.caller.approvals.respond({ id: filed.id, decision: "approve" })).toMatchObject({
+      status: "approved",
+      responded_by: colleague.did,
+    });
+
+    // Two organization-level keys are not one requester: the operator's CLI key and an admin's console key.
+    const cli = await apiKey(["svc_api:approvals:write", "svc_api:approvals:read"]);
+    const { body: byCli } = await create(cli.token);
+    const decided = await respond(byCli.id, key.token, { decision: "approve" });
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    // The operator's own keys are one requester, though.
+    const sameOperator = await apiKey(["svc_api:approvals:respond"]);
+    const { body: again } = await create(cli.token);
+    const refused = await respond(again.id, sameOperator.token, { decision: "approve" });
+    expect(refused.status).toBe(403);
+    expect(refused.body.reason).toBe("own_request");
   });
 });

@@ -532,6 +532,57 @@ describe("prompt targets, through the prompt registry's appliers", () => {
   });
 });
 
+describe("no one decides their own proposal (issue 26)", () => {
+  it("an agent that proposed cannot approve through a token it derives for the organization; apply never moves the prompt", async () => {
+    expect((await publish("learn-own", "1.0.0", "Hello {{name}}")).status).toBe(201);
+    expect((await publish("learn-own", "1.1.0", "Hi {{name}}!")).status).toBe(201);
+    const profile = async () => (await api("GET", "/v1/prompts/learn-own", t.root.token)).body;
+    const before = (await profile()).active_version as string;
+    const passport = await api("POST", "/v1/passports", t.root.token, {
+      type: "agent",
+      name: `learner-${Math.random().toString(36).slice(2, 8)}`,
+      public_key: ed25519Jwk(),
+    });
+    const agent = await api("POST", "/v1/delegation-tokens", t.root.token, {
+      delegate_did: passport.body.did,
+      capabilities: [
+        "svc_api:learning:propose",
+        "svc_api:learning:decide",
+        "svc_api:learning:read",
+        "svc_api:approvals:respond",
+        "svc_api:delegations:write",
+      ],
+      duration_seconds: 1800,
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    const p = await propose(agent.body.token, {
+      kind: "prompt_active_version",
+      target: "learn-own",
+      proposed: { active_version: before === "1.1.0" ? "1.0.0" : "1.1.0" },
+    });
+    expect(p.status, JSON.stringify(p.body)).toBe(201);
+    const derived = await api("POST", "/v1/delegation-tokens", agent.body.token, {
+      delegate_did: t.root.orgDid,
+      capabilities: ["svc_api:learning:decide", "svc_api:learning:read", "svc_api:approvals:respond"],
+      duration_seconds: 600,
+    });
+    expect(derived.status, JSON.stringify(derived.body)).toBe(201);
+    const viaProposal = await act(p.body.id, "approve", derived.body.token);
+    expect(viaProposal.status).toBe(403);
+    expect(viaProposal.body.reason).toBe("own_request");
+    const viaInbox = await api("POST", `/v1/approvals/${p.body.approval_id}/respond`, derived.body.token, {
+      decision: "approve",
+    });
+    expect(viaInbox.status).toBe(403);
+    expect(viaInbox.body.reason).toBe("own_request");
+    expect((await act(p.body.id, "apply", derived.body.token)).status).toBe(409);
+    expect((await profile()).active_version).toBe(before);
+    expect((await api("GET", `/v1/svcos/learning/proposals/${p.body.id}`, reader.token)).body.approval_state).toBe(
+      "pending",
+    );
+  });
+});
+
 describe("the worker's own proposals from prompt affinity", () => {
   const settings = { windowMs: 14 * 86_400_000, minSamples: 20, margin: 0.1 };
 

@@ -9,7 +9,7 @@ import { database } from "@/server/db/client";
 import { operations } from "@/server/http/operations";
 import { registerLearningApplier } from "@/server/learning/appliers";
 import { catchUp } from "@/server/ledger/buildTree";
-import { call, ed25519Jwk, useTestServer } from "./harness";
+import { apiKey, call, ed25519Jwk, useTestServer } from "./harness";
 import { forgetDiscoveredModels } from "@/server/reasoning/discoverModels";
 import { forgetRoutingCatalogue } from "@/server/reasoning/routingCatalogue";
 import { resetReasoningSettings } from "@/server/reasoning/settings";
@@ -399,7 +399,18 @@ describe("a typed client generated from the OpenAPI document", () => {
     ok("GET", "/v1/workflows", await client.GET("/v1/workflows", { params: { query: { limit: 5 } } }));
     ok("GET", "/v1/workflows/{id}", await client.GET("/v1/workflows/{id}", byWorkflow));
     ok("POST", "/v1/workflows/{id}/cancel", await client.POST("/v1/workflows/{id}/cancel", byWorkflow));
-    // Approvals: asked by the root key, decided by a passport of the organization (never the requester).
+    // Approvals: asked by the root key, decided by a passport of the organization (never the requester)
+    // holding a token from another of the operator's keys: one derived from the requester's key would
+    // be the requester's own.
+    const issuer = createClient<paths>({
+      baseUrl: t.server.url,
+      headers: { Authorization: `Bearer ${(await apiKey(["svc_api:*"])).token}` },
+    });
+    issuer.use({
+      onRequest({ request, schemaPath }) {
+        called.add(`${request.method} ${schemaPath}`);
+      },
+    });
     const approverPassport = ok(
       "POST",
       "/v1/passports",
@@ -410,7 +421,7 @@ describe("a typed client generated from the OpenAPI document", () => {
     const approverToken = ok(
       "POST",
       "/v1/delegation-tokens",
-      await client.POST("/v1/delegation-tokens", {
+      await issuer.POST("/v1/delegation-tokens", {
         body: {
           delegate_did: approverPassport.did,
           capabilities: ["svc_api:approvals:respond"],
@@ -461,7 +472,8 @@ describe("a typed client generated from the OpenAPI document", () => {
       "/v1/approvals/{id}/cancel",
       await client.POST("/v1/approvals/{id}/cancel", { params: { path: { id: withdrawn.id } } }),
     );
-    // Learning: proposed by the root key (a routing rule of an in-memory applier), decided by the approver's passport.
+    // Learning: proposed by the root key (a routing rule of an in-memory applier), decided by the approver's passport
+    // (its token again from the other key).
     registerLearningApplier({
       kind: "routing_rule",
       validate: async () => undefined,
@@ -475,7 +487,7 @@ describe("a typed client generated from the OpenAPI document", () => {
           ok(
             "POST",
             "/v1/delegation-tokens",
-            await client.POST("/v1/delegation-tokens", {
+            await issuer.POST("/v1/delegation-tokens", {
               body: {
                 delegate_did: approverPassport.did,
                 capabilities: ["svc_api:learning:decide"],

@@ -396,6 +396,36 @@ describe("running workflows", () => {
     });
   });
 
+  it("the starter cannot decide its approval node, not even through a token it derives for the organization (issue 26)", async () => {
+    const passport = await call(ctx.server.url, "POST", "/v1/passports", {
+      token: ctx.root.token,
+      body: { type: "organization", name: "wf-starter", public_key: ed25519Jwk() },
+    });
+    const starter = await call(ctx.server.url, "POST", "/v1/delegation-tokens", {
+      token: ctx.root.token,
+      body: { delegate_did: passport.body.did, capabilities: ["svc_api:*"], duration_seconds: 600 },
+    });
+    expect(starter.status, JSON.stringify(starter.body)).toBe(201);
+    const res = await start(approvalFlow, starter.body.token);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const node = await waitingApproval(res.body.workflow_id);
+    const derived = await call(ctx.server.url, "POST", "/v1/delegation-tokens", {
+      token: starter.body.token,
+      body: { delegate_did: ctx.root.orgDid, capabilities: ["svc_api:approvals:respond"], duration_seconds: 300 },
+    });
+    expect(derived.status, JSON.stringify(derived.body)).toBe(201);
+    for (const token of [starter.body.token, derived.body.token]) {
+      const refused = await call(ctx.server.url, "POST", `/v1/approvals/${node.approval_id}/respond`, {
+        token,
+        body: { decision: "approve" },
+      });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+      expect(refused.body.reason).toBe("own_request");
+    }
+    expect(byName((await get(res.body.workflow_id)).body).ask.status).toBe("waiting_approval");
+    await call(ctx.server.url, "POST", `/v1/workflows/${res.body.workflow_id}/cancel`, { token: ctx.root.token });
+  });
+
   it("cancelling a workflow cancels the request its approval node waits for", async () => {
     const res = await start(approvalFlow);
     const node = await waitingApproval(res.body.workflow_id);
