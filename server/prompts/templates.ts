@@ -3,6 +3,8 @@ import { Ajv2019 } from "ajv/dist/2019";
 import { Ajv2020 } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import Mustache from "mustache";
+import { boundAjv, boundedAjvOptions, compileBounded } from "../jsonSchema/boundedAjv";
+import { ValidationFailed } from "../errors";
 import { processWide } from "../processWide";
 
 /**
@@ -126,13 +128,14 @@ export function renderTokens(
 /**
  * The ajv for input schemas of each JSON Schema dialect: draft-07 (the default), 2019-09 and
  * 2020-12, chosen by the schema's `$schema`. Every format, all errors, no coercion, no remote
- * references.
+ * references; bounded (server/jsonSchema/boundedAjv.ts: RE2 patterns, linear `uniqueItems`, a
+ * work and time budget per validation).
  */
 const inputSchemaAjvs = processWide("prompts.ajv", () => {
-  const options = { allErrors: true, strict: false, validateFormats: true };
+  const options = boundedAjvOptions();
   const withFormats = <A extends Ajv | Ajv2019 | Ajv2020>(ajv: A): A => {
     (addFormats as unknown as (a: A) => A)(ajv);
-    return ajv;
+    return boundAjv(ajv);
   };
   return {
     draft07: withFormats(new Ajv(options)),
@@ -208,11 +211,26 @@ export function compiledVersion(row: VersionSource): CompiledVersion {
     extendsId: row.extendsId,
     tokens,
     slot: hasContentSlot(tokens),
-    validate: inputSchema ? inputSchemaAjv(inputSchema)!.compile(withoutId(inputSchema)) : null,
+    validate: inputSchema ? compileStored(row.version, inputSchema) : null,
   };
   compiled.set(id, entry);
   if (compiled.size > MAX_CACHED) compiled.delete(compiled.keys().next().value!);
   return entry;
+}
+
+/**
+ * A stored version's validator. One published before svc ran patterns on RE2 may hold one RE2
+ * cannot run: its renders are refused (400 naming the version), never answered 500.
+ */
+function compileStored(version: string, schema: Record<string, unknown>): ValidateFunction {
+  try {
+    return compileBounded(inputSchemaAjv(schema)!, withoutId(schema));
+  } catch (e) {
+    const message = `Version ${version}'s input_schema cannot be checked (${(e as Error).message}); publish a version whose schema svc accepts.`;
+    return (() => {
+      throw ValidationFailed([{ field: "version", code: "INVALID_SCHEMA", message }]);
+    }) as unknown as ValidateFunction;
+  }
 }
 
 /** ajv keeps schemas by `$id` and refuses a second with the same one: compile without it. */
