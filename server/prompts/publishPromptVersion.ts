@@ -8,7 +8,7 @@ import { compileBounded, patternProblems } from "../jsonSchema/boundedAjv";
 import { jsonSchemaErrors } from "../marketplace/jsonSchemaErrors";
 import { recordPromptChange } from "./promptHistory";
 import { MAX_EXTENDS_DEPTH, MAX_INPUT_SCHEMA_BYTES, MAX_META_BYTES, type PromptPublishRequest } from "./schemas";
-import { inputSchemaAjv, parseTemplate, withoutId } from "./templates";
+import { inputSchemaAjv, parseTemplate, templateProblem, withoutId } from "./templates";
 import { promptUriOf, versionView } from "./views";
 
 /** `<prompt_uri>@<version>`: the URI is everything before the last `@`. */
@@ -62,7 +62,8 @@ export async function publishPromptVersion(
       message: `meta is larger than ${MAX_META_BYTES} bytes as JSON.`,
     });
   try {
-    parseTemplate(body.content);
+    const problem = templateProblem(parseTemplate(body.content));
+    if (problem) errors.push({ field: "content", code: "OUT_OF_RANGE", message: problem });
   } catch (e) {
     errors.push({
       field: "content",
