@@ -26,7 +26,7 @@ import { processWide } from "../processWide";
 /** The most work units (schema nodes applied, their keywords' entries, the values' sizes) one validation may take. */
 export const MAX_VALIDATION_WORK = 1_000_000;
 /** The wall-clock deadline of one validation (milliseconds), checked between schema nodes; the work bound is usually reached first. */
-export const MAX_VALIDATION_MS = 100;
+export const MAX_VALIDATION_MS = 50;
 /** Characters of a string that count as one unit of work for a node that matches a pattern or format on it. */
 const CHARACTERS_PER_UNIT = 16;
 
