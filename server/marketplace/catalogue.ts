@@ -3,6 +3,14 @@ import { isAbsolute, join, resolve } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { config } from "../config";
+import {
+  boundAjv,
+  boundedAjvOptions,
+  compileBounded,
+  patternProblems,
+  validationTooCostly,
+  ValidationTooCostly,
+} from "../jsonSchema/boundedAjv";
 import { NotFound } from "../errors";
 import { processWide } from "../processWide";
 import { ConnectorDefinition, type ConnectorDefinition as Definition } from "./schemas";
@@ -44,11 +52,15 @@ export interface Catalogue {
   problems: readonly { file: string; problem: string }[];
 }
 
-/** One ajv for the catalogue: every JSON Schema keyword and format, all errors, no coercion. */
+/**
+ * One ajv for the catalogue: every JSON Schema keyword and format, all errors, no coercion,
+ * bounded as every schema svc checks callers' values against (server/jsonSchema/boundedAjv.ts):
+ * the definitions are the operator's, the values checked against them are callers'.
+ */
 function newAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+  const ajv = new Ajv(boundedAjvOptions());
   (addFormats as unknown as (a: Ajv) => Ajv)(ajv);
-  return ajv;
+  return boundAjv(ajv);
 }
 
 const BUILT_IN_DIR = () => join(/* turbopackIgnore: true */ process.cwd(), "server", "marketplace", "connectors");
@@ -81,27 +93,38 @@ export function compileConnector(
   const definition = parsed.data;
   // Checked against the meta-schema now (a broken schema is found at load); compiled on first
   // use, since compiling a thousand connectors' schemas up front costs seconds at start.
-  const compile = (schema: object, where: string): ValidateFunction => {
+  // A value over the validation's bounds is a 400 naming `field`, the request's field checked.
+  const compile = (schema: object, where: string, field: string): ValidateFunction => {
     if (!ajv.validateSchema(schema))
       throw new Error(`${where}: not a valid JSON Schema (${ajv.errorsText(ajv.errors)})`);
+    const pattern = patternProblems(schema as Record<string, unknown>)[0];
+    if (pattern) throw new Error(`${where}.${pattern.path}: ${pattern.message}`);
     let compiled: ValidateFunction | undefined;
     const validate = ((data: unknown) => {
-      compiled ??= ajv.compile(schema);
-      const ok = compiled(data);
-      validate.errors = compiled.errors;
-      return ok;
+      compiled ??= compileBounded(ajv, schema as Record<string, unknown>);
+      try {
+        const ok = compiled(data);
+        validate.errors = compiled.errors;
+        return ok;
+      } catch (e) {
+        if (e instanceof ValidationTooCostly) throw validationTooCostly(field, e);
+        throw e;
+      }
     }) as ValidateFunction;
     return validate;
   };
   const actions = new Map<string, ConnectorActionEntry>();
   for (const [i, action] of definition.actions.entries()) {
     if (actions.has(action.id)) throw new Error(`actions.${i}.id: ${action.id} appears twice`);
-    actions.set(action.id, { action, validateInput: compile(action.input_schema, `actions.${i}.input_schema`) });
+    actions.set(action.id, {
+      action,
+      validateInput: compile(action.input_schema, `actions.${i}.input_schema`, "input"),
+    });
   }
   return {
     definition,
     iconUrl: absoluteIcon(definition.icon_url),
-    validateConfig: compile(definition.configuration_schema, "configuration_schema"),
+    validateConfig: compile(definition.configuration_schema, "configuration_schema", "config"),
     actions,
     createdAt: times.createdAt,
     updatedAt: times.updatedAt,

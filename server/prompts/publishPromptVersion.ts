@@ -4,10 +4,11 @@ import type { Db } from "../db/client";
 import { Conflict, ValidationFailed, type FieldError } from "../errors";
 import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
+import { compileBounded, patternProblems } from "../jsonSchema/boundedAjv";
 import { jsonSchemaErrors } from "../marketplace/jsonSchemaErrors";
 import { recordPromptChange } from "./promptHistory";
 import { MAX_EXTENDS_DEPTH, MAX_INPUT_SCHEMA_BYTES, MAX_META_BYTES, type PromptPublishRequest } from "./schemas";
-import { inputSchemaAjv, parseTemplate, withoutId } from "./templates";
+import { inputSchemaAjv, parseTemplate, templateProblem, withoutId } from "./templates";
 import { promptUriOf, versionView } from "./views";
 
 /** `<prompt_uri>@<version>`: the URI is everything before the last `@`. */
@@ -61,7 +62,8 @@ export async function publishPromptVersion(
       message: `meta is larger than ${MAX_META_BYTES} bytes as JSON.`,
     });
   try {
-    parseTemplate(body.content);
+    const problem = templateProblem(parseTemplate(body.content));
+    if (problem) errors.push({ field: "content", code: "OUT_OF_RANGE", message: problem });
   } catch (e) {
     errors.push({
       field: "content",
@@ -158,8 +160,11 @@ function inputSchemaErrors(schema: Record<string, unknown>): FieldError[] {
     ];
   if (!ajv.validateSchema(withoutId(schema)))
     return jsonSchemaErrors(ajv.errors, "input_schema").map((e) => ({ ...e, code: "INVALID_SCHEMA" }));
+  const patterns = patternProblems(schema);
+  if (patterns.length)
+    return patterns.map((p) => ({ field: `input_schema.${p.path}`, code: "INVALID_SCHEMA", message: p.message }));
   try {
-    ajv.compile(withoutId(schema));
+    compileBounded(ajv, withoutId(schema));
     return [];
   } catch (e) {
     return [{ field: "input_schema", code: "INVALID_SCHEMA", message: (e as Error).message }];

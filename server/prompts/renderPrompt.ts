@@ -1,5 +1,6 @@
 import { afterCommit, type Db } from "../db/client";
 import { NotFound, ValidationFailed, type FieldError } from "../errors";
+import { validationTooCostly, ValidationTooCostly } from "../jsonSchema/boundedAjv";
 import { jsonSchemaErrors } from "../marketplace/jsonSchemaErrors";
 import { processWide } from "../processWide";
 import { resolvePromptVersion } from "./getPromptVersion";
@@ -51,8 +52,16 @@ export async function renderPrompt(
   }
 
   const errors: FieldError[] = [];
+  const valid = (link: CompiledVersion) => {
+    try {
+      return link.validate!(request.inputs);
+    } catch (e) {
+      if (e instanceof ValidationTooCostly) throw validationTooCostly(at, e);
+      throw e;
+    }
+  };
   for (const link of chain)
-    if (link.validate && !link.validate(request.inputs))
+    if (link.validate && !valid(link))
       for (const e of jsonSchemaErrors(link.validate.errors, "inputs", "pointer").map((e) => ({
         ...e,
         field: at + e.field.slice("/inputs".length),

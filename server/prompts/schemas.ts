@@ -11,8 +11,10 @@ export const MAX_INPUT_SCHEMA_BYTES = 64 * 1024;
 export const MAX_META_BYTES = 16 * 1024;
 /** How many versions an `extends_uri` chain may hold above a version (its parent, grandparent, …). */
 export const MAX_EXTENDS_DEPTH = 8;
-/** How long a rendered text may be (characters): a prompt, not a document. */
+/** How long a rendered text may be (characters): a prompt, not a document. Counted while rendering. */
 export const MAX_RENDERED_TEXT = 512 * 1024;
+/** How deep a template's sections (`{{#a}}`, `{{^a}}`) may nest; rendering recurses once per level. */
+export const MAX_TEMPLATE_DEPTH = 32;
 
 export const PROMPT_STATUSES = ["active", "deprecated"] as const;
 

@@ -3,7 +3,10 @@ import { Ajv2019 } from "ajv/dist/2019";
 import { Ajv2020 } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import Mustache from "mustache";
+import { boundAjv, boundedAjvOptions, compileBounded } from "../jsonSchema/boundedAjv";
+import { ValidationFailed } from "../errors";
 import { processWide } from "../processWide";
+import { MAX_RENDERED_TEXT, MAX_TEMPLATE_DEPTH } from "./schemas";
 
 /**
  * Mustache, logic-less and kept that way: a template is parsed once per version (versions are
@@ -44,12 +47,36 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** How many section iterations one render may take (nested sections over long lists multiply). */
 export const MAX_SECTION_ITERATIONS = 100_000;
 
-/** Thrown when a render would take more than MAX_SECTION_ITERATIONS section iterations. */
+/** Thrown when a render would take more than MAX_SECTION_ITERATIONS section iterations or produce more than MAX_RENDERED_TEXT characters. */
 export class RenderTooLarge extends Error {}
 
 class PromptWriter extends Mustache.Writer {
   /** Iterations left in the current render (renders are synchronous: one at a time). */
   budget = MAX_SECTION_ITERATIONS;
+  /**
+   * Characters produced so far by the current render: every piece of text, value and child is
+   * counted as it is produced, so a section repeated 90,000 times is stopped at the bound, not
+   * after its text is built (which ended in "Invalid string length").
+   */
+  produced = 0;
+
+  private produce<T extends string | undefined>(text: T): T {
+    this.produced += text?.length ?? 0;
+    if (this.produced > MAX_RENDERED_TEXT) throw new RenderTooLarge();
+    return text;
+  }
+
+  override rawValue(token: string[]): string {
+    return this.produce(super.rawValue(token));
+  }
+
+  override unescapedValue(token: string[], context: Mustache.Context): string {
+    return this.produce(super.unescapedValue(token, context));
+  }
+
+  override escapedValue(token: string[], context: Mustache.Context, config?: Mustache.RenderOptions): string {
+    return this.produce(super.escapedValue(token, context, config));
+  }
 
   constructor() {
     super();
@@ -85,7 +112,7 @@ class PromptWriter extends Mustache.Writer {
       const after = this.template.slice(Number(token[3]));
       if ((after.startsWith("\n") || after.startsWith("\r\n")) && !child.endsWith("\n")) child += "\n";
     }
-    return child;
+    return this.produce(child);
   }
 }
 
@@ -96,6 +123,26 @@ const RENDER_OPTIONS: Mustache.RenderOptions = { escape: (value: unknown) => Str
 /** Parses a template; throws mustache's message (an unclosed section, a bad tag) when it is not one. */
 export function parseTemplate(template: string): Tokens {
   return writer.parse(template) as Tokens;
+}
+
+/** How deep the template's sections nest (0 for none), counted without recursion. */
+export function sectionDepth(tokens: Tokens): number {
+  let deepest = 0;
+  const stack: [Tokens, number][] = [[tokens, 0]];
+  while (stack.length > 0) {
+    const [list, depth] = stack.pop()!;
+    deepest = Math.max(deepest, depth);
+    for (const t of list) if (Array.isArray(t[4])) stack.push([t[4] as unknown as Tokens, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Why a parsed template cannot be published (sections nested too deep), or undefined. */
+export function templateProblem(tokens: Tokens): string | undefined {
+  const depth = sectionDepth(tokens);
+  if (depth > MAX_TEMPLATE_DEPTH)
+    return `The template nests sections ${depth} deep; at most ${MAX_TEMPLATE_DEPTH} levels are rendered.`;
+  return undefined;
 }
 
 /** Whether the template places a child with `{{> content}}` (else a child is appended after a blank line). */
@@ -113,6 +160,7 @@ export function renderTokens(
   child?: string,
 ): string {
   writer.budget = MAX_SECTION_ITERATIONS;
+  writer.produced = 0;
   writer.template = template;
   return writer.renderTokens(
     tokens,
@@ -126,13 +174,14 @@ export function renderTokens(
 /**
  * The ajv for input schemas of each JSON Schema dialect: draft-07 (the default), 2019-09 and
  * 2020-12, chosen by the schema's `$schema`. Every format, all errors, no coercion, no remote
- * references.
+ * references; bounded (server/jsonSchema/boundedAjv.ts: RE2 patterns, linear `uniqueItems`, a
+ * work and time budget per validation).
  */
 const inputSchemaAjvs = processWide("prompts.ajv", () => {
-  const options = { allErrors: true, strict: false, validateFormats: true };
+  const options = boundedAjvOptions();
   const withFormats = <A extends Ajv | Ajv2019 | Ajv2020>(ajv: A): A => {
     (addFormats as unknown as (a: A) => A)(ajv);
-    return ajv;
+    return boundAjv(ajv);
   };
   return {
     draft07: withFormats(new Ajv(options)),
@@ -201,6 +250,16 @@ export function compiledVersion(row: VersionSource): CompiledVersion {
     return hit;
   }
   const tokens = parseTemplate(content);
+  // A version published before the depth bound: refused at render (400), never a stack overflow.
+  const tooDeep = templateProblem(tokens);
+  if (tooDeep)
+    throw ValidationFailed([
+      {
+        field: "version",
+        code: "INVALID_TEMPLATE",
+        message: `Version ${row.version}: ${tooDeep} Publish a new version.`,
+      },
+    ]);
   const entry: CompiledVersion = {
     id,
     version: row.version,
@@ -208,11 +267,26 @@ export function compiledVersion(row: VersionSource): CompiledVersion {
     extendsId: row.extendsId,
     tokens,
     slot: hasContentSlot(tokens),
-    validate: inputSchema ? inputSchemaAjv(inputSchema)!.compile(withoutId(inputSchema)) : null,
+    validate: inputSchema ? compileStored(row.version, inputSchema) : null,
   };
   compiled.set(id, entry);
   if (compiled.size > MAX_CACHED) compiled.delete(compiled.keys().next().value!);
   return entry;
+}
+
+/**
+ * A stored version's validator. One published before svc ran patterns on RE2 may hold one RE2
+ * cannot run: its renders are refused (400 naming the version), never answered 500.
+ */
+function compileStored(version: string, schema: Record<string, unknown>): ValidateFunction {
+  try {
+    return compileBounded(inputSchemaAjv(schema)!, withoutId(schema));
+  } catch (e) {
+    const message = `Version ${version}'s input_schema cannot be checked (${(e as Error).message}); publish a version whose schema svc accepts.`;
+    return (() => {
+      throw ValidationFailed([{ field: "version", code: "INVALID_SCHEMA", message }]);
+    }) as unknown as ValidateFunction;
+  }
 }
 
 /** ajv keeps schemas by `$id` and refuses a second with the same one: compile without it. */

@@ -1,5 +1,5 @@
-import jsonLogic from "json-logic-js";
 import type { Db } from "../db/client";
+import { applyLogic, LogicLimitExceeded, logicTruthy } from "./jsonLogic";
 import { openNodeValues } from "./sealedOutputs";
 
 type Obj = Record<string, unknown>;
@@ -29,7 +29,9 @@ export function joinOutput(sources: readonly Pick<NodeState, "key" | "output" | 
 /**
  * A condition node's JSON Logic rule over `{input, nodes: {<id>: {output}}}` (every node of the
  * workflow that has completed so far, read in `db`'s transaction); its output is `{result}` and the
- * edge of that branch is taken. A rule that throws on this data fails the node.
+ * edge of that branch is taken. The rule is evaluated within server/workflows/jsonLogic.ts's bounds:
+ * a rule that hits one on this data (`condition_limit`) or throws (`condition_error`) fails the
+ * node, never the process.
  */
 export async function evaluateCondition(db: Db, workflowId: string, rule: unknown, input: unknown) {
   const done = await db.workflowNode.findMany({
@@ -42,12 +44,15 @@ export async function evaluateCondition(db: Db, workflowId: string, rule: unknow
     workflowId,
   );
   try {
-    const result = jsonLogic.truthy(jsonLogic.apply(rule as jsonLogic.RulesLogic, data));
+    const result = logicTruthy(applyLogic(rule, data));
     return { status: "completed" as const, output: { result } };
   } catch (e) {
     return {
       status: "failed" as const,
-      error: { code: "condition_error", message: e instanceof Error ? e.message : String(e) },
+      error: {
+        code: e instanceof LogicLimitExceeded ? "condition_limit" : "condition_error",
+        message: e instanceof Error ? e.message : String(e),
+      },
     };
   }
 }

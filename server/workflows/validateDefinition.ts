@@ -1,5 +1,5 @@
-import jsonLogic from "json-logic-js";
 import type { FieldError } from "../errors";
+import { applyLogic, LogicLimitExceeded, LogicMeter, ruleProblem } from "./jsonLogic";
 import type { Definition } from "./schemas";
 
 /** Operations a `svc` node may not call: starting a workflow from a workflow would let one definition grow without bound. */
@@ -22,6 +22,8 @@ export function validateDefinition(def: Definition, operations: ReadonlyMap<stri
   const errors: FieldError[] = [];
   const err = (field: string, code: string, message: string) => errors.push({ field, code, message });
   const index = new Map<string, number>();
+  // The trial evaluations of all the definition's conditions share one evaluation's bounds.
+  const meter = new LogicMeter();
   def.nodes.forEach((n, i) => {
     if (index.has(n.id)) err(`nodes[${i}].id`, "DUPLICATE_NODE_ID", `The node id ${n.id} is used twice.`);
     else index.set(n.id, i);
@@ -34,7 +36,7 @@ export function validateDefinition(def: Definition, operations: ReadonlyMap<stri
     if (n.node_type === "condition") {
       need("condition", "a JSON Logic condition");
       if (n.condition !== undefined) {
-        const problem = conditionProblem(n.condition);
+        const problem = conditionProblem(n.condition, meter);
         if (problem) err(`nodes[${i}].condition`, "INVALID_CONDITION", problem);
       }
     }
@@ -155,14 +157,23 @@ export function validateDefinition(def: Definition, operations: ReadonlyMap<stri
   return errors;
 }
 
-/** Why a JSON Logic rule cannot be used, or undefined: it must be a rule (or a constant) using only operations JSON Logic knows. */
-function conditionProblem(rule: unknown): string | undefined {
+/**
+ * Why a JSON Logic rule cannot be used, or undefined: it must be a rule (or a constant) using only
+ * the operations svc evaluates (server/workflows/jsonLogic.ts: no `log`, no method calls), within
+ * its size and depth, and a trial over empty data (`{input: {}, nodes: {}}`) must stay within its
+ * bounds of work, size and time (shared by the definition's conditions): a rule that already
+ * exhausts them on constants is refused here.
+ */
+function conditionProblem(rule: unknown, meter: LogicMeter): string | undefined {
   if (typeof rule === "string" && rule.length > 0)
     return 'A condition is a JSON Logic rule (an object such as {"==": [{"var": "nodes.check.output.ok"}, true]}), not code or text.';
+  const problem = ruleProblem(rule);
+  if (problem) return problem;
   try {
-    jsonLogic.apply(rule as jsonLogic.RulesLogic, { input: {}, nodes: {} });
+    applyLogic(rule, { input: {}, nodes: {} }, meter);
     return undefined;
   } catch (e) {
+    if (e instanceof LogicLimitExceeded) return `${e.message} (evaluated over empty input).`;
     return `JSON Logic refuses the rule: ${e instanceof Error ? e.message : String(e)}`;
   }
 }
