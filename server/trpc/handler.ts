@@ -4,6 +4,7 @@ import { database } from "../db/client";
 import { DomainError, Forbidden, ValidationFailed } from "../errors";
 import { CLIENT_ADDRESS_HEADER, readLimited } from "../http/gate";
 import { problemResponse, toProblem } from "../http/problem";
+import { crossSiteRefusal } from "../http/sameOrigin";
 import { authenticateSession } from "../identity/authenticate";
 import { newId } from "../ids";
 import { sessionUser } from "../members/consoleSession";
@@ -29,11 +30,9 @@ export function handlerWithSession(session: () => Promise<{ delegationId: string
 
 async function handle(original: Request, session: () => Promise<{ delegationId: string } | null>): Promise<Response> {
   const url = new URL(original.url);
-  // The console only calls its own origin: refuse what a browser marks as cross-site (CSRF defence
-  // beside the SameSite=Lax session cookie).
-  if (original.headers.get("sec-fetch-site") === "cross-site") {
-    return refuse(url, "TRPC (cross-site refused)", Forbidden("Cross-site requests to the console API are refused."));
-  }
+  // The console only calls its own origin (server/http/sameOrigin.ts).
+  const crossSite = crossSiteRefusal(original);
+  if (crossSite !== undefined) return refuse(url, "TRPC (cross-site refused)", Forbidden(crossSite));
   // tRPC would answer an oversized batch itself, before any procedure (and so any record).
   const procedures = url.pathname.replace(/^\/api\/trpc\/?/, "").split(/,|%2C/i).length;
   if (procedures > MAX_BATCH_SIZE) {
