@@ -89,6 +89,8 @@ export class GateError extends Error {
   constructor(
     readonly error: unknown,
     readonly rateLimit: RateLimitState | undefined,
+    /** Raised by work after the call's commit: its writes (an idempotent response among them) stand. */
+    readonly afterCommit = false,
   ) {
     super(error instanceof Error ? error.message : String(error));
   }
@@ -112,7 +114,14 @@ export const tooManyRequests = (rl: RateLimitState) => {
   return RateLimited(`The rate limit of ${rl.limit} requests per minute for this route has been reached.`, retryAfter);
 };
 
-type Governed<T> = { value: T | undefined; status: number; rateLimit: RateLimitState; replayed: boolean };
+type Governed<T> = {
+  value: T | undefined;
+  status: number;
+  rateLimit: RateLimitState;
+  replayed: boolean;
+  /** Work after commit ran and may have changed the answer from what was committed (an idempotent response among it). */
+  changedAfterCommit?: boolean;
+};
 
 export function governCall<T>(
   spec: CallSpec,
@@ -258,7 +267,7 @@ async function governedCall<T>(
     }
     if (lateRefusal) throw lateRefusal;
     observeCall(spec.id, status, startedAt);
-    return { value, status, rateLimit: rl, replayed: false };
+    return { value, status, rateLimit: rl, replayed: false, changedAfterCommit: afterCommitted.length > 0 };
   } catch (error) {
     const { status, code } = toDomainError(error);
     // A refusal is what the record calls denied (see REFUSALS): its problem code is the reason.
@@ -271,7 +280,7 @@ async function governedCall<T>(
         throw new GateError(e, rl);
       }
     }
-    throw new GateError(error, rl);
+    throw new GateError(error, rl, recorded);
   }
 }
 
