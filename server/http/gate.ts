@@ -8,6 +8,7 @@ import { operationLabel, type Operation } from "./operation";
 import { problemResponse, toProblem } from "./problem";
 import { rateLimitHeaders } from "./rateLimit";
 import { readJson, refuseBody } from "./body";
+import { clientAddress } from "./clientAddress";
 import { idempotency, replaceStoredResponse } from "./idempotency";
 import { parseOrThrow, refuseHostileInput } from "./validation";
 import type { Principal } from "../governance/principal";
@@ -32,8 +33,7 @@ export function requestIdFor(request: Request): string {
   const sent = request.headers.get("x-request-id") ?? "";
   return REQUEST_ID.test(sent) ? sent : newId("req");
 }
-/** Set by svc's HTTP server from the socket; never taken from the client. */
-export const CLIENT_ADDRESS_HEADER = "x-svc-client-address";
+export { CLIENT_ADDRESS_HEADER } from "./clientAddress";
 
 async function handle(op: Operation, request: Request, rawParams: Record<string, string>): Promise<Response> {
   const url = new URL(request.url);
@@ -91,7 +91,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
       },
       {
         authorization: request.headers.get("authorization"),
-        clientAddress: request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown",
+        clientAddress: clientAddress(request),
         requestId,
         traceparent: request.headers.get("traceparent"),
         tracestate: request.headers.get("tracestate"),

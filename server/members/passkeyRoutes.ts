@@ -5,7 +5,7 @@ import { z } from "zod";
 import { config } from "../config";
 import { database } from "../db/client";
 import { DomainError, RateLimited } from "../errors";
-import { CLIENT_ADDRESS_HEADER } from "../http/gate";
+import { clientAddress } from "../http/clientAddress";
 import { problemResponse, toProblem } from "../http/problem";
 import { takeToken } from "../http/rateLimit";
 import { PRE_AUTH_BODY_LIMIT, parseJsonText, readLimited } from "../http/body";
@@ -42,10 +42,7 @@ async function handle(
   const db = await database();
   const rootDid = await rootOrgDidOf(db);
   try {
-    const rl = await takeToken(
-      `addr:${request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown"}:${operation}`,
-      config().rateLimitAnonymousPerMinute,
-    );
+    const rl = await takeToken(`addr:${clientAddress(request)}:${operation}`, config().rateLimitAnonymousPerMinute);
     if (!rl.allowed) throw RateLimited("Too many attempts; wait a minute.", 60);
     // Anyone may call these: the body is bounded before a byte of it is kept.
     const bytes = await readLimited(request, PRE_AUTH_BODY_LIMIT);

@@ -2,7 +2,8 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { config } from "../config";
 import { database } from "../db/client";
 import { DomainError, Forbidden, ValidationFailed } from "../errors";
-import { CLIENT_ADDRESS_HEADER, readLimited } from "../http/gate";
+import { clientAddress } from "../http/clientAddress";
+import { readLimited } from "../http/gate";
 import { problemResponse, toProblem } from "../http/problem";
 import { crossSiteRefusal } from "../http/sameOrigin";
 import { authenticateSession } from "../identity/authenticate";
@@ -68,7 +69,7 @@ async function handle(original: Request, session: () => Promise<{ delegationId: 
     router: appRouter,
     maxBatchSize: MAX_BATCH_SIZE,
     createContext: () => {
-      const ctx = contextFromHeaders(req.headers, req.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown");
+      const ctx = contextFromHeaders(req.headers, clientAddress(req));
       return delegationId
         ? { ...ctx, authenticate: async () => authenticateSession(await database(), delegationId) }
         : ctx;
