@@ -5,6 +5,7 @@ import { DomainError, Forbidden, RateLimited, toDomainError } from "../errors";
 import { takeToken, type RateLimitState } from "../http/rateLimit";
 import { assertChainLive, authenticate } from "../identity/authenticate";
 import type { Principal } from "./principal";
+import { recordAnonymousRefusal } from "./anonymousRefusals";
 import { coveredBy } from "../identity/capabilities";
 import { keyRing } from "../keys/signingKeys";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
@@ -274,7 +275,9 @@ async function governedCall<T>(
     observeCall(spec.id, status, startedAt, !authorized || REFUSALS.has(status) ? code : undefined);
     if (!recorded) {
       try {
-        await appendProvenance(db, entry(statusOf(error)));
+        // Nobody authenticated: counted per window rather than a record each (anonymousRefusals.ts).
+        if (principal === undefined) await recordAnonymousRefusal(db, entry(statusOf(error)));
+        else await appendProvenance(db, entry(statusOf(error)));
       } catch (e) {
         // Without its record the call must not look successful, nor go unrecorded silently.
         throw new GateError(e, rl);
@@ -294,12 +297,13 @@ export function recordRefusal(
   requestId: string,
   status: number,
   carrier: { traceparent?: string | null; tracestate?: string | null } = {},
+  routeClass = label,
 ): Promise<void> {
   // In a span of its own, continuing the caller's trace: the record keeps its trace id like any call's.
   return tracedCall(label, carrier, async (span) => {
     const db = await database();
     await loadRootOrgDid(db);
-    await appendProvenance(
+    await recordAnonymousRefusal(
       db,
       span.record({
         org_did: rootOrg.did ?? "unknown",
@@ -315,6 +319,7 @@ export function recordRefusal(
         request_hash: EMPTY_SHA256,
         request_id: requestId,
       }),
+      routeClass,
     );
   });
 }

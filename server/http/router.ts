@@ -141,10 +141,14 @@ async function answer(request: Request): Promise<Response> {
         : found.kind === "method_not_allowed"
           ? found.template
           : pathname.slice(0, 200);
-    await recordRefusal(`${request.method} ${template}`, requestId, refusal.status, {
-      traceparent: request.headers.get("traceparent"),
-      tracestate: request.headers.get("tracestate"),
-    });
+    await recordRefusal(
+      `${request.method} ${template}`,
+      requestId,
+      refusal.status,
+      { traceparent: request.headers.get("traceparent"), tracestate: request.headers.get("tracestate") },
+      // An unknown path is the caller's to choose: its refusals are counted together.
+      found.kind === "not_found" ? `${request.method} (unknown path)` : `${request.method} ${template}`,
+    );
     throw new GateError(refusal, rl);
   } catch (e) {
     const gateError = e instanceof GateError ? e : new GateError(e, rl);

@@ -18,7 +18,8 @@ import {
   registrationOptions,
   tokenHash,
 } from "./passkeys";
-import { recordConsoleEvent } from "./sessions";
+import { consoleEntry, recordConsoleEvent } from "./sessions";
+import { recordAnonymousRefusal } from "../governance/anonymousRefusals";
 
 /**
  * The console's pre-sign-in calls (Web Request/Response handlers): passkey registration through
@@ -51,7 +52,11 @@ async function handle(
     return Response.json(await run(body), { headers: { "X-Request-Id": requestId } });
   } catch (e) {
     const { problem, headers } = toProblem(e, path, requestId);
-    await recordConsoleEvent(db, operation, rootDid ?? "unknown", null, null, problem.status, "denied");
+    // Nobody is signed in yet: counted per window (server/governance/anonymousRefusals.ts).
+    await recordAnonymousRefusal(
+      db,
+      consoleEntry(operation, rootDid ?? "unknown", null, null, problem.status, "denied"),
+    );
     return problemResponse(problem, { ...headers, "X-Request-Id": requestId });
   }
 }
@@ -115,14 +120,16 @@ export function withBoundedBody<C>(handler: (request: NextRequest, context: C) =
       const requestId = newId("req");
       const { problem, headers } = toProblem(e, new URL(request.url).pathname, requestId);
       const db = await database();
-      await recordConsoleEvent(
+      await recordAnonymousRefusal(
         db,
-        "CONSOLE auth (body refused)",
-        (await rootOrgDidOf(db)) ?? "unknown",
-        null,
-        null,
-        problem.status,
-        "denied",
+        consoleEntry(
+          "CONSOLE auth (body refused)",
+          (await rootOrgDidOf(db)) ?? "unknown",
+          null,
+          null,
+          problem.status,
+          "denied",
+        ),
       );
       return problemResponse(problem, { ...headers, "X-Request-Id": requestId });
     }

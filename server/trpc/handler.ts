@@ -9,7 +9,8 @@ import { crossSiteRefusal } from "../http/sameOrigin";
 import { authenticateSession } from "../identity/authenticate";
 import { newId } from "../ids";
 import { sessionUser } from "../members/consoleSession";
-import { recordConsoleEvent } from "../members/sessions";
+import { consoleEntry } from "../members/sessions";
+import { recordAnonymousRefusal } from "../governance/anonymousRefusals";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { contextFromHeaders } from "./init";
 import { appRouter } from "./root";
@@ -88,6 +89,10 @@ async function refuse(url: URL, operation: string, error: unknown): Promise<Resp
   const requestId = newId("req");
   const { problem, headers } = toProblem(error, url.pathname, requestId);
   const db = await database();
-  await recordConsoleEvent(db, operation, (await rootOrgDidOf(db)) ?? "unknown", null, null, problem.status, "denied");
+  // Refused before anyone is authenticated: counted per window (server/governance/anonymousRefusals.ts).
+  await recordAnonymousRefusal(
+    db,
+    consoleEntry(operation, (await rootOrgDidOf(db)) ?? "unknown", null, null, problem.status, "denied"),
+  );
   return problemResponse(problem, { "X-Request-Id": requestId, ...headers });
 }
