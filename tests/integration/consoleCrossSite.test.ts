@@ -29,7 +29,7 @@ describe("the console's cross-site check (issue 26, item 19)", () => {
       { Origin: "null" },
       { Referer: "https://evil.example/page" },
       { Origin: "https://svc.internal:3000.evil.example" },
-    ]) {
+    ] as Record<string, string>[]) {
       const res = await invite(admin, headers);
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
@@ -46,7 +46,7 @@ describe("the console's cross-site check (issue 26, item 19)", () => {
       { Host: "console.example.com", Origin: "https://console.example.com" },
       { Referer: `${config().publicUrl}/members` },
       {},
-    ]) {
+    ] as Record<string, string>[]) {
       const res = await invite(admin, headers);
       expect(res.status, JSON.stringify(headers)).toBe(200);
     }

@@ -367,7 +367,7 @@ describe("running workflows", () => {
     const res = await start({
       ...approvalFlow,
       nodes: approvalFlow.nodes.map((n) =>
-        n.id === "ask" ? { ...n, approval: { ...n.approval, task_id: "refund-7781" } } : n,
+        n.id === "ask" && "approval" in n ? { ...n, approval: { ...n.approval, task_id: "refund-7781" } } : n,
       ),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
