@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { processWide } from "./processWide";
+import { parseTrustedProxies, type TrustedProxies } from "./http/trustedProxies";
 
 /**
  * Every setting svc reads from the environment, parsed once. README.md's configuration table
@@ -18,6 +19,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Requests per minute per client address and route, for calls without a valid credential. */
   rateLimitAnonymousPerMinute: number;
+  /** SVC_TRUSTED_PROXIES: whose X-Forwarded-For / Forwarded names the client (server/http/trustedProxies.ts). */
+  trustedProxies: TrustedProxies;
   maxBodyBytes: number;
   /** Run the background worker inside the web process. */
   inProcessWorker: boolean;
@@ -102,6 +105,7 @@ export function loadConfig(): Config {
     audience: process.env.SVC_AUDIENCE || "svc-api",
     rateLimitPerMinute: int("SVC_RATE_LIMIT_PER_MINUTE", 600, 1, 100_000_000),
     rateLimitAnonymousPerMinute: int("SVC_RATE_LIMIT_ANONYMOUS_PER_MINUTE", 120, 1, 100_000_000),
+    trustedProxies: parseTrustedProxies(process.env.SVC_TRUSTED_PROXIES),
     maxBodyBytes: int("SVC_MAX_BODY_BYTES", 1_048_576, 1024, 100 * 1_048_576),
     inProcessWorker: process.env.SVC_IN_PROCESS_WORKER !== "0",
     outboundAllow: process.env.SVC_OUTBOUND_ALLOW ?? "",

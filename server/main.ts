@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import next from "next";
 import { composeServer } from "./areas";
 import { config } from "./config";
-import { CLIENT_ADDRESS_HEADER } from "./http/gate";
+import { CLIENT_ADDRESS_HEADER, clientAddressOf } from "./http/clientAddress";
 import { handleV1, servesPath } from "./http/router";
 import { openApiDocument } from "./openapi/document";
 import { createHmac } from "node:crypto";
@@ -55,8 +55,8 @@ async function main(): Promise<void> {
       void handleV1(req, res);
       return;
     }
-    // The client's address comes from the socket, never from a header the client could set.
-    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
+    // The client's address comes from the socket (and trusted proxies' headers), never from a header the client could set.
+    req.headers[CLIENT_ADDRESS_HEADER] = clientAddressOf(req);
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;

@@ -233,7 +233,9 @@ export class SvcClient {
       if (res.ok) return parseBody(res);
       const error = new SvcProblemError(await problemOf(res), res);
       const notProcessed = res.status === 429 || res.status === 503;
-      if (attempt < retries && RETRYABLE_STATUS.has(res.status) && (resendable || notProcessed)) {
+      // A replayed answer (the same Idempotency-Key) is the first attempt's outcome: asking again repeats it.
+      const replayed = res.headers.get("idempotent-replayed") === "true";
+      if (attempt < retries && !replayed && RETRYABLE_STATUS.has(res.status) && (resendable || notProcessed)) {
         await wait(error.retryAfter);
         continue;
       }
@@ -246,7 +248,23 @@ async function parseBody(res: Response): Promise<unknown> {
   if (res.status === 204) return undefined;
   const type = res.headers.get("content-type") ?? "";
   const text = await res.text();
-  if (/^application\/([a-z0-9.+-]+\+)?json\b/i.test(type)) return text ? JSON.parse(text) : undefined;
+  if (/^application\/([a-z0-9.+-]+\+)?json\b/i.test(type)) {
+    if (!text) return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (e) {
+      // An answer cut short or mangled on its way (a proxy's error page labelled JSON) is a failed call, not a SyntaxError.
+      throw new SvcProblemError(
+        {
+          type: "about:blank",
+          title: "Malformed response",
+          status: res.status,
+          detail: `The ${res.status} answer is labelled ${type} but is not valid JSON (${(e as Error).message}): ${text.slice(0, 200)}`,
+        },
+        res,
+      );
+    }
+  }
   if (/^application\/x-ndjson\b/i.test(type)) return text;
   return text;
 }

@@ -5,6 +5,7 @@ import { DomainError, Forbidden, RateLimited, toDomainError } from "../errors";
 import { takeToken, type RateLimitState } from "../http/rateLimit";
 import { assertChainLive, authenticate } from "../identity/authenticate";
 import type { Principal } from "./principal";
+import { recordAnonymousRefusal } from "./anonymousRefusals";
 import { coveredBy } from "../identity/capabilities";
 import { keyRing } from "../keys/signingKeys";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
@@ -89,6 +90,8 @@ export class GateError extends Error {
   constructor(
     readonly error: unknown,
     readonly rateLimit: RateLimitState | undefined,
+    /** Raised by work after the call's commit: its writes (an idempotent response among them) stand. */
+    readonly afterCommit = false,
   ) {
     super(error instanceof Error ? error.message : String(error));
   }
@@ -112,7 +115,14 @@ export const tooManyRequests = (rl: RateLimitState) => {
   return RateLimited(`The rate limit of ${rl.limit} requests per minute for this route has been reached.`, retryAfter);
 };
 
-type Governed<T> = { value: T | undefined; status: number; rateLimit: RateLimitState; replayed: boolean };
+type Governed<T> = {
+  value: T | undefined;
+  status: number;
+  rateLimit: RateLimitState;
+  replayed: boolean;
+  /** Work after commit ran and may have changed the answer from what was committed (an idempotent response among it). */
+  changedAfterCommit?: boolean;
+};
 
 export function governCall<T>(
   spec: CallSpec,
@@ -258,20 +268,22 @@ async function governedCall<T>(
     }
     if (lateRefusal) throw lateRefusal;
     observeCall(spec.id, status, startedAt);
-    return { value, status, rateLimit: rl, replayed: false };
+    return { value, status, rateLimit: rl, replayed: false, changedAfterCommit: afterCommitted.length > 0 };
   } catch (error) {
     const { status, code } = toDomainError(error);
     // A refusal is what the record calls denied (see REFUSALS): its problem code is the reason.
     observeCall(spec.id, status, startedAt, !authorized || REFUSALS.has(status) ? code : undefined);
     if (!recorded) {
       try {
-        await appendProvenance(db, entry(statusOf(error)));
+        // Nobody authenticated: counted per window rather than a record each (anonymousRefusals.ts).
+        if (principal === undefined) await recordAnonymousRefusal(db, entry(statusOf(error)));
+        else await appendProvenance(db, entry(statusOf(error)));
       } catch (e) {
         // Without its record the call must not look successful, nor go unrecorded silently.
         throw new GateError(e, rl);
       }
     }
-    throw new GateError(error, rl);
+    throw new GateError(error, rl, recorded);
   }
 }
 
@@ -285,12 +297,13 @@ export function recordRefusal(
   requestId: string,
   status: number,
   carrier: { traceparent?: string | null; tracestate?: string | null } = {},
+  routeClass = label,
 ): Promise<void> {
   // In a span of its own, continuing the caller's trace: the record keeps its trace id like any call's.
   return tracedCall(label, carrier, async (span) => {
     const db = await database();
     await loadRootOrgDid(db);
-    await appendProvenance(
+    await recordAnonymousRefusal(
       db,
       span.record({
         org_did: rootOrg.did ?? "unknown",
@@ -306,6 +319,7 @@ export function recordRefusal(
         request_hash: EMPTY_SHA256,
         request_id: requestId,
       }),
+      routeClass,
     );
   });
 }

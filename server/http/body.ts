@@ -74,23 +74,46 @@ export async function readJson(request: Request, limit: number): Promise<unknown
 }
 
 /**
- * For operations that take no body (rotate-secret, deactivate, …): anything sent is refused
- * (400) instead of silently ignored, whatever its content type.
+ * For operations that take no body (cancel, rotate-secret, deactivate, …): nothing, or `{}` (what
+ * many HTTP clients send when given no body), whatever its content type. Anything else is refused
+ * (400) instead of silently ignored: each field by name (`UNKNOWN_FIELD`), like on every route
+ * with a strict body.
  */
 export async function refuseBody(request: Request): Promise<void> {
-  const bytes = await readLimited(request, 64 * 1024).catch(() => Buffer.alloc(1));
-  if (bytes.length > 0)
+  const bytes = await readLimited(request, NO_BODY_LIMIT).catch(() => undefined);
+  if (bytes?.length === 0) return;
+  let sent: unknown;
+  try {
+    sent = bytes === undefined ? undefined : JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    sent = undefined;
+  }
+  if (sent !== null && typeof sent === "object" && !Array.isArray(sent)) {
+    const fields = Object.keys(sent);
+    if (fields.length === 0) return;
     throw ValidationFailed(
-      [
-        {
-          field: "body",
-          code: "UNKNOWN_FIELD",
-          message: "This operation takes no body: send the request without one.",
-        },
-      ],
+      fields.slice(0, 20).map((field) => ({
+        field,
+        code: "UNKNOWN_FIELD",
+        message: `This operation takes no body: ${JSON.stringify(field)} is not a field it accepts (send nothing, or {}).`,
+      })),
       "This operation takes no body.",
     );
+  }
+  throw ValidationFailed(
+    [
+      {
+        field: "body",
+        code: "UNKNOWN_FIELD",
+        message: "This operation takes no body: send the request without one (or {}).",
+      },
+    ],
+    "This operation takes no body.",
+  );
 }
+
+/** What an operation without a body reads at most of one before refusing it. */
+const NO_BODY_LIMIT = 64 * 1024;
 
 /** JSON.parse with the contract's 400 (MALFORMED_JSON) instead of a SyntaxError. */
 export function parseJsonText(text: string): unknown {

@@ -8,9 +8,11 @@ import { operationLabel, type Operation } from "./operation";
 import { problemResponse, toProblem } from "./problem";
 import { rateLimitHeaders } from "./rateLimit";
 import { readJson, refuseBody } from "./body";
-import { idempotency } from "./idempotency";
+import { clientAddress } from "./clientAddress";
+import { idempotency, replaceStoredResponse } from "./idempotency";
 import { parseOrThrow, refuseHostileInput } from "./validation";
 import type { Principal } from "../governance/principal";
+import { logger } from "../telemetry/log";
 
 // The tRPC endpoint imports the bounded reader from here.
 export { readLimited } from "./body";
@@ -31,8 +33,7 @@ export function requestIdFor(request: Request): string {
   const sent = request.headers.get("x-request-id") ?? "";
   return REQUEST_ID.test(sent) ? sent : newId("req");
 }
-/** Set by svc's HTTP server from the socket; never taken from the client. */
-export const CLIENT_ADDRESS_HEADER = "x-svc-client-address";
+export { CLIENT_ADDRESS_HEADER } from "./clientAddress";
 
 async function handle(op: Operation, request: Request, rawParams: Record<string, string>): Promise<Response> {
   const url = new URL(request.url);
@@ -44,6 +45,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
   let firstParam: string | undefined;
   let replayBody: string | undefined;
   const idempotencyKey = op.method === "POST" ? request.headers.get("idempotency-key") : null;
+  let idempotencyScope = "";
 
   const prepare = async (principal: Principal): Promise<Prepared> => {
     refuseHostileInput(rawParams, "path");
@@ -67,8 +69,9 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
       body = raw === undefined ? undefined : parseOrThrow(op.body, raw);
     } else if (op.method !== "GET") await refuseBody(request);
     if (idempotencyKey === null) return { requestHash: hash };
+    idempotencyScope = principal.delegationId || principal.actorDid;
     return idempotency(
-      principal.delegationId || principal.actorDid,
+      idempotencyScope,
       idempotencyKey,
       createHash("sha256").update(`${label}\n${url.pathname}\n${hash}`).digest("hex"),
       hash,
@@ -88,7 +91,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
       },
       {
         authorization: request.headers.get("authorization"),
-        clientAddress: request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown",
+        clientAddress: clientAddress(request),
         requestId,
         traceparent: request.headers.get("traceparent"),
         tracestate: request.headers.get("tracestate"),
@@ -113,17 +116,31 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
     if (outcome.replayed)
       return new Response(replayBody, {
         status: outcome.status,
-        headers: { ...headers, "Idempotent-Replayed": "true" },
+        headers: {
+          ...headers,
+          // A stored failure (work after commit refused the call) replays as the problem it was.
+          ...(outcome.status >= 400 ? { "Content-Type": "application/problem+json" } : {}),
+          "Idempotent-Replayed": "true",
+        },
       });
+    const text = JSON.stringify(outcome.value);
+    if (idempotencyKey !== null && outcome.changedAfterCommit)
+      await replaceStoredResponse(idempotencyScope, idempotencyKey, outcome.status, text).catch((e: unknown) =>
+        logger().error({ err: e }, `${op.id}: the idempotent response could not be replaced`),
+      );
     // An answer that says it repeats an earlier one (a sender id seen before) says so in the header too, like an Idempotency-Key replay.
     const repeated = (outcome.value as { replayed?: unknown } | null)?.replayed === true;
-    return new Response(JSON.stringify(outcome.value), {
+    return new Response(text, {
       status: outcome.status,
       headers: repeated ? { ...headers, "Idempotent-Replayed": "true" } : headers,
     });
   } catch (e) {
     const gateError = e instanceof GateError ? e : new GateError(e, undefined);
     const { problem, headers } = toProblem(gateError.error, url.pathname, requestId);
+    if (gateError.afterCommit && idempotencyKey !== null && idempotencyScope !== "")
+      await replaceStoredResponse(idempotencyScope, idempotencyKey, problem.status, JSON.stringify(problem)).catch(
+        (e: unknown) => logger().error({ err: e }, `${op.id}: the idempotent response could not be replaced`),
+      );
     return problemResponse(problem, {
       "X-Request-Id": requestId,
       ...(gateError.rateLimit ? rateLimitHeaders(gateError.rateLimit) : {}),

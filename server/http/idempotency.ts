@@ -66,3 +66,15 @@ export async function idempotency(
     },
   };
 }
+
+/**
+ * The answer a call gave once work after its commit ran (a reasoning call's text, or its 502
+ * when every model failed), in place of what was stored at commit: a replay then answers what
+ * the first call answered, a failure with its status and problem body. Written before that first
+ * answer leaves, so no retry can see the earlier one.
+ */
+export async function replaceStoredResponse(scope: string, key: string, status: number, body: string): Promise<void> {
+  const db = await database();
+  const sealed = await seal(body);
+  await db.writeTx((tx) => tx.idempotencyKey.updateMany({ where: { scope, key }, data: { status, body: sealed } }));
+}

@@ -6,7 +6,8 @@ import { GateError, recordRefusal, tooManyRequests } from "../governance/governC
 import { health } from "../meta/health";
 import { jwksResponse } from "../meta/jwks";
 import { openApiResponse } from "../openapi/document";
-import { CLIENT_ADDRESS_HEADER, requestIdFor, serveOperation } from "./gate";
+import { CLIENT_ADDRESS_HEADER, clientAddress, clientAddressOf } from "./clientAddress";
+import { requestIdFor, serveOperation } from "./gate";
 import type { Operation } from "./operation";
 import { operations } from "./operations";
 import { problemResponse, toProblem } from "./problem";
@@ -100,7 +101,7 @@ export function servesPath(pathname: string): boolean {
 
 /**
  * Answers one Web request from the table. The client's address is read from
- * CLIENT_ADDRESS_HEADER, which svc's server sets from the socket (never the client's own value).
+ * CLIENT_ADDRESS_HEADER, which svc's server sets (server/http/clientAddress.ts; never the client's own value).
  * Never throws: an unexpected failure is a problem+json 500 with an incident id.
  */
 export async function dispatchV1(request: Request): Promise<Response> {
@@ -123,9 +124,8 @@ async function answer(request: Request): Promise<Response> {
     // Public documents, 404s and 405s answer before authentication: the caller's address is its rate-limit key.
     const document =
       found.kind === "route" && "document" in found.route.target ? found.route.target.document : undefined;
-    const clientAddress = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
     rl = await takeToken(
-      `addr:${clientAddress}:${document ? `doc:${document.id}` : "unrouted"}`,
+      `addr:${clientAddress(request)}:${document ? `doc:${document.id}` : "unrouted"}`,
       config().rateLimitAnonymousPerMinute,
     );
     if (rl.allowed && document)
@@ -141,10 +141,14 @@ async function answer(request: Request): Promise<Response> {
         : found.kind === "method_not_allowed"
           ? found.template
           : pathname.slice(0, 200);
-    await recordRefusal(`${request.method} ${template}`, requestId, refusal.status, {
-      traceparent: request.headers.get("traceparent"),
-      tracestate: request.headers.get("tracestate"),
-    });
+    await recordRefusal(
+      `${request.method} ${template}`,
+      requestId,
+      refusal.status,
+      { traceparent: request.headers.get("traceparent"), tracestate: request.headers.get("tracestate") },
+      // An unknown path is the caller's to choose: its refusals are counted together.
+      found.kind === "not_found" ? `${request.method} (unknown path)` : `${request.method} ${template}`,
+    );
     throw new GateError(refusal, rl);
   } catch (e) {
     const gateError = e instanceof GateError ? e : new GateError(e, rl);
@@ -180,8 +184,8 @@ export async function handleV1(req: IncomingMessage, res: ServerResponse): Promi
     const name = req.rawHeaders[i]!;
     if (name.toLowerCase() !== CLIENT_ADDRESS_HEADER) headers.append(name, req.rawHeaders[i + 1]!);
   }
-  // The client's address comes from the socket, never from a header the client could set.
-  headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress ?? "unknown");
+  // The client's address comes from the socket (and trusted proxies' headers), never from a header the client could set.
+  headers.set(CLIENT_ADDRESS_HEADER, clientAddressOf(req));
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   try {
     // The Host header is the client's to send: never let it into the URL (a malformed one would throw).

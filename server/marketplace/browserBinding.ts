@@ -5,6 +5,7 @@ import { database } from "../db/client";
 import { domainError, Forbidden, ValidationFailed } from "../errors";
 import type { Principal } from "../governance/principal";
 import { problemResponse, toProblem } from "../http/problem";
+import { crossSiteRefusal } from "../http/sameOrigin";
 import { authenticateSession } from "../identity/authenticate";
 import { newId } from "../ids";
 
@@ -108,8 +109,8 @@ export function bindRouteWithSession(session: () => Promise<{ delegationId: stri
     const instance = new URL(request.url).pathname;
     const requestId = newId("req");
     try {
-      if (request.headers.get("sec-fetch-site") === "cross-site")
-        throw Forbidden("Cross-site requests to the console API are refused.");
+      const crossSite = crossSiteRefusal(request);
+      if (crossSite !== undefined) throw Forbidden(crossSite);
       const user = await session();
       if (!user) throw domainError("unauthenticated", "Sign in to the console first.");
       const db = await database();

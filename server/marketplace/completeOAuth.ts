@@ -7,7 +7,7 @@ import { delegationPrincipal } from "../identity/authenticate";
 import { consoleInstallationUrl } from "./callbackUrl";
 import { connectorById } from "./catalogue";
 import { connectorInstalled, stateHashOf, verifierContext } from "./installConnector";
-import { providerClient, providerFailure, tokensOf } from "./oauthClient";
+import { issParameterAdvertised, providerClient, providerFailure, tokensOf } from "./oauthClient";
 import type { OAuthCallbackQuery } from "./schemas";
 import { seal, unseal } from "./tokenSealing";
 import { checkBrowserBinding } from "./browserBinding";
@@ -95,15 +95,22 @@ export async function completeOAuth(
   const provider = await providerClient(db, installation.orgDid, connector);
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (typeof v === "string") params.set(k, v);
+  // RFC 9207: a provider whose metadata says it sends `iss` must send it (a mix-up otherwise).
+  const issRequired = await issParameterAdvertised(provider);
+  const as = { ...provider.as, authorization_response_iss_parameter_supported: issRequired };
   let callbackParams: URLSearchParams;
   try {
-    callbackParams = oauth.validateAuthResponse(provider.as, provider.client, params, query.state);
+    callbackParams = oauth.validateAuthResponse(as, provider.client, params, query.state);
   } catch (err) {
     if (err instanceof oauth.AuthorizationResponseError)
       return fail(err.error.replace(/[^a-z_]/g, "").slice(0, 50) || "provider_error", providerFailure(err));
     const iss = params.get("iss");
     return fail(
-      iss !== null && iss !== provider.as.issuer ? "issuer_mismatch" : "invalid_response",
+      iss === null && issRequired
+        ? "issuer_missing"
+        : iss !== null && iss !== provider.as.issuer
+          ? "issuer_mismatch"
+          : "invalid_response",
       providerFailure(err),
     );
   }

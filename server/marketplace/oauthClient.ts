@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { domainError } from "../errors";
 import { isAllowListed } from "../outbound/allowList";
 import { createGuardedFetch } from "../outbound/guardedFetch";
+import { processWide } from "../processWide";
 import { configuredClient, type CatalogueConnector } from "./catalogue";
 import { unseal } from "./tokenSealing";
 
@@ -65,6 +66,54 @@ export async function providerClient(db: Db, orgDid: string, connector: Catalogu
     options: { [oauth.customFetch]: providerFetch, ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}) },
     scopeSeparator: settings.scope_separator ?? " ",
   };
+}
+
+/** Metadata read per issuer: for an hour, or five minutes when the provider published none. */
+const advertised = processWide(
+  "marketplace.issParameterAdvertised",
+  () => new Map<string, { value: boolean; until: number }>(),
+);
+
+/**
+ * Whether the provider's authorization server metadata (RFC 8414, else OpenID Connect discovery, at
+ * its issuer) advertises `authorization_response_iss_parameter_supported`: then an authorization
+ * answer without `iss` is refused (RFC 9207 §2.4), which oauth4webapi does when the flag is set.
+ * A provider that publishes no metadata (or metadata for another issuer) gets `false`: its answers
+ * are checked against `iss` only when they carry it.
+ */
+export async function issParameterAdvertised(provider: ProviderClient): Promise<boolean> {
+  const issuer = provider.as.issuer;
+  const now = Date.now();
+  const known = advertised.get(issuer);
+  if (known && known.until > now) return known.value;
+  let value = false;
+  let url: URL | undefined;
+  try {
+    url = new URL(issuer);
+  } catch {
+    url = undefined;
+  }
+  const options = {
+    [oauth.customFetch]: provider.options[oauth.customFetch],
+    ...(url?.protocol === "http:" && isAllowListed(url) ? { [oauth.allowInsecureRequests]: true } : {}),
+  };
+  for (const algorithm of ["oauth2", "oidc"] as const) {
+    if (!url) break;
+    try {
+      const metadata = await oauth.processDiscoveryResponse(
+        url,
+        await oauth.discoveryRequest(url, { ...options, algorithm }),
+      );
+      value = metadata.authorization_response_iss_parameter_supported === true;
+      advertised.set(issuer, { value, until: now + 3_600_000 });
+      return value;
+    } catch {
+      // Not published there (or not for this issuer): try the other well-known place.
+    }
+  }
+  if (advertised.size > 1000) advertised.clear();
+  advertised.set(issuer, { value, until: now + 300_000 });
+  return value;
 }
 
 /** What svc keeps of a token answer: never logged, sealed before it is stored. */

@@ -76,7 +76,7 @@ export const oauthCallbackOp = defineOperation({
   tag,
   summary: "OAuth callback (the provider's redirect)",
   description:
-    "The browser lands here from the provider's consent screen; no bearer token: the caller is the installer the `state` was issued to. Answers 303 to the console's installation page: `?oauth=connected`, or `?oauth=failed&reason=` (access_denied and other provider errors, issuer_mismatch (RFC 9207), token_exchange_failed); the installation then expired. An unknown, used or expired state is 400 `oauth_state_invalid`.",
+    "The browser lands here from the provider's consent screen; no bearer token: the caller is the installer the `state` was issued to. Answers 303 to the console's installation page: `?oauth=connected`, or `?oauth=failed&reason=` (access_denied and other provider errors, issuer_mismatch or issuer_missing (RFC 9207: `iss` missing from a provider whose metadata advertises `authorization_response_iss_parameter_supported`), token_exchange_failed); the installation then expired. An unknown, used or expired state is 400 `oauth_state_invalid`.",
   capability: install,
   resourceType: "installation",
   query: s.OAuthCallbackQuery,

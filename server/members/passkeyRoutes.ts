@@ -5,7 +5,7 @@ import { z } from "zod";
 import { config } from "../config";
 import { database } from "../db/client";
 import { DomainError, RateLimited } from "../errors";
-import { CLIENT_ADDRESS_HEADER } from "../http/gate";
+import { clientAddress } from "../http/clientAddress";
 import { problemResponse, toProblem } from "../http/problem";
 import { takeToken } from "../http/rateLimit";
 import { PRE_AUTH_BODY_LIMIT, parseJsonText, readLimited } from "../http/body";
@@ -18,7 +18,8 @@ import {
   registrationOptions,
   tokenHash,
 } from "./passkeys";
-import { recordConsoleEvent } from "./sessions";
+import { consoleEntry, recordConsoleEvent } from "./sessions";
+import { recordAnonymousRefusal } from "../governance/anonymousRefusals";
 
 /**
  * The console's pre-sign-in calls (Web Request/Response handlers): passkey registration through
@@ -42,10 +43,7 @@ async function handle(
   const db = await database();
   const rootDid = await rootOrgDidOf(db);
   try {
-    const rl = await takeToken(
-      `addr:${request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown"}:${operation}`,
-      config().rateLimitAnonymousPerMinute,
-    );
+    const rl = await takeToken(`addr:${clientAddress(request)}:${operation}`, config().rateLimitAnonymousPerMinute);
     if (!rl.allowed) throw RateLimited("Too many attempts; wait a minute.", 60);
     // Anyone may call these: the body is bounded before a byte of it is kept.
     const bytes = await readLimited(request, PRE_AUTH_BODY_LIMIT);
@@ -54,7 +52,11 @@ async function handle(
     return Response.json(await run(body), { headers: { "X-Request-Id": requestId } });
   } catch (e) {
     const { problem, headers } = toProblem(e, path, requestId);
-    await recordConsoleEvent(db, operation, rootDid ?? "unknown", null, null, problem.status, "denied");
+    // Nobody is signed in yet: counted per window (server/governance/anonymousRefusals.ts).
+    await recordAnonymousRefusal(
+      db,
+      consoleEntry(operation, rootDid ?? "unknown", null, null, problem.status, "denied"),
+    );
     return problemResponse(problem, { ...headers, "X-Request-Id": requestId });
   }
 }
@@ -118,14 +120,16 @@ export function withBoundedBody<C>(handler: (request: NextRequest, context: C) =
       const requestId = newId("req");
       const { problem, headers } = toProblem(e, new URL(request.url).pathname, requestId);
       const db = await database();
-      await recordConsoleEvent(
+      await recordAnonymousRefusal(
         db,
-        "CONSOLE auth (body refused)",
-        (await rootOrgDidOf(db)) ?? "unknown",
-        null,
-        null,
-        problem.status,
-        "denied",
+        consoleEntry(
+          "CONSOLE auth (body refused)",
+          (await rootOrgDidOf(db)) ?? "unknown",
+          null,
+          null,
+          problem.status,
+          "denied",
+        ),
       );
       return problemResponse(problem, { ...headers, "X-Request-Id": requestId });
     }

@@ -2,12 +2,15 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { config } from "../config";
 import { database } from "../db/client";
 import { DomainError, Forbidden, ValidationFailed } from "../errors";
-import { CLIENT_ADDRESS_HEADER, readLimited } from "../http/gate";
+import { clientAddress } from "../http/clientAddress";
+import { readLimited } from "../http/gate";
 import { problemResponse, toProblem } from "../http/problem";
+import { crossSiteRefusal } from "../http/sameOrigin";
 import { authenticateSession } from "../identity/authenticate";
 import { newId } from "../ids";
 import { sessionUser } from "../members/consoleSession";
-import { recordConsoleEvent } from "../members/sessions";
+import { consoleEntry } from "../members/sessions";
+import { recordAnonymousRefusal } from "../governance/anonymousRefusals";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { contextFromHeaders } from "./init";
 import { appRouter } from "./root";
@@ -29,11 +32,9 @@ export function handlerWithSession(session: () => Promise<{ delegationId: string
 
 async function handle(original: Request, session: () => Promise<{ delegationId: string } | null>): Promise<Response> {
   const url = new URL(original.url);
-  // The console only calls its own origin: refuse what a browser marks as cross-site (CSRF defence
-  // beside the SameSite=Lax session cookie).
-  if (original.headers.get("sec-fetch-site") === "cross-site") {
-    return refuse(url, "TRPC (cross-site refused)", Forbidden("Cross-site requests to the console API are refused."));
-  }
+  // The console only calls its own origin (server/http/sameOrigin.ts).
+  const crossSite = crossSiteRefusal(original);
+  if (crossSite !== undefined) return refuse(url, "TRPC (cross-site refused)", Forbidden(crossSite));
   // tRPC would answer an oversized batch itself, before any procedure (and so any record).
   const procedures = url.pathname.replace(/^\/api\/trpc\/?/, "").split(/,|%2C/i).length;
   if (procedures > MAX_BATCH_SIZE) {
@@ -69,7 +70,7 @@ async function handle(original: Request, session: () => Promise<{ delegationId: 
     router: appRouter,
     maxBatchSize: MAX_BATCH_SIZE,
     createContext: () => {
-      const ctx = contextFromHeaders(req.headers, req.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown");
+      const ctx = contextFromHeaders(req.headers, clientAddress(req));
       return delegationId
         ? { ...ctx, authenticate: async () => authenticateSession(await database(), delegationId) }
         : ctx;
@@ -88,6 +89,10 @@ async function refuse(url: URL, operation: string, error: unknown): Promise<Resp
   const requestId = newId("req");
   const { problem, headers } = toProblem(error, url.pathname, requestId);
   const db = await database();
-  await recordConsoleEvent(db, operation, (await rootOrgDidOf(db)) ?? "unknown", null, null, problem.status, "denied");
+  // Refused before anyone is authenticated: counted per window (server/governance/anonymousRefusals.ts).
+  await recordAnonymousRefusal(
+    db,
+    consoleEntry(operation, (await rootOrgDidOf(db)) ?? "unknown", null, null, problem.status, "denied"),
+  );
   return problemResponse(problem, { "X-Request-Id": requestId, ...headers });
 }

@@ -33,7 +33,7 @@ export async function startApprovalNode(
     const approval = await requestApproval(
       tx,
       requester,
-      { ...fields, task_id: node.id, agent_id: fields.agent_id ?? workflow.id },
+      { ...fields, task_id: fields.task_id ?? node.id, agent_id: fields.agent_id ?? workflow.id },
       { waiter: { kind: WORKFLOW_NODE_WAITER, ref: node.id } },
     );
     const { count } = await tx.workflowNode.updateMany({

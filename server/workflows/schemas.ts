@@ -29,16 +29,13 @@ export const MAX_NODES = 500;
 export const MAX_EDGES = 2000;
 
 /**
- * The request an `approval` node files: `POST /v1/approvals`'s fields, the task being the node
- * (its id) and the agent defaulting to the workflow.
+ * The request an `approval` node files: `POST /v1/approvals`'s fields, the task defaulting to the
+ * node (its id) and the agent to the workflow.
  */
-export const ApprovalNodeFields = ApprovalCreate.omit({ task_id: true })
-  .extend({
-    agent_id: ApprovalCreate.shape.agent_id
-      .optional()
-      .describe("The agent that wants to act; default the workflow's id"),
-  })
-  .describe("The approval request the node files; the node waits (`waiting_approval`) until it is decided.");
+export const ApprovalNodeFields = ApprovalCreate.extend({
+  task_id: ApprovalCreate.shape.task_id.optional().describe("The task the action belongs to; default the node's id"),
+  agent_id: ApprovalCreate.shape.agent_id.optional().describe("The agent that wants to act; default the workflow's id"),
+}).describe("The approval request the node files; the node waits (`waiting_approval`) until it is decided.");
 
 export const DefinitionNode = z
   .object({

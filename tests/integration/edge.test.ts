@@ -1,9 +1,9 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { newId } from "@/server/ids";
 import { contextFromHeaders } from "@/server/trpc/init";
 import { appRouter, createCaller } from "@/server/trpc/root";
-import { apiKey, call, ed25519Jwk, lastProvenance, provenanceCount, useTestServer } from "./harness";
+import { apiKey, call, ed25519Jwk, inFreshMinute, lastProvenance, provenanceCount, useTestServer } from "./harness";
 
 /** What an outsider sends at the edge of the API: each answer is problem+json, carries the contract's headers, and leaves a record. */
 const t = useTestServer();
@@ -107,6 +107,9 @@ describe("unknown paths and methods (issue 7.6)", () => {
       "/v1/passports/%2E%2E/",
       "/v1/provenance/x/proof/extra",
     ]) {
+      // Each the first unknown path of its minute: a record of its own (anonymousRefusals.ts).
+      inFreshMinute();
+      onTestFinished(() => void vi.useRealTimers());
       const before = await provenanceCount();
       const res = await call(t.server.url, "GET", path, { token: t.root.token });
       expectProblem(res, 404);

@@ -1,9 +1,9 @@
 import { createHmac, generateKeyPairSync } from "node:crypto";
 import { SignJWT } from "jose";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { resetConfig } from "@/server/config";
 import { keyRing } from "@/server/keys/signingKeys";
-import { apiKey, call, ed25519Jwk, lastProvenance, provenanceCount, useTestServer } from "./harness";
+import { apiKey, call, ed25519Jwk, inFreshMinute, lastProvenance, provenanceCount, useTestServer } from "./harness";
 
 const t = useTestServer();
 
@@ -45,6 +45,10 @@ function expectProblem(res: { status: number; headers: Headers; body: any }, sta
 }
 
 describe("authentication", () => {
+  // Each refusal here is the first of its minute, so it has a record of its own (anonymousRefusals.ts).
+  beforeEach(() => inFreshMinute());
+  afterEach(() => vi.useRealTimers());
+
   it("refuses a call without credentials with a remediation step, and records the denial", async () => {
     const before = await provenanceCount();
     const res = await call(t.server.url, "GET", "/v1/passports");
@@ -374,6 +378,9 @@ describe("idempotency", () => {
 
 describe("provenance", () => {
   it("exactly one record per call, allowed and denied, with a dense sequence", async () => {
+    // The token-less call is the first refusal of its minute: it has a record of its own.
+    inFreshMinute();
+    onTestFinished(() => void vi.useRealTimers());
     const before = await provenanceCount();
     await call(t.server.url, "GET", "/v1/passports", { token: t.root.token });
     await call(t.server.url, "POST", "/v1/passports", {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generateKeyPairSync } from "node:crypto";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, vi } from "vitest";
 import { database } from "@/server/db/client";
 import { handleV1, servesPath } from "@/server/http/router";
 import { createApiKeyAsOperator } from "@/server/identity/createApiKey";
@@ -141,4 +141,17 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 export async function startOtherProcess(): Promise<{ url: string; stop(): void }> {
   const { url, child } = await startServingProcess("otherProcess.ts", { stderr: "inherit", name: "other process" });
   return { url, stop: () => child.kill("SIGTERM") };
+}
+
+let minutesAhead = 0;
+/**
+ * Pins the clock (Date only; timers run) 30 s into a minute no earlier call of the file used, a
+ * few minutes ahead: refusals without a caller get a record of their own only as the first of
+ * their kind in a minute (server/governance/anonymousRefusals.ts), so a test that looks for that
+ * record starts a minute of its own. `vi.useRealTimers()` undoes it.
+ */
+export function inFreshMinute(): void {
+  const real = vi.isFakeTimers() ? vi.getRealSystemTime() : Date.now();
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(real - (real % 60_000) + (2 + ++minutesAhead) * 60_000 + 30_000);
 }

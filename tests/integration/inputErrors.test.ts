@@ -138,7 +138,7 @@ describe("input the gate lets through no more (issue 14, item 19)", () => {
     }
   });
 
-  it("POST routes that take no body refuse one, whatever its content type", async () => {
+  it("POST routes that take no body accept {} and refuse anything more, naming the field", async () => {
     const hook = await api("POST", "/v1/webhooks", {
       target_url: "https://hooks.example.com/in",
       event_types: ["invoice.paid"],
@@ -148,18 +148,22 @@ describe("input the gate lets through no more (issue 14, item 19)", () => {
       "/v1/executions/callback-secret/rotate",
       "/v1/agents/agt_missing/deactivate",
     ]) {
-      for (const [body, type] of [
-        ["{}", "application/json"],
-        ["hello", "text/plain"],
-        ['{"secret":"mine"}', undefined],
+      for (const [body, type, field] of [
+        ["hello", "text/plain", "body"],
+        ["[]", "application/json", "body"],
+        ['{"secret":"mine"}', undefined, "secret"],
+        ['{"secret":"mine"}', "application/json", "secret"],
       ] as const) {
         const res = await raw("POST", path, body, type);
         expect(res.status, `${path} ${type}`).toBe(400);
-        expect((await res.json()).errors[0]).toMatchObject({ field: "body", code: "UNKNOWN_FIELD" });
+        expect((await res.json()).errors[0]).toMatchObject({ field, code: "UNKNOWN_FIELD" });
       }
     }
-    // Without a body they still work.
+    // Without a body, or with {} (what many clients send when given none), they work.
     expect((await raw("POST", `/v1/webhooks/${hook.body.id}/rotate-secret`, "")).status).toBe(200);
+    expect((await raw("POST", `/v1/webhooks/${hook.body.id}/rotate-secret`, "{}", "application/json")).status).toBe(
+      200,
+    );
   });
 
   it("a __proto__ key is refused with a clear 400, never silently dropped", async () => {

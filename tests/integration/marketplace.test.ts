@@ -364,6 +364,23 @@ describe("marketplace: OAuth installs against a real authorization server", () =
     expect(row).toMatchObject({ status: "expired", accessTokenSealed: null });
   });
 
+  it("fails the install when a provider whose metadata advertises iss leaves it out (RFC 9207, issue 26 item 20)", async () => {
+    // oidc-provider's metadata says authorization_response_iss_parameter_supported: true.
+    const metadata = await (await fetch(`${peer.issuer}/.well-known/openid-configuration`)).json();
+    expect(metadata.authorization_response_iss_parameter_supported).toBe(true);
+    const pending = await pendingInstall();
+    const landed = new URL(
+      ((await peer.authorize(pending.oauth_authorization_url)) as { redirectedTo: string }).redirectedTo,
+    );
+    expect(landed.searchParams.get("code")).toBeTruthy();
+    landed.searchParams.delete("iss");
+    const res = await callback(landed.toString());
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toContain("oauth=failed&reason=issuer_missing");
+    const row = await (await db()).connectorInstallation.findUnique({ where: { id: pending.installation_id } });
+    expect(row).toMatchObject({ status: "expired", accessTokenSealed: null });
+  });
+
   it("fails the install when the PKCE challenge was stripped from the authorization request", async () => {
     const pending = await pendingInstall();
     const url = new URL(pending.oauth_authorization_url);

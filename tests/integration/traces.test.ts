@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
 import { hashLeaf, leafBytes, type ProvenanceRecord } from "@/server/provenance/record";
@@ -8,7 +8,7 @@ import { startTracing, stopTracing, tracingOn } from "@/server/telemetry/tracing
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { createCaller } from "@/server/trpc/root";
 import { contextFromHeaders } from "@/server/trpc/init";
-import { call, lastProvenance, useTestServer, waitFor } from "./harness";
+import { call, inFreshMinute, lastProvenance, useTestServer, waitFor } from "./harness";
 import { expectLedgerVerifies } from "./ledgerVerify";
 import { startOtlpReceiver, type ReceivedSpan } from "./otlpReceiver";
 import { startReceiver } from "./webhooksHelpers";
@@ -93,10 +93,12 @@ describe.each([
     });
     await createCaller(contextFromHeaders(headers, "127.0.0.1")).identity.passports.list({ limit: 1 });
     trpcRecordTraceId = (await lastProvenance())?.traceId;
-    // A path no route answers: refused (404) before routing, recorded all the same, in a span.
+    // A path no route answers: refused (404) before routing, recorded all the same, in a span
+    // (the first of its minute, so with a record of its own: anonymousRefusals.ts).
+    inFreshMinute();
     const lost = await api("GET", "/v1/no-such-route", undefined, {
       traceparent: parentOf(lostCaller.traceId, lostCaller.spanId),
-    });
+    }).finally(() => vi.useRealTimers());
     expect(lost.status).toBe(404);
     unroutedRecord = await lastProvenance();
     await stopTracing(); // flushes every queued span

@@ -363,6 +363,21 @@ describe("running workflows", () => {
     expect(n.refused.status).toBe("skipped");
   });
 
+  it("an approval node takes POST /v1/approvals's task_id (issue 26, item 17)", async () => {
+    const res = await start({
+      ...approvalFlow,
+      nodes: approvalFlow.nodes.map((n) =>
+        n.id === "ask" && "approval" in n ? { ...n, approval: { ...n.approval, task_id: "refund-7781" } } : n,
+      ),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const node = await waitingApproval(res.body.workflow_id);
+    const db = await database();
+    const request = await db.read.approvalRequest.findUniqueOrThrow({ where: { id: node.approval_id } });
+    expect(request.taskId).toBe("refund-7781");
+    await call(ctx.server.url, "POST", `/v1/workflows/${res.body.workflow_id}/cancel`, { token: ctx.root.token });
+  });
+
   it("an approval node decided through /v1 takes the decision's provenance record as its own", async () => {
     const passport = await call(ctx.server.url, "POST", "/v1/passports", {
       token: ctx.root.token,

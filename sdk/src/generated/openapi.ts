@@ -1027,7 +1027,7 @@ export interface paths {
         };
         /**
          * OAuth callback (the provider's redirect)
-         * @description The browser lands here from the provider's consent screen; no bearer token: the caller is the installer the `state` was issued to. Answers 303 to the console's installation page: `?oauth=connected`, or `?oauth=failed&reason=` (access_denied and other provider errors, issuer_mismatch (RFC 9207), token_exchange_failed); the installation then expired. An unknown, used or expired state is 400 `oauth_state_invalid`.
+         * @description The browser lands here from the provider's consent screen; no bearer token: the caller is the installer the `state` was issued to. Answers 303 to the console's installation page: `?oauth=connected`, or `?oauth=failed&reason=` (access_denied and other provider errors, issuer_mismatch or issuer_missing (RFC 9207: `iss` missing from a provider whose metadata advertises `authorization_response_iss_parameter_supported`), token_exchange_failed); the installation then expired. An unknown, used or expired state is 400 `oauth_state_invalid`.
          */
         get: operations["completeConnectorOAuth"];
         put?: never;
@@ -1239,7 +1239,7 @@ export interface paths {
         put?: never;
         /**
          * A routed model call
-         * @description pinned_model wins; otherwise the router scores the active models for task and complexity under budget (minimize, optimize, unlimited: see the README's routing formula) and answers why in metadata.routingDecision. On a provider error, timeout or rate limit it falls back to the next alternative, each attempt recorded (GET /v1/reasoning/calls/{id}). Usage and costUsd come from the provider's token counts × the price table. Under a delegation budget the call reserves its worst case at admission and settles to the real cost: 402 (type …budget-exceeded) when it does not fit. 503 with remediation when no provider is configured; 502 model_call_failed when every attempt failed. An Idempotency-Key replay answers the admission (success false, the call_id), not the text.
+         * @description pinned_model wins; otherwise the router scores the active models for task and complexity under budget (minimize, optimize, unlimited: see the README's routing formula) and answers why in metadata.routingDecision. On a provider error, timeout or rate limit it falls back to the next alternative, each attempt recorded (GET /v1/reasoning/calls/{id}). Usage and costUsd come from the provider's token counts × the price table. Under a delegation budget the call reserves its worst case at admission and settles to the real cost: 402 (type …budget-exceeded) when it does not fit. 503 with remediation when no provider is configured; 502 model_call_failed when every attempt failed. An Idempotency-Key replay answers what the first call answered: its text, or its 502 problem when every attempt failed.
          */
         post: operations["think"];
         delete?: never;
@@ -5875,6 +5875,8 @@ export interface components {
                 operation?: string;
                 /** @description The approval request the node files; the node waits (`waiting_approval`) until it is decided. */
                 approval?: {
+                    /** @description The task the action belongs to; default the node's id */
+                    task_id?: string;
                     /** @description The agent that wants to act; default the workflow's id */
                     agent_id?: string;
                     /** @description What the approver is asked to allow */
