@@ -59,8 +59,8 @@ function createMetrics() {
     }),
     requestDuration: new Histogram({
       name: "svc_request_duration_seconds",
-      help: "Time a governed call spent in the gate, from authentication to its answer, by operation id.",
-      labelNames: ["operation"] as const,
+      help: "Time a governed call spent in the gate, from authentication to its answer, by operation id and HTTP status.",
+      labelNames: ["operation", "status"] as const,
       buckets: LATENCY_BUCKETS,
       registers,
     }),
@@ -180,7 +180,7 @@ const metrics = processWide("telemetry.metrics", createMetrics);
 // Children by label values: a call's hook is then one map lookup and an increment.
 const children = processWide("telemetry.metricChildren", () => ({
   requests: new Map<string, Counter.Internal>(),
-  durations: new Map<string, Histogram.Internal<"operation">>(),
+  durations: new Map<string, Histogram.Internal<"operation" | "status">>(),
 }));
 
 /** The process's registry (GET /metrics, the metrics port, tests). */
@@ -202,13 +202,43 @@ export function observeCall(operation: string, status: number, startedAt: number
   let counter = children.requests.get(key);
   if (!counter) children.requests.set(key, (counter = metrics.requests.labels(operation, String(status))));
   counter.inc();
-  let histogram = children.durations.get(operation);
-  if (!histogram) children.durations.set(operation, (histogram = metrics.requestDuration.labels(operation)));
+  let histogram = children.durations.get(key);
+  if (!histogram) children.durations.set(key, (histogram = metrics.requestDuration.labels(operation, String(status))));
   histogram.observe((performance.now() - startedAt) / 1000);
   if (refusal !== undefined) metrics.refusals.inc({ reason: refusal });
 }
 
-export type JobOutcome = "succeeded" | "retried" | "dead_lettered" | "given_back" | "lease_lost" | "abandoned";
+export const JOB_OUTCOMES = ["succeeded", "retried", "dead_lettered", "given_back", "lease_lost", "abandoned"] as const;
+export type JobOutcome = (typeof JOB_OUTCOMES)[number];
+const DELIVERY_OUTCOMES = ["delivered", "retrying", "failed"] as const;
+/** The server errors a governed call can end in, whose series exist from the start. */
+const SERVER_ERRORS = ["500", "503"] as const;
+
+/**
+ * Creates at zero the series whose labels are known at start (each operation's server errors,
+ * each job kind's outcomes, the delivery outcomes). A series that first appears with a value has
+ * no earlier sample: `increase()` and `rate()` cannot count its first burst (after a restart, 24
+ * answers 500 read as 5.2), and a panel shows "No data" instead of 0.
+ */
+export function seedMetricSeries({
+  operations,
+  jobKinds,
+}: {
+  operations: readonly string[];
+  jobKinds: readonly string[];
+}): void {
+  // `inc(labels, 0)` and `zero(labels)` create a series; `labels()` alone does not.
+  for (const operation of operations)
+    for (const status of SERVER_ERRORS) {
+      metrics.requests.inc({ operation, status }, 0);
+      metrics.requestDuration.zero({ operation, status });
+    }
+  for (const kind of jobKinds) {
+    for (const outcome of JOB_OUTCOMES) metrics.jobs.inc({ kind, outcome }, 0);
+    metrics.jobDuration.zero({ kind });
+  }
+  for (const outcome of DELIVERY_OUTCOMES) metrics.webhookDeliveries.inc({ outcome }, 0);
+}
 
 /** A job attempt ended (server/jobs/worker.ts). */
 export function observeJob(kind: string, outcome: JobOutcome, startedAt: number): void {
