@@ -53,6 +53,7 @@ let token = "";
 let agentId = "";
 let nginx: ChildProcess | undefined;
 let web1: Proc;
+const metricsAtStart = { web: "", worker: "" };
 let worker: Proc;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -85,7 +86,9 @@ function npm(name: string, args: string[], env: Record<string, string>): Proc {
       NODE_ENV: "production",
       DATABASE_URL,
       DATA_DIR: join(work, "data"),
-      SVC_PUBLIC_URL: BASE,
+      SVC_PUBLIC_URL: `http://localhost:${NGINX_PORT}`,
+      // Behind the proxy on the same host: the app ports need not listen on every interface.
+      HOST: "127.0.0.1",
       SVC_TRUSTED_PROXIES: "127.0.0.1",
       SVC_LOG_FORMAT: "json",
       SVC_SANDBOX_THREADS: "1",
@@ -290,6 +293,10 @@ http {
   await until("worker-1 runs", async () => worker.output().includes('"msg":"running"'), 120_000, worker);
   await until("nginx answers", async () => (await fetch(`${BASE}/livez`)).ok, 30_000);
 
+  // Before any traffic (the CLI below writes to the database, not through a process).
+  metricsAtStart.web = await (await fetch(`http://127.0.0.1:${METRICS_PORTS.web1}/metrics`)).text();
+  metricsAtStart.worker = await (await fetch(`http://127.0.0.1:${METRICS_PORTS.worker}/metrics`)).text();
+
   token = execFileSync(process.execPath, ["bin/svc.mjs", "keys", "create", "--token-only"], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL, DATA_DIR: join(work, "data") },
@@ -322,6 +329,20 @@ test.afterAll(async () => {
     }
   }
   if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test("/metrics series of known labels are present at zero before any traffic", () => {
+  const lines = (text: string) => text.split("\n");
+  const zero = (text: string, name: string, labels: string[]) =>
+    lines(text).find((l) => l.startsWith(`${name}{`) && labels.every((x) => l.includes(x)) && / 0$/.test(l));
+  for (const status of ["500", "503"])
+    expect(
+      zero(metricsAtStart.web, "svc_requests_total", ['operation="invokeAgent"', `status="${status}"`]),
+    ).toBeTruthy();
+  expect(zero(metricsAtStart.web, "svc_webhook_deliveries_total", ['outcome="failed"'])).toBeTruthy();
+  expect(
+    zero(metricsAtStart.worker, "svc_jobs_total", ['kind="execution.run"', 'outcome="dead_lettered"']),
+  ).toBeTruthy();
 });
 
 test("an idle live view outlives three proxy read timeouts, and shows an update after PostgreSQL restarts", async () => {

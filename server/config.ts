@@ -7,6 +7,8 @@ import { processWide } from "./processWide";
  */
 export interface Config {
   port: number;
+  /** HOST: the address the app port listens on (every interface when unset). */
+  host: string | undefined;
   dataDir: string;
   /** `file:<path>` for SQLite, `postgres://` / `postgresql://` for PostgreSQL. */
   databaseUrl: string;
@@ -96,6 +98,7 @@ export function loadConfig(): Config {
   const publicUrl = (process.env.SVC_PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, "");
   return {
     port,
+    host: process.env.HOST || undefined,
     dataDir,
     databaseUrl,
     engine,
