@@ -27,6 +27,10 @@ function createMetrics() {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry, prefix: "svc_" });
+  // prom-client names three gauges `_total`, a suffix Prometheus reserves for counters (promtool
+  // check metrics refuses them); `svc_nodejs_active_resources` and `…_handles` say the same.
+  for (const name of ["nodejs_active_resources_total", "nodejs_active_handles_total", "nodejs_active_requests_total"])
+    registry.removeSingleMetric(`svc_${name}`);
   const sources = { sandbox: undefined as Sampler | undefined };
 
   /** A gauge whose value is read from the database snapshot at scrape time. */

@@ -7,6 +7,7 @@ import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
 import { catchUp } from "@/server/ledger/buildTree";
 import { startMetricsServer } from "@/server/telemetry/metricsServer";
+import { metricsRegistry } from "@/server/telemetry/metrics";
 import { forgetSnapshot } from "@/server/telemetry/snapshot";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { apiKey, call, startOtherProcess, useTestServer, waitFor } from "./harness";
@@ -150,6 +151,13 @@ describe("GET /metrics", () => {
       expect(sample("svc_jobs_total", { kind: "execution.run", outcome }), outcome).toBeDefined();
     for (const outcome of ["delivered", "retrying", "failed"])
       expect(sample("svc_webhook_deliveries_total", { outcome }), outcome).toBeDefined();
+  });
+
+  it("names only counters `_total` (promtool check metrics)", async () => {
+    const text = await metricsRegistry().metrics();
+    const typed = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]);
+    expect(typed.length).toBeGreaterThan(10);
+    expect(typed.filter(([name, type]) => name.endsWith("_total") && type !== "counter")).toEqual([]);
   });
 
   it("counts calls by operation and status, with their latency, and refusals by reason", async () => {
