@@ -93,32 +93,66 @@ function createMetrics() {
       labelNames: ["outcome"] as const,
       registers,
     }),
+    // Capacity and use are families of their own, not values of one `state` label: a sum over
+    // such a label would add threads to busy threads, connections to idle connections.
     sandboxThreads: new Gauge({
       name: "svc_sandbox_threads",
-      help: "This process's sandbox worker threads: total (size), busy (running a bundle) and queued runs waiting for one.",
-      labelNames: ["state"] as const,
+      help: "This process's sandbox worker threads (its capacity).",
       registers,
       collect() {
         this.reset();
         const s = sources.sandbox?.();
-        if (!s) return;
-        this.set({ state: "size" }, s.size);
-        this.set({ state: "busy" }, s.busy);
-        this.set({ state: "queued" }, s.queued);
+        if (s) this.set(s.size);
+      },
+    }),
+    sandboxBusy: new Gauge({
+      name: "svc_sandbox_threads_busy",
+      help: "This process's sandbox threads running a bundle.",
+      registers,
+      collect() {
+        this.reset();
+        const s = sources.sandbox?.();
+        if (s) this.set(s.busy);
+      },
+    }),
+    sandboxQueued: new Gauge({
+      name: "svc_sandbox_runs_queued",
+      help: "Runs of this process waiting for a free sandbox thread.",
+      registers,
+      collect() {
+        this.reset();
+        const s = sources.sandbox?.();
+        if (s) this.set(s.queued);
       },
     }),
     databasePool: new Gauge({
       name: "svc_db_pool_connections",
-      help: "This process's database connections: total, idle and waiting (callers queued for one). SQLite: the one writer (total 1), idle when nobody holds the write lock.",
-      labelNames: ["state"] as const,
+      help: "This process's database connections (its pool's size). SQLite: the one writer (1).",
       registers,
       async collect() {
         this.reset();
         const s = await databaseSnapshot();
-        if (!s) return;
-        this.set({ state: "total" }, s.pool.total);
-        this.set({ state: "idle" }, s.pool.idle);
-        this.set({ state: "waiting" }, s.pool.waiting);
+        if (s) this.set(s.pool.total);
+      },
+    }),
+    databasePoolIdle: new Gauge({
+      name: "svc_db_pool_connections_idle",
+      help: "This process's database connections not in use. SQLite: 1 when nobody holds the write lock.",
+      registers,
+      async collect() {
+        this.reset();
+        const s = await databaseSnapshot();
+        if (s) this.set(s.pool.idle);
+      },
+    }),
+    databasePoolWaiting: new Gauge({
+      name: "svc_db_pool_waiting",
+      help: "Callers of this process queued for a database connection.",
+      registers,
+      async collect() {
+        this.reset();
+        const s = await databaseSnapshot();
+        if (s) this.set(s.pool.waiting);
       },
     }),
     databaseUp: new Gauge({

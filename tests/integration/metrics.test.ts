@@ -76,7 +76,11 @@ const FAMILIES = [
   "svc_job_duration_seconds",
   "svc_webhook_deliveries_total",
   "svc_sandbox_threads",
+  "svc_sandbox_threads_busy",
+  "svc_sandbox_runs_queued",
   "svc_db_pool_connections",
+  "svc_db_pool_connections_idle",
+  "svc_db_pool_waiting",
   "svc_database_up",
   "svc_job_queue_depth",
   "svc_job_oldest_age_seconds",
@@ -115,7 +119,7 @@ describe("GET /metrics", () => {
     const names = families.map((f) => f.name);
     for (const name of FAMILIES) expect(names, name).toContain(name);
     expect(value(families, "svc_database_up")).toBe(1);
-    expect(value(families, "svc_db_pool_connections", { state: "total" })).toBeGreaterThanOrEqual(1);
+    expect(value(families, "svc_db_pool_connections")).toBeGreaterThanOrEqual(1);
 
     const db = await database();
     const last = await db.read.provenanceRecord.findFirst({
@@ -237,8 +241,8 @@ describe("GET /metrics", () => {
     expect(value(after, "svc_executions", { status: "completed" })).toBe(
       value(before, "svc_executions", { status: "completed" }) + 1,
     );
-    expect(value(after, "svc_sandbox_threads", { state: "size" })).toBeGreaterThanOrEqual(1);
-    expect(value(after, "svc_sandbox_threads", { state: "busy" })).toBe(0);
+    expect(value(after, "svc_sandbox_threads")).toBeGreaterThanOrEqual(1);
+    expect(value(after, "svc_sandbox_threads_busy")).toBe(0);
   });
 
   it("counts pending approval requests", async () => {
