@@ -162,7 +162,11 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  try {
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  } catch {
+    return { status: res.status, body: { not_json: text.slice(0, 300) } };
+  }
 }
 
 function bundle(code: string) {
@@ -249,7 +253,7 @@ test.beforeAll(async () => {
     ["listen 80;", `listen 127.0.0.1:${NGINX_PORT};`],
     ["server 127.0.0.1:3000;", `server 127.0.0.1:${WEB_PORTS[0]};`],
     ["server 127.0.0.1:3001;", `server 127.0.0.1:${WEB_PORTS[1]};`],
-    ["proxy_read_timeout 60s;", `proxy_read_timeout ${READ_TIMEOUT_S}s;`],
+    ["proxy_read_timeout 60s; # streams", `proxy_read_timeout ${READ_TIMEOUT_S}s; # streams`],
   ].reduce((text, [from, to]) => {
     expect(text, `ops/nginx/svc.conf still has "${from}"`).toContain(from);
     return text.replaceAll(from!, to!);
@@ -313,14 +317,22 @@ http {
     ...bundle(code),
     wait: true,
   });
-  expect(deployed.status, JSON.stringify(deployed.body)).toBe(201);
+  expect(
+    deployed.status,
+    `${JSON.stringify(deployed.body)}\nnginx: ${readFileSync(join(ngx, "error.log"), "utf8").slice(-2000)}`,
+  ).toBe(201);
   agentId = deployed.body.data.agentId;
   console.log(`topology up in ${Date.now() - started} ms`);
 });
 
 test.afterAll(async () => {
   for (const p of procs) if (groupAlive(p)) process.kill(-p.child.pid!, "SIGKILL");
-  nginx?.kill("SIGKILL");
+  // SIGTERM: the master stops its workers (SIGKILL would leave them holding the port).
+  if (nginx && nginx.exitCode === null) {
+    const gone = new Promise((r) => nginx!.once("exit", r));
+    nginx.kill("SIGTERM");
+    await gone;
+  }
   if (pgDir) {
     try {
       asPostgres("pg_ctl", ["-D", join(pgDir, "data"), "-m", "immediate", "-w", "stop"]);
