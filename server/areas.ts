@@ -28,7 +28,8 @@ import { capabilityAreaOf, offerCapabilityAreas } from "./identity/capabilityCat
 import { identityOperations } from "./identity/operations";
 import { onDelegationsRevoked, type RevocationHook } from "./identity/revocationHooks";
 import { identityRouter } from "./identity/router";
-import { registerJobKind, type JobKind } from "./jobs";
+import { registerJobKind, registeredJobKinds, type JobKind } from "./jobs";
+import { seedMetricSeries } from "./telemetry/metrics";
 import { registerLearningApplier, type LearningApplier } from "./learning/appliers";
 import { LEARNING_PROPOSAL_WAITER } from "./learning/createProposal";
 import { learningOperations } from "./learning/operations";
@@ -346,4 +347,5 @@ export function composeServer(): void {
   // A workflow's `svc` nodes call the platform's operations by id.
   registerNodeOperations(areaOperations);
   offerCapabilityAreas(offeredCapabilityAreas);
+  seedMetricSeries({ operations: areaOperations.map((op) => op.id), jobKinds: registeredJobKinds() });
 }

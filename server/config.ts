@@ -8,6 +8,8 @@ import { parseTrustedProxies, type TrustedProxies } from "./http/trustedProxies"
  */
 export interface Config {
   port: number;
+  /** HOST: the address the app port listens on (every interface when unset). */
+  host: string | undefined;
   dataDir: string;
   /** `file:<path>` for SQLite, `postgres://` / `postgresql://` for PostgreSQL. */
   databaseUrl: string;
@@ -59,6 +61,8 @@ export interface Config {
   /** SVC_METRICS_PORT / SVC_METRICS_HOST: a second listener serving only GET /metrics, unauthenticated (off when unset). */
   metricsPort: number | undefined;
   metricsHost: string;
+  /** SVC_SSE_HEARTBEAT_MS: how often an open live-view stream sends a ping while idle (proxies cut silent streams). */
+  sseHeartbeatMs: number;
 }
 
 const STANDARD_WEBHOOKS_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -97,6 +101,7 @@ export function loadConfig(): Config {
   const publicUrl = (process.env.SVC_PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, "");
   return {
     port,
+    host: process.env.HOST || undefined,
     dataDir,
     databaseUrl,
     engine,
@@ -126,10 +131,14 @@ export function loadConfig(): Config {
     eventMaxDepth: int("SVC_EVENT_MAX_DEPTH", 8, 1, 64),
     runEmitBudget: int("SVC_RUN_EMIT_BUDGET", 100, 0, 100_000),
     eventMaxFanout: int("SVC_EVENT_MAX_FANOUT", 100, 1, 100_000),
-    drainDelayMs: int("SVC_DRAIN_DELAY_MS", 0, 0, 600_000),
+    // A load balancer takes a process out only once its probe of /readyz has seen the 503, and
+    // nginx without probes only once the listener refuses: 5 s covers a proxy's usual probe
+    // interval, so no request is sent to a listener that is about to close (issue 27, item 3).
+    drainDelayMs: int("SVC_DRAIN_DELAY_MS", 5_000, 0, 600_000),
     drainTimeoutMs: int("SVC_DRAIN_TIMEOUT_MS", 25_000, 1000, 3_600_000),
     metricsPort: process.env.SVC_METRICS_PORT ? int("SVC_METRICS_PORT", 0, 0, 65535) : undefined,
     metricsHost: process.env.SVC_METRICS_HOST || "127.0.0.1",
+    sseHeartbeatMs: int("SVC_SSE_HEARTBEAT_MS", 15_000, 100, 600_000),
   };
 }
 

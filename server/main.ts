@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { isIP } from "node:net";
 import next from "next";
 import { composeServer } from "./areas";
 import { config } from "./config";
@@ -30,6 +31,12 @@ async function main(): Promise<void> {
   // A wrong SVC_OIDC_* setting stops the start, rather than every company sign-in later.
   const company = oidcSettings();
   const log = lineLog("svc");
+  // A passkey's relying party is a domain: browsers refuse WebAuthn on an IP address, so the
+  // console's first administrator could never register.
+  if (isIP(new URL(cfg.publicUrl).hostname.replace(/^\[|\]$/g, "")))
+    componentLog("svc").warn(
+      `SVC_PUBLIC_URL (${cfg.publicUrl}) names an IP address: passkeys need a domain name (localhost or a DNS name), so nobody can register or sign in to the console with one. API keys work.`,
+    );
   const { rootOrgDid, created } = await bootstrap(log);
   // next-auth (the console's sessions) reads these; derive them rather than ask for more settings.
   process.env.NEXTAUTH_URL ||= cfg.publicUrl;
@@ -60,7 +67,7 @@ async function main(): Promise<void> {
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
+  await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve));
   // The metrics port (SVC_METRICS_PORT) closes with the process.
   await startMetricsServer(log);
 

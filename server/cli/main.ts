@@ -216,7 +216,7 @@ async function main(argv: string[]): Promise<number> {
     const refused = await useDatabase(values.init);
     if (refused) return refused;
     const { rootOrgDid } = await bootstrap();
-    const link = await setupLinkIfPending(rootOrgDid);
+    const link = await setupLinkIfPending(rootOrgDid, { fresh: true });
     console.log(
       link
         ? `Open this one-time link (valid 24 h) to register the first administrator's passkey:\n${link}`

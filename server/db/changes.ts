@@ -33,7 +33,15 @@ interface ChangeState {
   listeners: Map<string, Set<Listener>>;
   pending: Map<string, Change>;
   flushing: boolean;
-  pg?: { client: import("pg").Client; ready: Promise<void> };
+  /** The subscribers to tell when changes may have been missed (the LISTEN connection came back). */
+  resync: Set<() => void>;
+  pg?: { client?: import("pg").Client; ready: Promise<void> };
+  /** The LISTEN connection was lost: when it is back, subscribers resync. */
+  missed: boolean;
+  reconnecting: boolean;
+  reconnectMs: number;
+  /** Bumped by closeChanges: a reconnect scheduled before it does nothing. */
+  generation: number;
 }
 
 // One hub per process, whichever copy of this module (Next.js bundles its own) notifies or subscribes.
@@ -41,6 +49,11 @@ const state = processWide<ChangeState>("db.changes", () => ({
   listeners: new Map(),
   pending: new Map(),
   flushing: false,
+  resync: new Set(),
+  missed: false,
+  reconnecting: false,
+  reconnectMs: 250,
+  generation: 0,
 }));
 
 const keyOf = (c: Change) => `${c.channel}\u0000${c.org}\u0000${c.id}`;
@@ -110,21 +123,47 @@ function deliver(batch: Change[]): void {
 
 /**
  * Calls `listener` for every committed change on `channel`, from any process on PostgreSQL;
- * resolves once listening (a change committed after that is heard). Returns the way to stop.
+ * resolves once listening (a change committed after that is heard). `onResync` is called when
+ * changes may have been missed (the LISTEN connection was lost and is back): the subscriber reads
+ * its state again. Returns the way to stop.
  */
-export async function subscribeChanges(channel: string, listener: Listener): Promise<() => void> {
+export async function subscribeChanges(
+  channel: string,
+  listener: Listener,
+  onResync?: () => void,
+): Promise<() => void> {
   let set = state.listeners.get(channel);
   if (!set) state.listeners.set(channel, (set = new Set()));
   set.add(listener);
-  if (config().engine === "postgresql") await listening();
-  return () => {
+  if (onResync) state.resync.add(onResync);
+  const stop = () => {
     set.delete(listener);
+    if (onResync) state.resync.delete(onResync);
   };
+  if (config().engine === "postgresql") {
+    try {
+      await listening();
+    } catch (e) {
+      stop();
+      throw e;
+    }
+  }
+  return stop;
 }
 
-/** This process's one LISTEN connection, opened on first use and reopened after it fails. */
+/** The first wait before reopening a lost LISTEN connection, and the most it grows to. */
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 15_000;
+
+/**
+ * This process's one LISTEN connection, opened on first use. Lost (PostgreSQL restarted, the
+ * backend terminated), it is reopened with backoff for as long as the process lives, however long
+ * the outage; once it is back every subscriber is told to resync, since whatever committed while
+ * nobody listened was not heard (a stream would otherwise show the old state as current).
+ */
 function listening(): Promise<void> {
   if (state.pg) return state.pg.ready;
+  const generation = state.generation;
   const open = async (): Promise<import("pg").Client> => {
     const pg = await import("pg");
     const client = new pg.default.Client({ connectionString: config().databaseUrl });
@@ -137,35 +176,71 @@ function listening(): Promise<void> {
         // Not ours: ignore.
       }
     });
-    client.on("error", (e) => {
-      logger().error(`the change-notification connection failed (${e.message}); reopening`);
-      if (state.pg?.client === client) state.pg = undefined;
+    const lost = (why: string) => {
       client.end().catch(() => undefined);
-      // Live views reconnect to a new listener on their next subscription; reopen now if any listen.
-      if ([...state.listeners.values()].some((s) => s.size > 0))
-        setTimeout(() => void listening().catch(() => undefined), 1_000).unref();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${PG_CHANNEL}`);
+      if (state.pg?.client !== client) return;
+      logger().error(`the change-notification connection was lost (${why}); reopening`);
+      state.pg = undefined;
+      state.missed = true;
+      reconnectLater(generation);
+    };
+    client.on("error", (e) => lost(e.message));
+    client.on("end", () => lost("closed"));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${PG_CHANNEL}`);
+    } catch (e) {
+      client.end().catch(() => undefined);
+      throw e;
+    }
     return client;
   };
-  const ready = open().then(
+  const entry: { client?: import("pg").Client; ready: Promise<void> } = { ready: Promise.resolve() };
+  entry.ready = open().then(
     (client) => {
-      if (state.pg) state.pg.client = client;
+      if (state.pg !== entry || generation !== state.generation) {
+        client.end().catch(() => undefined);
+        return;
+      }
+      entry.client = client;
+      state.reconnectMs = RECONNECT_FIRST_MS;
+      if (state.missed) {
+        state.missed = false;
+        logger().info("the change-notification connection is back; live views resync");
+        for (const resync of state.resync) resync();
+      }
     },
     (e: unknown) => {
-      state.pg = undefined;
+      if (state.pg === entry) state.pg = undefined;
+      if (state.missed || state.resync.size > 0) {
+        state.missed = true;
+        reconnectLater(generation);
+      }
       throw e;
     },
   );
-  state.pg = { client: undefined as unknown as import("pg").Client, ready };
-  return ready;
+  state.pg = entry;
+  return entry.ready;
 }
 
-/** Closes the LISTEN connection (tests, shutdown). */
+/** Reopens the LISTEN connection after the current backoff (doubling, with jitter, up to the cap). */
+function reconnectLater(generation: number): void {
+  if (state.reconnecting || generation !== state.generation) return;
+  state.reconnecting = true;
+  const wait = state.reconnectMs / 2 + Math.random() * (state.reconnectMs / 2);
+  state.reconnectMs = Math.min(state.reconnectMs * 2, RECONNECT_MAX_MS);
+  setTimeout(() => {
+    state.reconnecting = false;
+    if (generation === state.generation) void listening().catch(() => undefined);
+  }, wait).unref();
+}
+
+/** Closes the LISTEN connection (tests, shutdown); it is not reopened until the next subscription. */
 export async function closeChanges(): Promise<void> {
   const pg = state.pg;
   state.pg = undefined;
+  state.generation++;
+  state.missed = false;
   if (pg) {
     await pg.ready.catch(() => undefined);
     await pg.client?.end().catch(() => undefined);

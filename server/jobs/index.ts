@@ -3,6 +3,6 @@
 export { backoffDelay } from "./backoff";
 export { enqueue, enqueueMany, type EnqueueOptions } from "./enqueue";
 export { finishJob, retryJob } from "./finishJob";
-export { registerJobKind, type JobKind } from "./registry";
+export { registerJobKind, registeredJobKinds, type JobKind } from "./registry";
 export { LeaseLost, WorkerLost, type ClaimedJob, type JobHelpers } from "./types";
 export { jobLeaseMs, standaloneWorkerRefusal, startJobWorker, type JobWorker, type JobWorkerOptions } from "./worker";

@@ -25,15 +25,43 @@ export async function bootstrap(
   return root;
 }
 
+const SETUP_LINK_KEY = "setup_link_valid_until";
+const SETUP_LINK_HOURS = 24;
+
 /**
  * While the root organization has no administrator, a one-time set-up link (valid 24 hours) lets
- * whoever opens it register the first administrator's passkey. A new link is made at each start
- * until set-up is done (and by `npx svc setup-link`).
+ * whoever opens it register the first administrator's passkey. `npx svc setup-link` (`fresh`)
+ * makes a new one whenever asked. A starting process makes one only when no link made at a start
+ * is still valid: one link per deployment, printed by the process that made it, not one per web
+ * process of a fleet. The claim is a row of its own, so two processes starting together make one.
  */
-export async function setupLinkIfPending(rootOrg: string): Promise<string | undefined> {
+export async function setupLinkIfPending(rootOrg: string, { fresh = false } = {}): Promise<string | undefined> {
   const db = await database();
   if (!(await setupPending(db, rootOrg))) return undefined;
-  return (await db.writeTx((tx) => createInvite(tx, rootOrg, "admin", null, "setup", 24))).link;
+  if (fresh)
+    return (await db.writeTx((tx) => createInvite(tx, rootOrg, "admin", null, "setup", SETUP_LINK_HOURS))).link;
+  const now = new Date();
+  const until = new Date(now.getTime() + SETUP_LINK_HOURS * 3_600_000).toISOString();
+  try {
+    return await db.writeTx(async (tx) => {
+      const claim = await tx.serviceState.findUnique({ where: { key: SETUP_LINK_KEY } });
+      if (!claim) await tx.serviceState.create({ data: { key: SETUP_LINK_KEY, value: until } });
+      else if (new Date(claim.value) > now) return undefined;
+      else {
+        // Expired: the first process to move the claim on makes the next link.
+        const moved = await tx.serviceState.updateMany({
+          where: { key: SETUP_LINK_KEY, value: claim.value },
+          data: { value: until },
+        });
+        if (moved.count === 0) return undefined;
+      }
+      return (await createInvite(tx, rootOrg, "admin", null, "setup", SETUP_LINK_HOURS)).link;
+    });
+  } catch (e) {
+    // Another process inserted the claim at the same moment: its link is the deployment's.
+    if ((await db.read.serviceState.count({ where: { key: SETUP_LINK_KEY } })) > 0) return undefined;
+    throw e;
+  }
 }
 
 export async function rootOrgDid(db: Database): Promise<string | undefined> {

@@ -27,6 +27,10 @@ function createMetrics() {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry, prefix: "svc_" });
+  // prom-client names three gauges `_total`, a suffix Prometheus reserves for counters (promtool
+  // check metrics refuses them); `svc_nodejs_active_resources` and `…_handles` say the same.
+  for (const name of ["nodejs_active_resources_total", "nodejs_active_handles_total", "nodejs_active_requests_total"])
+    registry.removeSingleMetric(`svc_${name}`);
   const sources = { sandbox: undefined as Sampler | undefined };
 
   /** A gauge whose value is read from the database snapshot at scrape time. */
@@ -59,8 +63,8 @@ function createMetrics() {
     }),
     requestDuration: new Histogram({
       name: "svc_request_duration_seconds",
-      help: "Time a governed call spent in the gate, from authentication to its answer, by operation id.",
-      labelNames: ["operation"] as const,
+      help: "Time a governed call spent in the gate, from authentication to its answer, by operation id and HTTP status.",
+      labelNames: ["operation", "status"] as const,
       buckets: LATENCY_BUCKETS,
       registers,
     }),
@@ -95,32 +99,66 @@ function createMetrics() {
       labelNames: ["provider"] as const,
       registers,
     }),
+    // Capacity and use are families of their own, not values of one `state` label: a sum over
+    // such a label would add threads to busy threads, connections to idle connections.
     sandboxThreads: new Gauge({
       name: "svc_sandbox_threads",
-      help: "This process's sandbox worker threads: total (size), busy (running a bundle) and queued runs waiting for one.",
-      labelNames: ["state"] as const,
+      help: "This process's sandbox worker threads (its capacity).",
       registers,
       collect() {
         this.reset();
         const s = sources.sandbox?.();
-        if (!s) return;
-        this.set({ state: "size" }, s.size);
-        this.set({ state: "busy" }, s.busy);
-        this.set({ state: "queued" }, s.queued);
+        if (s) this.set(s.size);
+      },
+    }),
+    sandboxBusy: new Gauge({
+      name: "svc_sandbox_threads_busy",
+      help: "This process's sandbox threads running a bundle.",
+      registers,
+      collect() {
+        this.reset();
+        const s = sources.sandbox?.();
+        if (s) this.set(s.busy);
+      },
+    }),
+    sandboxQueued: new Gauge({
+      name: "svc_sandbox_runs_queued",
+      help: "Runs of this process waiting for a free sandbox thread.",
+      registers,
+      collect() {
+        this.reset();
+        const s = sources.sandbox?.();
+        if (s) this.set(s.queued);
       },
     }),
     databasePool: new Gauge({
       name: "svc_db_pool_connections",
-      help: "This process's database connections: total, idle and waiting (callers queued for one). SQLite: the one writer (total 1), idle when nobody holds the write lock.",
-      labelNames: ["state"] as const,
+      help: "This process's database connections (its pool's size). SQLite: the one writer (1).",
       registers,
       async collect() {
         this.reset();
         const s = await databaseSnapshot();
-        if (!s) return;
-        this.set({ state: "total" }, s.pool.total);
-        this.set({ state: "idle" }, s.pool.idle);
-        this.set({ state: "waiting" }, s.pool.waiting);
+        if (s) this.set(s.pool.total);
+      },
+    }),
+    databasePoolIdle: new Gauge({
+      name: "svc_db_pool_connections_idle",
+      help: "This process's database connections not in use. SQLite: 1 when nobody holds the write lock.",
+      registers,
+      async collect() {
+        this.reset();
+        const s = await databaseSnapshot();
+        if (s) this.set(s.pool.idle);
+      },
+    }),
+    databasePoolWaiting: new Gauge({
+      name: "svc_db_pool_waiting",
+      help: "Callers of this process queued for a database connection.",
+      registers,
+      async collect() {
+        this.reset();
+        const s = await databaseSnapshot();
+        if (s) this.set(s.pool.waiting);
       },
     }),
     databaseUp: new Gauge({
@@ -186,7 +224,7 @@ const metrics = processWide("telemetry.metrics", createMetrics);
 // Children by label values: a call's hook is then one map lookup and an increment.
 const children = processWide("telemetry.metricChildren", () => ({
   requests: new Map<string, Counter.Internal>(),
-  durations: new Map<string, Histogram.Internal<"operation">>(),
+  durations: new Map<string, Histogram.Internal<"operation" | "status">>(),
 }));
 
 /** The process's registry (GET /metrics, the metrics port, tests). */
@@ -208,13 +246,43 @@ export function observeCall(operation: string, status: number, startedAt: number
   let counter = children.requests.get(key);
   if (!counter) children.requests.set(key, (counter = metrics.requests.labels(operation, String(status))));
   counter.inc();
-  let histogram = children.durations.get(operation);
-  if (!histogram) children.durations.set(operation, (histogram = metrics.requestDuration.labels(operation)));
+  let histogram = children.durations.get(key);
+  if (!histogram) children.durations.set(key, (histogram = metrics.requestDuration.labels(operation, String(status))));
   histogram.observe((performance.now() - startedAt) / 1000);
   if (refusal !== undefined) metrics.refusals.inc({ reason: refusal });
 }
 
-export type JobOutcome = "succeeded" | "retried" | "dead_lettered" | "given_back" | "lease_lost" | "abandoned";
+export const JOB_OUTCOMES = ["succeeded", "retried", "dead_lettered", "given_back", "lease_lost", "abandoned"] as const;
+export type JobOutcome = (typeof JOB_OUTCOMES)[number];
+const DELIVERY_OUTCOMES = ["delivered", "retrying", "failed"] as const;
+/** The server errors a governed call can end in, whose series exist from the start. */
+const SERVER_ERRORS = ["500", "503"] as const;
+
+/**
+ * Creates at zero the series whose labels are known at start (each operation's server errors,
+ * each job kind's outcomes, the delivery outcomes). A series that first appears with a value has
+ * no earlier sample: `increase()` and `rate()` cannot count its first burst (after a restart, 24
+ * answers 500 read as 5.2), and a panel shows "No data" instead of 0.
+ */
+export function seedMetricSeries({
+  operations,
+  jobKinds,
+}: {
+  operations: readonly string[];
+  jobKinds: readonly string[];
+}): void {
+  // `inc(labels, 0)` and `zero(labels)` create a series; `labels()` alone does not.
+  for (const operation of operations)
+    for (const status of SERVER_ERRORS) {
+      metrics.requests.inc({ operation, status }, 0);
+      metrics.requestDuration.zero({ operation, status });
+    }
+  for (const kind of jobKinds) {
+    for (const outcome of JOB_OUTCOMES) metrics.jobs.inc({ kind, outcome }, 0);
+    metrics.jobDuration.zero({ kind });
+  }
+  for (const outcome of DELIVERY_OUTCOMES) metrics.webhookDeliveries.inc({ outcome }, 0);
+}
 
 /** A job attempt ended (server/jobs/worker.ts). */
 export function observeJob(kind: string, outcome: JobOutcome, startedAt: number): void {

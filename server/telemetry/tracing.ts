@@ -137,6 +137,7 @@ export function tracedCall<T>(
           "svc.status": entry.status,
           "svc.organization": entry.org_did,
           "http.response.status_code": entry.status,
+          ...httpAttributes(entry.operation),
         });
         if (entry.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         return traceId ? { ...entry, trace_id: traceId } : entry;
@@ -269,3 +270,17 @@ function fromHeaders(carrier: { traceparent?: string | null; tracestate?: string
 
 /** What the helpers hand `fn` when off: a span that records nothing. */
 const NO_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+const HTTP_OPERATION = /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (\/\S*)$/;
+
+/**
+ * OpenTelemetry's HTTP server attributes from a record's operation (`POST /v1/agents/{id}/invoke`):
+ * `http.request.method` and `http.route` (the template, never the URL). A console call
+ * (`TRPC executions.live`) is `/api/trpc/<procedure>`, its method left out (GET or POST by batch).
+ */
+export function httpAttributes(operation: string): Record<string, string> {
+  const http = HTTP_OPERATION.exec(operation);
+  if (http) return { "http.request.method": http[1]!, "http.route": http[2]! };
+  const trpc = /^TRPC (\S+)$/.exec(operation);
+  return trpc ? { "http.route": `/api/trpc/${trpc[1]}` } : {};
+}

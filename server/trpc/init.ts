@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { ZodError } from "zod";
+import { config } from "../config";
 import { DomainError, toDomainError, ValidationFailed } from "../errors";
 import { GateError, governCall, type CallScope } from "../governance/governCall";
 import { fieldErrors, refuseHostileInput } from "../http/validation";
@@ -50,6 +51,14 @@ const t = initTRPC
   .context<TrpcContext>()
   .meta<ProcedureMeta>()
   .create({
+    // Live views are server-sent-event streams that stay silent until something changes; a proxy
+    // cuts a silent stream (nginx's proxy_read_timeout, 60 s by default) and the browser reopens
+    // it, a governed read each time. A ping while idle keeps it open; a client that hears nothing
+    // for three intervals (a proxy that buffers) reconnects by itself.
+    sse: {
+      ping: { enabled: true, intervalMs: config().sseHeartbeatMs },
+      client: { reconnectAfterInactivityMs: config().sseHeartbeatMs * 3 },
+    },
     errorFormatter({ shape, error }) {
       const domain = error.cause instanceof DomainError ? error.cause : undefined;
       // The same problem details as /v1 (field errors, remediation), never a stack trace.

@@ -65,9 +65,14 @@ export function liveView<I extends z.ZodType, T>(decl: LiveView<I, T>) {
       if (decl.resourceOf) scope.setResource(decl.resourceOf(view.input));
       // Listening before the first read: a change committed in between is not lost.
       const changes = new ChangeQueue();
-      const stop = await subscribeChanges(decl.channel, (change) => {
-        if (change.org === view.principal.orgDid && (decl.concerns?.(change, view.input) ?? true)) changes.mark();
-      });
+      const stop = await subscribeChanges(
+        decl.channel,
+        (change) => {
+          if (change.org === view.principal.orgDid && (decl.concerns?.(change, view.input) ?? true)) changes.mark();
+        },
+        // Notifications may have been missed (the database was away): read the view again.
+        () => changes.mark(),
+      );
       try {
         const first = await decl.load(view);
         return follow(decl, view, first, changes, stop, signal);

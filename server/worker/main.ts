@@ -2,7 +2,9 @@ import { composeServer } from "../areas";
 import { isInfrastructureError } from "../db/outage";
 import { standaloneWorkerRefusal } from "../jobs";
 import { drainOnSignals } from "../meta/drain";
-import { bootstrap } from "../setup/bootstrap";
+import { config } from "../config";
+import { bootstrap, setupLinkIfPending } from "../setup/bootstrap";
+import { apiClientHint } from "../setup/cliCommand";
 import { startWorker } from "./worker";
 import { componentLog, lineLog } from "../telemetry/log";
 import { startMetricsServer } from "../telemetry/metricsServer";
@@ -34,8 +36,17 @@ for (const event of ["uncaughtException", "unhandledRejection"] as const) {
 }
 
 await startTracing("svc-worker");
-await startWhenTheDatabaseAnswers();
+const { rootOrgDid, created } = await startWhenTheDatabaseAnswers();
 composeServer();
+// The worker may be the first process of a deployment: then it is the one that tells how to finish set-up.
+if (created) {
+  const link = await setupLinkIfPending(rootOrgDid);
+  if (link) {
+    log("first start: open this one-time link (valid 24 h) to register the first administrator's passkey:");
+    componentLog("svc-worker").info({ setup_link: link }, `    ${link}`);
+  }
+  apiClientHint(config().publicUrl).forEach(log);
+}
 const worker = startWorker({ log });
 // The metrics port (SVC_METRICS_PORT) closes with the process.
 await startMetricsServer(log);
@@ -44,11 +55,10 @@ log("running");
 drainOnSignals({ worker, log });
 
 /** Migrations and set-up, retried while the database is unreachable (a worker may start before it). */
-async function startWhenTheDatabaseAnswers(): Promise<void> {
+async function startWhenTheDatabaseAnswers(): Promise<{ rootOrgDid: string; created: boolean }> {
   for (let tries = 0; ; tries++) {
     try {
-      await bootstrap(log);
-      return;
+      return await bootstrap(log);
     } catch (e) {
       if (!isInfrastructureError(e)) throw e;
       if (tries === 0)

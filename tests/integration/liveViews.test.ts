@@ -1,5 +1,6 @@
+import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { closeChanges, notifyChange, subscribeChanges, type Change } from "@/server/db/changes";
+import { closeChanges, notifyChange, publish, subscribeChanges, type Change } from "@/server/db/changes";
 import { database } from "@/server/db/client";
 import { handlerWithSession } from "@/server/trpc/handler";
 import { bundleOf, manifestOf } from "./agentsHelpers";
@@ -243,4 +244,39 @@ describe("live views over server-sent events", () => {
     expect(heard.map((c) => c.id)).toEqual(["committed"]);
     stop();
   });
+  // Issue 27, item 1: the LISTEN connection retried once after 1 s and then gave up, so an open
+  // stream went stale without a word after any outage longer than that. Only PostgreSQL has it.
+  if (process.env.SVC_TEST_ENGINE === "postgres")
+    it("the LISTEN connection comes back after an outage of several seconds, and subscribers resync", async () => {
+      const heard: Change[] = [];
+      let resyncs = 0;
+      const stop = await subscribeChanges(
+        "outage-channel",
+        (c) => heard.push(c),
+        () => resyncs++,
+      );
+      const url = new URL(process.env.DATABASE_URL!);
+      const name = url.pathname.slice(1);
+      const admin = new pg.Client({
+        connectionString: process.env.TEST_POSTGRES_URL || "postgresql://postgres@127.0.0.1:5432/postgres",
+      });
+      await admin.connect();
+      try {
+        // The outage: the database refuses connections for 4 s, and the LISTEN backend is ended.
+        await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+        const ended = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN svc_changes'`,
+          [name],
+        );
+        expect(ended.rowCount).toBe(1);
+        await new Promise((r) => setTimeout(r, 4_000));
+      } finally {
+        await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+        await admin.end();
+      }
+      await expect.poll(() => resyncs, { timeout: 30_000, interval: 100 }).toBeGreaterThan(0);
+      publish({ channel: "outage-channel", org: "did:org:a", id: "after-the-outage" });
+      await expect.poll(() => heard.map((c) => c.id), { timeout: 10_000 }).toContain("after-the-outage");
+      stop();
+    }, 60_000);
 });

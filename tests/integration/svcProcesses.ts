@@ -19,6 +19,8 @@ export interface SvcProcess {
 
 // The tests' load is not an abuse: lifted unless a test sets its own.
 const UNLIMITED = { SVC_RATE_LIMIT_PER_MINUTE: "100000000", SVC_RATE_LIMIT_ANONYMOUS_PER_MINUTE: "100000000" };
+// No load balancer probes these processes: they stop at once unless a test asks for a delay.
+const NO_PROBE = { SVC_DRAIN_DELAY_MS: "0" };
 
 export async function startSvcProcess(
   kind: "web" | "worker",
@@ -27,7 +29,7 @@ export async function startSvcProcess(
 ): Promise<SvcProcess> {
   const script = kind === "web" ? "tests/integration/webProcess.ts" : "server/worker/main.ts";
   const child = spawn(process.execPath, ["--import", "tsx", script], {
-    env: { ...process.env, NODE_ENV: "test", SVC_SANDBOX_THREADS: "1", ...UNLIMITED, ...env },
+    env: { ...process.env, NODE_ENV: "test", SVC_SANDBOX_THREADS: "1", ...UNLIMITED, ...NO_PROBE, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -139,6 +139,10 @@ describe.each([
       "svc.decision": "allowed",
       "svc.status": 202,
       "svc.organization": await rootOrgDid(await database()),
+      // OpenTelemetry's HTTP server conventions (issue 27, item 7).
+      "http.request.method": "POST",
+      "http.route": "/v1/events/ingest",
+      "http.response.status_code": 202,
     });
     // Its transaction is a child of it.
     expect(spans.find((s) => s.name === "svc.transaction" && s.parentSpanId === span!.spanId)).toBeDefined();
