@@ -147,25 +147,46 @@ async function virtualAuthenticator(page: Page) {
   });
 }
 
-/**
- * Ten minutes pass for a person's passkey: its last use moves back past the 5-minute step-up
- * window (the e2e server's SQLite database, written as Prisma writes timestamps). Signing up or
- * in is itself a passkey use, so without this no decision would ask for the confirmation.
- */
-function agePasskey(personName: string) {
+/** The e2e server's SQLite database (timestamps written as Prisma writes them). */
+function withDatabase<T>(use: (db: Database.Database) => T): T {
   const db = new Database(join(process.env.E2E_DATA_DIR!, "svc.db"));
   try {
     db.pragma("busy_timeout = 5000");
-    const tenMinutesAgo = new Date(Date.now() - 10 * 60_000).toISOString().replace("Z", "+00:00");
-    const moved = db
-      .prepare(
-        `UPDATE "webauthn_credential" SET "last_used_at" = ? WHERE "passport_did" IN (SELECT "did" FROM "passport" WHERE "name" = ?)`,
-      )
-      .run(tenMinutesAgo, personName);
-    expect(moved.changes).toBe(1);
+    return use(db);
   } finally {
     db.close();
   }
+}
+
+/**
+ * Ten minutes pass for a person's console session: the passkey assertion made in it (its
+ * sign-in) moves back past the 5-minute step-up window. Signing up signs in with the new passkey,
+ * so without this no decision would ask for the confirmation.
+ */
+function agePasskey(personName: string) {
+  const tenMinutesAgo = new Date(Date.now() - 10 * 60_000).toISOString().replace("Z", "+00:00");
+  const moved = withDatabase((db) =>
+    db
+      .prepare(
+        `UPDATE "delegation" SET "passkey_asserted_at" = ? WHERE "kind" = 'session' AND "revoked_at" IS NULL AND "passkey_asserted_at" IS NOT NULL AND "delegate_did" IN (SELECT "did" FROM "passport" WHERE "name" = ?)`,
+      )
+      .run(tenMinutesAgo, personName),
+  );
+  expect(moved.changes).toBe(1);
+}
+
+/** A person's console sessions: how many are live, and how many a later sign-in in their browser replaced. */
+function sessionsOf(personName: string): { live: number; replaced: number } {
+  return withDatabase(
+    (db) =>
+      db
+        .prepare(
+          `SELECT SUM(CASE WHEN d."revoked_at" IS NULL THEN 1 ELSE 0 END) AS live, SUM(CASE WHEN r."reason" = 'replaced by a new sign-in' THEN 1 ELSE 0 END) AS replaced
+             FROM "delegation" d LEFT JOIN "revocation" r ON r."delegation_id" = d."id"
+            WHERE d."kind" = 'session' AND d."delegate_did" IN (SELECT "did" FROM "passport" WHERE "name" = ?)`,
+        )
+        .get(personName) as { live: number; replaced: number },
+  );
 }
 
 test("a high-risk decision asks for the passkey, which confirms it; keyboard shortcuts; several requests decided at once", async ({
@@ -237,9 +258,13 @@ test("a high-risk decision asks for the passkey, which confirms it; keyboard sho
   await expect(page.getByText("This request is high risk: confirm it is you with your passkey.")).toBeVisible();
   expect((await approval(wire)).status).toBe("pending");
   await shot(page, "86-approvals-step-up");
-  // The soft authenticator answers the prompt; the same decision is sent again and goes through.
+  // The soft authenticator answers the prompt; the same decision is sent again and goes through,
+  // in the new session that confirmation started: the one it replaced is ended, the inbox stays live.
+  expect(sessionsOf("Bea Stepup")).toEqual({ live: 1, replaced: 0 });
   await confirm.click();
   await expect(page.getByText("1 request approved")).toBeVisible({ timeout: 20_000 });
+  expect(sessionsOf("Bea Stepup")).toEqual({ live: 1, replaced: 1 });
+  await expect(page.getByTestId("live-status")).toHaveText("Live", { timeout: 15_000 });
   await expect.poll(async () => (await approval(wire)).status, { timeout: 15_000 }).toBe("approved");
   const decided = await approval(wire);
   expect(decided.step_up).toBe("passkey");
@@ -278,6 +303,54 @@ test("a high-risk decision asks for the passkey, which confirms it; keyboard sho
   expect(a.decision_provenance_id).not.toBe(b.decision_provenance_id);
   // A low request needs no step-up.
   expect(a.step_up ?? null).toBeNull();
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
+test("a key that can decide approvals asks for the passkey, in the form, and records who minted it", async ({
+  browser,
+}) => {
+  const { context: adminCtx, page: admin } = await adminContext(browser);
+  await admin.goto("/members");
+  await admin.getByLabel("Invite as").selectOption("admin");
+  await admin.getByRole("button", { name: "Create invitation link" }).click();
+  const inviteLink = new URL((await admin.getByTestId("invite-link").textContent())!.trim());
+  await adminCtx.close();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await virtualAuthenticator(page);
+  await page.goto(inviteLink.pathname + inviteLink.search);
+  await page.getByLabel("Your name").fill("Kim Keys");
+  await page.getByRole("button", { name: "Create passkey" }).click();
+  await expect(page.getByRole("heading", { name: /Welcome, Kim Keys/ })).toBeVisible({ timeout: 20_000 });
+  agePasskey("Kim Keys");
+
+  await page.goto("/keys");
+  await page.getByRole("button", { name: "Create API key" }).click();
+  await page.getByLabel("Name").fill("approvals bot");
+  await page.getByRole("checkbox", { name: /svc_api:approvals:read/ }).check();
+  await expect(page.getByTestId("key-step-up-note")).toHaveCount(0);
+  await page.getByRole("checkbox", { name: /svc_api:approvals:respond/ }).check();
+  await expect(page.getByTestId("key-step-up-note")).toContainText(
+    "svc_api:approvals:respond can decide approvals: creating this key asks for your passkey",
+  );
+  await axe(page);
+  await shot(page, "88-key-step-up");
+  await page.getByRole("button", { name: "Confirm with passkey and create" }).click();
+  await expect(page.getByTestId("new-token")).toBeVisible({ timeout: 20_000 });
+  await shot(page, "89-key-step-up-created");
+  const minted = withDatabase(
+    (db) =>
+      db
+        .prepare(
+          `SELECT d."minted_by_did" AS minted_by, p."did" AS kim FROM "delegation" d, "passport" p WHERE d."name" = 'approvals bot' AND p."name" = 'Kim Keys'`,
+        )
+        .get() as { minted_by: string; kim: string },
+  );
+  expect(minted.minted_by).toBe(minted.kim);
+  expect(sessionsOf("Kim Keys")).toEqual({ live: 1, replaced: 1 });
   expect(errors).toEqual([]);
   await context.close();
 });

@@ -264,8 +264,15 @@ export const ERROR_CATALOGUE = {
     status: 403,
     title: "Step-up required",
     description:
-      "A decision on a high or critical approval request needs a step-up (`step_up` says which): in the console a passkey assertion with user verification at most 5 minutes old; through /v1 a delegation that was not issued to an agent passport.",
+      "A decision on a high or critical approval request needs a step-up (`step_up` says which): in the console a passkey assertion with user verification made in the deciding session (its sign-in) at most 5 minutes ago; through /v1 a delegation that was not issued to an agent passport.",
     fix: "In the console, confirm with your passkey and decide again; through the API, decide with a person's or the organization's delegation holding svc_api:approvals:respond.",
+  },
+  passkey_step_up_required: {
+    status: 403,
+    title: "Passkey confirmation required",
+    description:
+      "A console session mints a key or delegation token that can decide approval requests or learning proposals (`capabilities` names those of the request that can: svc_api:approvals:respond, svc_api:learning:decide, or a family covering one) only with a passkey assertion made in that session at most 5 minutes old (`step_up`: `passkey`).",
+    fix: "Confirm with your passkey in the console (the key form asks for it) and create the key again; or leave out the deciding capabilities.",
   },
   approval_params_mismatch: {
     status: 403,

@@ -11,7 +11,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "./ConsoleShell";
 import { Did } from "./Did";
 import { ago } from "./format";
-import { signInWithPasskey } from "./passkeyClient";
+import { confirmWithPasskey } from "./passkeyClient";
 import { problemOf, useTRPC } from "./Providers";
 import { LiveIndicator, useLiveView } from "./useLiveView";
 import { jsonDiff } from "./approvalDiff";
@@ -75,9 +75,10 @@ export function Approvals() {
     if (ok > 0)
       toast.success(`${ok} request${ok === 1 ? "" : "s"} ${decision === "approve" ? "approved" : "rejected"}`);
     if (needStepUp.length > 0) {
-      // A high or critical request needs a passkey assertion at most 5 minutes old: the person
-      // confirms with their passkey (a click, so the browser's prompt has its user gesture), then the
-      // same decisions are sent again.
+      // A high or critical request needs a passkey assertion at most 5 minutes old made in this
+      // session: the person confirms with their passkey (a click, so the browser's prompt has its
+      // user gesture), which signs them in again (a new session replacing this one), then the same
+      // decisions are sent again.
       toast.warning(
         `${needStepUp.length === 1 ? "This request is" : `${needStepUp.length} requests are`} high risk: confirm it is you with your passkey.`,
         {
@@ -85,7 +86,7 @@ export function Approvals() {
           action: {
             label: "Confirm with passkey",
             onClick: () =>
-              void signInWithPasskey().then(
+              void confirmWithPasskey().then(
                 () => decide(needStepUp, decision, extra),
                 (e: unknown) => toast.error((e as Error).message),
               ),

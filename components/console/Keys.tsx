@@ -12,11 +12,12 @@ import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Confirm, Dialog } from "@/components/ui/dialog";
 import { Badge, FieldError, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
-import type { CapabilityGroup } from "@/server/identity/capabilityCatalogue";
+import { decidingCapabilities, type CapabilityGroup } from "@/server/identity/capabilityCatalogue";
 import type { AppRouter } from "@/server/trpc/root";
 import type { inferRouterOutputs } from "@trpc/server";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
+import { confirmWithPasskey } from "./passkeyClient";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
 
 type Delegation = inferRouterOutputs<AppRouter>["identity"]["delegations"]["list"]["data"][number];
@@ -252,6 +253,21 @@ function CreateKeyDialog({
     }),
   );
   const errors = form.formState.errors;
+  const chosen = form.watch("capabilities");
+  // A key that can decide approvals needs a passkey assertion made in this session (the server
+  // refuses it otherwise): the person confirms with their passkey first, which signs them in again.
+  const deciding = decidingCapabilities(Array.isArray(chosen) ? chosen : []);
+  const submit = form.handleSubmit(async (v) => {
+    if (deciding.length > 0) {
+      try {
+        await confirmWithPasskey();
+      } catch (e) {
+        form.setError("root", { message: (e as Error).message });
+        return;
+      }
+    }
+    create.mutate(v);
+  });
   return (
     <Dialog
       open={open}
@@ -259,7 +275,7 @@ function CreateKeyDialog({
       title="Create an API key"
       description="A key of your organization, for API clients. It can only hold capabilities you hold."
     >
-      <form noValidate className="space-y-4" onSubmit={form.handleSubmit((v) => create.mutate(v))}>
+      <form noValidate className="space-y-4" onSubmit={(e) => void submit(e)}>
         <div className="space-y-1.5">
           <Label htmlFor="key-name">Name</Label>
           <Input id="key-name" placeholder="CI deploys" aria-invalid={!!errors.name} {...form.register("name")} />
@@ -279,6 +295,12 @@ function CreateKeyDialog({
             )}
           </div>
           <FieldError message={errors.capabilities?.message} />
+          {deciding.length > 0 ? (
+            <p role="note" data-testid="key-step-up-note" className="text-xs text-muted-foreground">
+              <span className="font-mono">{deciding.join(", ")}</span> can decide approvals: creating this key asks for
+              your passkey, which signs you in again.
+            </p>
+          ) : null}
         </fieldset>
         <div className="space-y-1.5">
           <Label htmlFor="key-days">Valid for (days)</Label>
@@ -296,8 +318,8 @@ function CreateKeyDialog({
           <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
             Cancel
           </Button>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Create key"}
+          <Button type="submit" disabled={create.isPending || form.formState.isSubmitting}>
+            {create.isPending ? "Creating…" : deciding.length > 0 ? "Confirm with passkey and create" : "Create key"}
           </Button>
         </div>
       </form>

@@ -39,6 +39,19 @@ export async function signInWithPasskey(): Promise<void> {
   if (!result || result.error) throw new Error(result?.error ?? "Sign-in failed.");
 }
 
+/** Announced on `window` when a sign-in replaced the page's session (its old session is ended). */
+export const SESSION_REPLACED_EVENT = "svc:session-replaced";
+
+/**
+ * A step-up from inside the console: the person signs in again with their passkey, which starts a
+ * new session carrying that fresh assertion and ends the one the page was using (the server does
+ * so when the new cookie is set). Open live views reconnect under the new session.
+ */
+export async function confirmWithPasskey(): Promise<void> {
+  await signInWithPasskey();
+  window.dispatchEvent(new Event(SESSION_REPLACED_EVENT));
+}
+
 /** Registers a new passkey through a set-up or invite link, then signs in with it. */
 export async function registerPasskey(token: string, displayName: string): Promise<void> {
   const { challengeId, options } = await post<{

@@ -2,6 +2,8 @@
 
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { Radio } from "lucide-react";
+import { useEffect } from "react";
+import { SESSION_REPLACED_EVENT } from "./passkeyClient";
 
 /**
  * Follows a live view (server/trpc/live.ts): one server-sent-events stream for the page, opened
@@ -10,7 +12,17 @@ import { Radio } from "lucide-react";
  *
  *   const live = useLiveView(trpc.executions.live.subscriptionOptions({ id }, { onData: apply }));
  */
-export const useLiveView = useSubscription;
+export const useLiveView: typeof useSubscription = (options) => {
+  const subscription = useSubscription(options);
+  const { reset } = subscription;
+  // The stream was opened under the page's session: one that a passkey confirmation replaced is
+  // ended by the server, so the stream is opened again under the new one.
+  useEffect(() => {
+    window.addEventListener(SESSION_REPLACED_EVENT, reset);
+    return () => window.removeEventListener(SESSION_REPLACED_EVENT, reset);
+  }, [reset]);
+  return subscription;
+};
 
 /** Whether the page's stream is connected, for a small indicator beside its title. */
 export function LiveIndicator({ status }: { status: "idle" | "connecting" | "pending" | "error" }) {

@@ -4,6 +4,7 @@ import { domainError, Forbidden, ValidationFailed, type FieldError } from "../er
 import type { Principal } from "../governance/principal";
 import { coveredBy } from "../identity/capabilities";
 import { chainParties } from "../identity/chainParties";
+import { hasFreshPasskeyAssertion } from "../identity/passkeyStepUp";
 import { checkOwnRequest, decidesForRole } from "./decidingAuthority";
 import { findApproval } from "./getApproval";
 import { STEP_UP_RISK_LEVELS, type ApprovalRespond, type ApprovalStatus, type RiskLevel } from "./schemas";
@@ -13,7 +14,7 @@ import { paramsHash, publicApprovalView } from "./views";
 export const RESPOND_CAPABILITY = "svc_api:approvals:respond";
 export const ADMIN_CAPABILITY = "svc_api:approvals:admin";
 /** How old a passkey assertion may be for a console decision on a high or critical request. */
-export const STEP_UP_MAX_AGE_MS = 5 * 60 * 1000;
+export { STEP_UP_MAX_AGE_MS } from "../identity/passkeyStepUp";
 /** Delegation kinds an agent run acts under: they may ask, never decide. */
 const AGENT_RUN_KINDS = new Set(["execution", "trigger"]);
 
@@ -117,8 +118,10 @@ async function checkDecider(db: Db, principal: Principal, row: Row, input: Appro
 
 /**
  * A high or critical decision needs more than a token: in the console (a session), a passkey
- * assertion with user verification at most 5 minutes old (sign-in or the inbox's confirmation);
- * through /v1, a delegation not issued to an agent passport.
+ * assertion with user verification at most 5 minutes old made in that very session (its sign-in,
+ * or the inbox's confirmation, which replaces the session): the same person's sign-in elsewhere
+ * does not lend it to a stale or stolen cookie; through /v1, a delegation not issued to an agent
+ * passport.
  */
 async function checkStepUp(
   db: Db,
@@ -127,14 +130,10 @@ async function checkStepUp(
 ): Promise<"passkey" | "non_agent_delegation" | null> {
   if (!STEP_UP_RISK_LEVELS.includes(risk)) return null;
   if (principal.kind === "session") {
-    const fresh = await db.webAuthnCredential.findFirst({
-      where: { passportDid: principal.actorDid, lastUsedAt: { gte: new Date(Date.now() - STEP_UP_MAX_AGE_MS) } },
-      select: { id: true },
-    });
-    if (!fresh)
+    if (!(await hasFreshPasskeyAssertion(db, principal)))
       throw domainError(
         "approval_step_up_required",
-        `A ${risk} request needs a passkey confirmation at most 5 minutes old: confirm with your passkey and decide again.`,
+        `A ${risk} request needs a passkey confirmation made in this session at most 5 minutes ago: confirm with your passkey and decide again.`,
         { step_up: "passkey" },
       );
     return "passkey";

@@ -1,4 +1,5 @@
 import { processWide } from "../processWide";
+import { covers } from "./capabilities";
 
 /**
  * Every capability of the API contract's vocabulary, with what it allows: the one list that the
@@ -40,12 +41,24 @@ export interface CapabilityEntry {
   capability: `svc_api:${CapabilityArea}:${string}`;
   area: CapabilityArea;
   description: string;
+  /**
+   * It decides what people are asked to approve (approval requests, learning proposals): a
+   * console session mints a key or token holding it (or a family covering it) only with a fresh
+   * passkey assertion of its own (server/identity/passkeyStepUp.ts).
+   */
+  decides?: true;
 }
 
-const entry = <A extends CapabilityArea>(area: A, action: string, description: string): CapabilityEntry => ({
+const entry = <A extends CapabilityArea>(
+  area: A,
+  action: string,
+  description: string,
+  flags: { decides?: true } = {},
+): CapabilityEntry => ({
   capability: `svc_api:${area}:${action}`,
   area,
   description,
+  ...flags,
 });
 
 export const CAPABILITY_CATALOGUE: readonly CapabilityEntry[] = [
@@ -70,7 +83,7 @@ export const CAPABILITY_CATALOGUE: readonly CapabilityEntry[] = [
   entry("agents", "manage", "Activate and deactivate agents."),
   entry("approvals", "read", "List and read approval requests."),
   entry("approvals", "write", "Create and cancel approval requests."),
-  entry("approvals", "respond", "Approve, reject or delegate approval requests."),
+  entry("approvals", "respond", "Approve, reject or delegate approval requests.", { decides: true }),
   entry("approvals", "admin", "Override approval decisions."),
   entry("executions", "read", "List and read executions."),
   entry("executions", "write", "Cancel executions."),
@@ -93,7 +106,7 @@ export const CAPABILITY_CATALOGUE: readonly CapabilityEntry[] = [
   entry("cp", "write", "Create organizations and update those the caller created."),
   entry("learning", "read", "List and read learning proposals."),
   entry("learning", "propose", "Propose learning changes."),
-  entry("learning", "decide", "Approve, reject, apply and roll back learning proposals."),
+  entry("learning", "decide", "Approve, reject, apply and roll back learning proposals.", { decides: true }),
   entry("members", "read", "List the console's members (people)."),
   entry("members", "write", "Invite people to the console and revoke their access."),
   entry(
@@ -142,6 +155,16 @@ export function isKnownCapability(capability: string): boolean {
   if (!KNOWN.has(capability)) return false;
   const area = capabilityAreaOf(capability);
   return area === undefined || isOfferedArea(area);
+}
+
+const DECIDING: readonly string[] = CAPABILITY_CATALOGUE.filter((c) => c.decides).map((c) => c.capability);
+
+/**
+ * Those of `requested` that can decide approval requests or learning proposals: a deciding
+ * capability of the catalogue, or a family covering one (`svc_api:approvals:*`, `svc_api:*`).
+ */
+export function decidingCapabilities(requested: readonly string[]): string[] {
+  return requested.filter((r) => DECIDING.some((d) => covers(r, d)));
 }
 
 /** Every read capability (`svc_api:<area>:read`) of the catalogue. */

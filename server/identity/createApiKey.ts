@@ -9,6 +9,7 @@ import type { Principal } from "../governance/principal";
 import { missingCapabilities } from "./capabilities";
 import { isKnownCapability } from "./capabilityCatalogue";
 import { issueDelegation, sessionResponse } from "./issueDelegation";
+import { requirePasskeyToMint } from "./passkeyStepUp";
 import type { CreateApiKeyRequest } from "./schemas";
 
 export interface ApiKeyRequest {
@@ -89,6 +90,9 @@ export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
  * and an ancestor of the caller's session: a key derived from it is bounded by its lifetime,
  * holds at most its (and the session's) capabilities, and is revoked with it when the person is.
  * A session with no parent (one started before standing grants existed) derives the key from itself.
+ *
+ * A key that can decide approvals needs a fresh passkey assertion in this session, and every key
+ * records the person who minted it (`mintedByDid`): what it decides counts as theirs.
  */
 export async function createConsoleApiKey(db: Db, session: Principal, req: z.output<typeof CreateApiKeyRequest>) {
   const capabilities = [...new Set(req.capabilities)];
@@ -97,6 +101,7 @@ export async function createConsoleApiKey(db: Db, session: Principal, req: z.out
     throw Forbidden(`A key can only hold capabilities you hold; yours do not cover ${missing.join(", ")}.`, {
       missing_capabilities: missing,
     });
+  await requirePasskeyToMint(db, session, capabilities);
   const parentId = session.chain.length >= 2 ? session.chain[session.chain.length - 2]! : session.delegationId;
   const grantor = parentId === session.delegationId ? session : await delegationPrincipal(db, parentId);
   const issued = await issueDelegation(db, grantor, {
@@ -105,6 +110,7 @@ export async function createConsoleApiKey(db: Db, session: Principal, req: z.out
     durationSeconds: req.days * 86_400,
     kind: "api_key",
     name: req.name,
+    mintedByDid: session.actorDid,
   });
   return { ...sessionResponse(issued), name: req.name };
 }

@@ -5,6 +5,7 @@ import type { Principal } from "../governance/principal";
 import { SESSION_DEFAULT_CAPABILITIES } from "./capabilities";
 import { isKnownCapability } from "./capabilityCatalogue";
 import { issueDelegation, sessionResponse, tierTooLow } from "./issueDelegation";
+import { isConsoleSession, requirePasskeyToMint } from "./passkeyStepUp";
 import type { SessionExchangeRequest } from "./schemas";
 
 /**
@@ -40,6 +41,9 @@ export async function exchangeSession(db: Db, principal: Principal, input: z.out
   if (input.required_identity_tier !== undefined && identity < input.required_identity_tier) {
     throw tierTooLow("identity", identity, input.required_identity_tier);
   }
+  // Drawn from a console session, the token leaves the browser: like a key, it may then mint
+  // delegation tokens that decide through /v1, so it needs the same passkey step-up.
+  await requirePasskeyToMint(db, principal, requested);
   const issued = await issueDelegation(db, principal, {
     delegateDid: principal.actorDid,
     capabilities: [...new Set(requested)],
@@ -49,6 +53,7 @@ export async function exchangeSession(db: Db, principal: Principal, input: z.out
     riskLevel: input.risk_level ?? "standard",
     kind: "session",
     budget: input.budget,
+    mintedByDid: isConsoleSession(principal) ? principal.actorDid : null,
   });
   return sessionResponse({ ...issued, delegate: passport });
 }

@@ -23,6 +23,8 @@ export interface DelegationRequest {
   name?: string | null;
   /** A reasoning budget of its own (server/reasoning/budgets.ts): it can only narrow the chain's. */
   budget?: Budget;
+  /** The person minting it in a console session: what it decides counts as theirs. */
+  mintedByDid?: string | null;
 }
 
 /**
@@ -119,6 +121,8 @@ export async function deriveDelegation(db: Db, grantor: Principal, req: Delegati
     createdAt,
     expiresAt,
     revokedAt: null,
+    passkeyAssertedAt: null,
+    mintedByDid: req.mintedByDid ?? null,
   };
   await insertDelegation(db, row);
   if (req.budget) await attachBudget(db, grantor, row.id, req.budget);
@@ -165,8 +169,8 @@ async function insertDelegation(db: Db, d: Delegation): Promise<void> {
   const engine = config().engine;
   const at = (t: Date) => (engine === "sqlite" ? sqliteTimestamp(t) : t);
   await sqlIn(db, engine).execute(
-    `INSERT INTO "delegation" ("id","org_did","kind","name","grantor_did","delegate_did","parent_id","ancestry","capabilities","environment","risk_level","created_at","expires_at")
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,${engine === "postgresql" ? "$9::jsonb" : "$9"},$10,$11,$12,$13)`,
+    `INSERT INTO "delegation" ("id","org_did","kind","name","grantor_did","delegate_did","parent_id","ancestry","capabilities","environment","risk_level","created_at","expires_at","minted_by_did")
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,${engine === "postgresql" ? "$9::jsonb" : "$9"},$10,$11,$12,$13,$14)`,
     [
       d.id,
       d.orgDid,
@@ -181,6 +185,7 @@ async function insertDelegation(db: Db, d: Delegation): Promise<void> {
       d.riskLevel,
       at(d.createdAt),
       at(d.expiresAt),
+      d.mintedByDid,
     ],
   );
 }

@@ -3,6 +3,7 @@ import { defineOperation } from "../http/operation";
 import { getDelegation, listDelegations, listRevocations } from "./delegations";
 import { exchangeSession } from "./exchangeSession";
 import { issueDelegation, sessionResponse } from "./issueDelegation";
+import { isConsoleSession, requirePasskeyToMint } from "./passkeyStepUp";
 import { matchCapabilities } from "./matchCapabilities";
 import { getPassport, listPassports, updatePassport } from "./passports";
 import { registerPassport } from "./registerPassport";
@@ -112,13 +113,17 @@ export const createDelegationTokenOp = defineOperation({
   secretFields: ["token"],
   successStatus: 201,
   async handler(ctx) {
+    const capabilities = [...new Set(ctx.body.capabilities)];
+    // The console's delegations.issue runs this too: minting there is a person's act.
+    await requirePasskeyToMint(ctx.db, ctx.principal, capabilities);
     const issued = await issueDelegation(ctx.db, ctx.principal, {
       delegateDid: ctx.body.delegate_did,
-      capabilities: [...new Set(ctx.body.capabilities)],
+      capabilities,
       durationSeconds: ctx.body.duration_seconds,
       environment: ctx.body.environment ?? null,
       kind: "delegation_token",
       budget: ctx.body.budget,
+      mintedByDid: isConsoleSession(ctx.principal) ? ctx.principal.actorDid : null,
     });
     ctx.setResource(issued.row.id);
     return sessionResponse(issued);

@@ -121,7 +121,8 @@ export const authOptions: NextAuthOptions = {
         }
         try {
           const member = await verifyAssertion(db, credentials?.challengeId ?? "", response);
-          const session = await startConsoleSession(db, member);
+          // The assertion belongs to this session alone: the step-up reads it from here.
+          const session = await startConsoleSession(db, member, { passkeyAssertedAt: new Date() });
           const user: ConsoleUser = {
             id: member.passportDid,
             name: member.displayName,

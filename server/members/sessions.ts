@@ -26,6 +26,8 @@ import {
 export async function startConsoleSession(
   db: Database,
   member: Member,
+  /** When the passkey assertion that signs the person in was verified (none: a company sign-in). */
+  opts: { passkeyAssertedAt?: Date } = {},
 ): Promise<{ delegationId: string; expiresAt: Date }> {
   const id = newId("dlg");
   const now = new Date();
@@ -45,6 +47,7 @@ export async function startConsoleSession(
         capabilities: roleCapabilities(member.role as Role),
         createdAt: now,
         expiresAt,
+        passkeyAssertedAt: opts.passkeyAssertedAt ?? null,
       },
     });
     await appendInTransaction(
@@ -89,11 +92,14 @@ async function standingGrant(tx: Db, member: Member, now: Date) {
   });
 }
 
-/** Signing out: the session's delegation is revoked at once. */
-export async function endConsoleSession(db: Database, delegationId: string): Promise<void> {
+/**
+ * Signing out, or a sign-in in the same browser replacing the session: the session's delegation
+ * is revoked at once.
+ */
+export async function endConsoleSession(db: Database, delegationId: string, reason = "signed out"): Promise<void> {
   await db.writeTx(async (tx) => {
     const d = await tx.delegation.findUnique({ where: { id: delegationId } });
-    if (!d || d.revokedAt) return;
+    if (!d || d.revokedAt || d.kind !== "session") return;
     const now = new Date();
     await tx.delegation.update({ where: { id: delegationId }, data: { revokedAt: now } });
     await runRevocationHooks(tx, [delegationId]);
@@ -104,7 +110,7 @@ export async function endConsoleSession(db: Database, delegationId: string): Pro
         orgDid: d.orgDid,
         revokedBy: d.delegateDid,
         revokedAt: now,
-        reason: "signed out",
+        reason,
       },
     });
     await appendInTransaction(

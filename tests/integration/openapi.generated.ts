@@ -15199,7 +15199,7 @@ export interface operations {
             /**
              * @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden.
              *
-             *     `approval_step_up_required` (Step-up required): A decision on a high or critical approval request needs a step-up (`step_up` says which): in the console a passkey assertion with user verification at most 5 minutes old; through /v1 a delegation that was not issued to an agent passport. See /docs/errors#approval_step_up_required.
+             *     `approval_step_up_required` (Step-up required): A decision on a high or critical approval request needs a step-up (`step_up` says which): in the console a passkey assertion with user verification made in the deciding session (its sign-in) at most 5 minutes ago; through /v1 a delegation that was not issued to an agent passport. See /docs/errors#approval_step_up_required.
              */
             403: {
                 headers: {
