@@ -51,6 +51,24 @@ export function ExecutionProgress({ execution, className }: { execution: Executi
   );
 }
 
+/**
+ * "attempt n/m" as the run's retry budget: a pause for an approval ends an attempt but spends none
+ * (the server raises `max_attempts` by one per pause, server/executions/pauseRun.ts), so paused
+ * attempts count on neither side.
+ */
+export function attemptOfBudget(execution: Execution): { attempt: number; max: number | null; pauses: number } {
+  const pauses = (execution.attempts ?? []).filter((a) => a.status === "paused").length;
+  const current = execution.current_attempt ?? 0;
+  // While paused, the current attempt is the paused one: it is the attempt the run goes on with.
+  const spent = Math.max(0, current - pauses + (current > 0 && lastIsPaused(execution) ? 1 : 0));
+  return { attempt: spent, max: execution.max_attempts == null ? null : execution.max_attempts - pauses, pauses };
+}
+
+function lastIsPaused(execution: Execution): boolean {
+  const last = execution.attempts?.at(-1);
+  return last?.status === "paused" && last.attempt === execution.current_attempt;
+}
+
 /** Pretty-printed JSON in a box that scrolls itself (a long line never widens the page). */
 export function JsonBlock({ value, label }: { value: unknown; label: string }) {
   return (
