@@ -47,7 +47,12 @@ export async function pauseRun(
   pauseMessages.delete(run.id);
   // The sandbox stopped the run the way it stops a cancelled one ("The run was cancelled"): the
   // attempt keeps what it waits for instead, which is what happened.
-  await endAttempt(tx, run.id, job.attempts, outcome.ok ? outcome : { ok: false, error: { code: AWAITING_APPROVAL, message } });
+  await endAttempt(
+    tx,
+    run.id,
+    job.attempts,
+    outcome.ok ? outcome : { ok: false, error: { code: AWAITING_APPROVAL, message } },
+  );
   const { count } = await tx.asyncExecution.updateMany({
     where: { id: run.id, status: "processing" },
     data: { progressMessage: message, maxAttempts: { increment: 1 } },

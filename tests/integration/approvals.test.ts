@@ -362,7 +362,9 @@ describe("ctx.approvals.request pauses a run until the decision", () => {
     expect(done.body.progress_message ?? "").not.toContain("resuming");
     expect(done.body.max_attempts).toBe(4);
     expect(done.body.current_attempt).toBe(2);
-    const paused = (done.body.attempts as Array<{ attempt: number; status: string; error?: { code: string; message: string } }>)[0]!;
+    const paused = (
+      done.body.attempts as Array<{ attempt: number; status: string; error?: { code: string; message: string } }>
+    )[0]!;
     expect(paused).toMatchObject({ attempt: 1, status: "paused", error: { code: "awaiting_approval" } });
     expect(paused.error!.message).toContain(`Waiting for approval ${a.id}`);
     expect((done.body.attempts as Array<{ status: string }>)[1]).toMatchObject({ status: "completed" });
