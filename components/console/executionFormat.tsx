@@ -1,4 +1,5 @@
 import type { inferRouterOutputs } from "@trpc/server";
+import { cn } from "@/components/ui/cn";
 import { Badge } from "@/components/ui/primitives";
 import { Progress } from "@/components/ui/progress";
 import { FINAL_EXECUTION_STATUSES } from "@/server/executions/schemas";
@@ -69,13 +70,19 @@ function lastIsPaused(execution: Execution): boolean {
   return last?.status === "paused" && last.attempt === execution.current_attempt;
 }
 
-/** Pretty-printed JSON in a box that scrolls itself (a long line never widens the page). */
-export function JsonBlock({ value, label }: { value: unknown; label: string }) {
+/**
+ * Pretty-printed JSON in a box that scrolls itself (a long line never widens the page); `wrap`
+ * breaks long values instead, for a narrow panel where sideways scrolling hides them.
+ */
+export function JsonBlock({ value, label, wrap }: { value: unknown; label: string; wrap?: boolean }) {
   return (
     <pre
       aria-label={label}
       tabIndex={0}
-      className="max-h-72 overflow-auto rounded-md bg-muted p-3 font-mono text-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+      className={cn(
+        "max-h-72 overflow-auto rounded-md bg-muted p-3 font-mono text-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring",
+        wrap && "whitespace-pre-wrap [overflow-wrap:anywhere]",
+      )}
     >
       {JSON.stringify(value, null, 2)}
     </pre>
