@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
+import { useEffect } from "react";
 import { Badge, Card } from "@/components/ui/primitives";
 import type { AppRouter } from "@/server/trpc/root";
 import { Did } from "./Did";
@@ -135,9 +136,15 @@ function Settled({
  * Decided, expired and cancelled requests, newest first (the last 50 requests of the
  * organization, the open ones left to the inbox above): what, who asked, who settled it and why.
  */
-export function ApprovalHistory() {
+export function ApprovalHistory({ pending }: { pending: number | null }) {
   const trpc = useTRPC();
   const list = useQuery(trpc.approvals.list.queryOptions({ limit: 50 }));
+  // A request leaving the inbox (decided here, by someone else, expired) changes the count the
+  // inbox's stream sends: the history reads again then.
+  const { refetch } = list;
+  useEffect(() => {
+    if (pending !== null) void refetch();
+  }, [pending, refetch]);
   const subjects = useSubjects();
   const nameOf = usePassportNames();
   const rows = (list.data?.data ?? []).filter((a) => a.status !== "pending" && a.status !== "delegated");

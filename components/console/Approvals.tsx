@@ -233,7 +233,7 @@ export function Approvals() {
           ) : null}
         </div>
       )}
-      <ApprovalHistory />
+      <ApprovalHistory pending={pending ?? (list.isLoading ? null : rows.length)} />
     </div>
   );
 }
