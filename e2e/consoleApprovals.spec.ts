@@ -2,7 +2,17 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { APIRequestContext, Page } from "@playwright/test";
 import Database from "better-sqlite3";
-import { adminContext, axe, expect, mintApiKey, shot, test } from "./fixtures";
+import {
+  adminContext,
+  axe,
+  checkPage,
+  expect,
+  mintApiKey,
+  shot,
+  test,
+  themedAdminContext,
+  THEMES_AND_WIDTHS,
+} from "./fixtures";
 
 /**
  * The approver's journey: an agent asks for approval from inside its run → the approver edits
@@ -45,6 +55,9 @@ async function deployAsker(request: APIRequestContext, token: string): Promise<s
   return ((await res.json()) as { data: { agentId: string } }).data.agentId;
 }
 
+/** The run the first journey paused and resumed, for the later pages' checks. */
+let pausedRun = "";
+
 test("an agent asks → the approver edits the parameters and approves with modifications → the run completes with them → the chain in the provenance explorer", async ({
   browser,
   request,
@@ -74,11 +87,29 @@ test("an agent asks → the approver edits the parameters and approves with modi
   await page.goto("/overview");
   const nav = page.getByRole("navigation", { name: "Console" });
   await expect(nav.getByTestId("nav-pending-approvals")).toBeVisible({ timeout: 15_000 });
+  // The overview's "Needs attention" names the waiting request and the run it blocks.
+  const attention = page.getByTestId("attention");
+  await expect(attention.getByRole("link", { name: /^Approval waiting .*: Refund invoice INV-2041$/ })).toBeVisible();
+  await expect(attention).toContainText(`blocks execution ${executionId}`);
+  await axe(page);
+  await shot(page, "79-overview-approval-waiting");
   await nav.getByRole("link", { name: /Approvals/ }).click();
   await expect(page.getByRole("heading", { name: "Approvals" })).toBeVisible();
   const detail = page.getByLabel("Request detail");
   await expect(detail.getByRole("heading", { name: "Refund invoice INV-2041" })).toBeVisible();
   await expect(page.getByTestId("live-status")).toHaveText("Live", { timeout: 15_000 });
+  // Who asks, by name and linked; the requester's passport; the run that waits.
+  await expect(detail.getByRole("link", { name: "agent refund-asker" })).toHaveAttribute(
+    "href",
+    `/agents?agent=${agentId}`,
+  );
+  await expect(detail.getByRole("link", { name: /^Passport of / })).toHaveAttribute("href", /^\/passports\?did=did/);
+  await expect(detail.getByRole("link", { name: `execution ${executionId}` })).toHaveAttribute(
+    "href",
+    `/executions/${executionId}`,
+  );
+  await expect(page.getByRole("list", { name: "Pending requests" })).toContainText("refund-asker");
+  await expect(page.getByRole("list", { name: "Pending requests" })).not.toContainText(agentId);
   await axe(page);
   await shot(page, "80-approvals-inbox");
 
@@ -95,6 +126,16 @@ test("an agent asks → the approver edits the parameters and approves with modi
   await shot(page, "81-approvals-edited-diff");
   await detail.getByRole("button", { name: "Approve with modifications" }).click();
   await expect(page.getByText("Nothing waits for you.")).toBeVisible({ timeout: 15_000 });
+  // The history: what was decided, by whom, and why.
+  const history = page.getByTestId("approval-history");
+  await expect(history.getByRole("listitem").first()).toContainText("approved with modifications");
+  await expect(history.getByRole("listitem").first()).toContainText("Refund capped at 500");
+  await expect(
+    history
+      .getByRole("listitem")
+      .first()
+      .getByRole("link", { name: /^Passport of / }),
+  ).toBeVisible();
   await shot(page, "82-approvals-empty");
 
   // The run resumes with the edited parameters.
@@ -105,7 +146,17 @@ test("an agent asks → the approver edits the parameters and approves with modi
   });
   await page.goto(`/executions/${executionId}`);
   await expect(page.getByText("completed").first()).toBeVisible();
+  // The pause reads as a pause: no error, no "cancelled", no attempt spent, no "resuming" left.
+  const attempts = page.getByTestId("execution-attempts");
+  await expect(attempts.getByRole("listitem").first()).toContainText("paused");
+  await expect(attempts.getByTestId("attempt-paused")).toContainText("Waiting for approval apr_");
+  await expect(attempts).not.toContainText("The run was cancelled");
+  await expect(attempts.getByTestId("error-text")).toHaveCount(0);
+  await expect(page.getByTestId("execution-attempt")).toHaveText("attempt 1/3 · paused once for an approval");
+  await expect(page.getByText(/resuming/)).toHaveCount(0);
+  await axe(page);
   await shot(page, "83-run-completed");
+  pausedRun = executionId;
 
   // The chain: the request (the run's actor), the decision (the approver), both on the approval.
   const list = (await (await request.get(`/v1/approvals?task_id=${executionId}`, { headers: auth })).json()) as {
@@ -256,6 +307,8 @@ test("a high-risk decision asks for the passkey, which confirms it; keyboard sho
   const confirm = page.getByRole("button", { name: "Confirm with passkey" });
   await expect(confirm).toBeVisible({ timeout: 15_000 });
   await expect(page.getByText("This request is high risk: confirm it is you with your passkey.")).toBeVisible();
+  // Said beforehand, beside the buttons that will ask for it.
+  await expect(detail.getByTestId("step-up-note")).toContainText("high risk");
   expect((await approval(wire)).status).toBe("pending");
   await shot(page, "86-approvals-step-up");
   // The soft authenticator answers the prompt; the same decision is sent again and goes through,
@@ -354,3 +407,30 @@ test("a key that can decide approvals asks for the passkey, in the form, and rec
   expect(errors).toEqual([]);
   await context.close();
 });
+
+for (const [colorScheme, viewport] of THEMES_AND_WIDTHS) {
+  test(`the approval inbox and its history, the paused run, a requester's passport in ${colorScheme} at ${viewport.width} px`, async ({
+    browser,
+  }) => {
+    expect(pausedRun, "the first journey ran").not.toBe("");
+    const { context, page } = await themedAdminContext(browser, colorScheme, viewport);
+    const suffix = `${viewport.width}-${colorScheme}`;
+    await page.goto("/approvals");
+    await expect(page.getByTestId("approval-history")).toBeVisible({ timeout: 15_000 });
+    // A phone has no keyboard to use the keys with.
+    await expect(page.getByTestId("approval-keys")).toBeVisible({ visible: viewport.width > 768 });
+    await checkPage(page, `88-approvals-history-${suffix}`);
+    const passport = page
+      .getByTestId("approval-history")
+      .getByRole("link", { name: /^Passport of / })
+      .first();
+    await passport.click();
+    await expect(page.getByTestId("passport-card")).toBeVisible();
+    await expect(page.getByTestId("passport-card").getByRole("heading")).not.toHaveText("");
+    await checkPage(page, `89-passport-${suffix}`);
+    await page.goto(`/executions/${pausedRun}`);
+    await expect(page.getByTestId("attempt-paused")).toBeVisible({ timeout: 15_000 });
+    await checkPage(page, `83a-run-paused-${suffix}`);
+    await context.close();
+  });
+}

@@ -250,3 +250,21 @@ for (const colorScheme of ["light", "dark"] as const) {
     await context.close();
   });
 }
+
+test("on a short screen the sidebar says it scrolls, and shows its last entries when scrolled", async ({ browser }) => {
+  const { context, page } = await adminContext(browser, { viewport: { width: 1280, height: 700 } });
+  await page.goto("/overview");
+  const nav = page.locator('aside nav[aria-label="Console"]');
+  await expect(nav.getByRole("link", { name: "Overview" })).toBeVisible();
+  const last = nav.getByRole("link").last();
+  expect(await nav.evaluate((el) => el.scrollHeight > el.clientHeight), "the sidebar overflows at 700 px").toBe(true);
+  await expect(nav.getByTestId("nav-more")).toBeVisible();
+  await expect(last).not.toBeInViewport({ ratio: 1 });
+  await axe(page);
+  await shot(page, "42-sidebar-more-1280x700");
+  await nav.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+  await expect(nav.getByTestId("nav-more")).toHaveCount(0);
+  await expect(last).toBeInViewport({ ratio: 1 });
+  await shot(page, "42a-sidebar-scrolled-1280x700");
+  await context.close();
+});

@@ -86,10 +86,18 @@ test("store → connector → install with the provider's consent → back → i
   await page.getByLabel("message").fill("hello from the console");
   await page.getByRole("button", { name: "Invoke" }).click();
   await expect(page.getByLabel("The provider's answer")).toContainText("hello from the console");
+  // The invocation's provenance record is the record (prv_…), opened in the explorer, not the usage id.
+  const record = page.getByTestId("invocation-record");
+  await expect(record).toContainText(/prv_/);
+  await expect(record).not.toContainText("civ_");
   expect(peer.apiRequests.map((r) => r.path)).toEqual(expect.arrayContaining(["/api/me", "/api/echo"]));
   // The usage figures come from the invocation records.
   await expect(page.getByRole("definition").filter({ hasText: /^2$/ }).first()).toBeVisible({ timeout: 15_000 });
   await shot(page, "marketplace-07-invoked");
+  const recordId = ((await record.textContent()) ?? "").match(/prv_[0-9a-z]+/)![0];
+  await record.click();
+  await expect(page.getByRole("dialog")).toContainText(recordId, { timeout: 15_000 });
+  await shot(page, "marketplace-07a-invocation-record");
 
   await page.goto("/marketplace/installations");
   await expect(page.getByRole("link", { name: "Loopback OAuth" })).toBeVisible();

@@ -128,16 +128,37 @@ test("two versions published through the API → the registry page: diff, a rend
     .locator("figure", { hasText: "Prompt × model affinity" })
     .screenshot({ path: "e2e/screenshots/80a-prompts-affinity.png" });
 
-  // Moving the active version (a governed call) shows in the history.
-  const moved = await request.post(`/v1/prompts/${KEY}/active-version`, { headers, data: { version: "1.1.0" } });
-  expect(moved.status(), await moved.text()).toBe(200);
-  await page.reload();
+  // Only the active version reads active: publishing 1.1.0 did not activate it.
+  const row = (version: string) =>
+    versions.getByRole("row").filter({ hasText: new RegExp(`^${version.replace(/\./g, "\\.")}`) });
+  await expect(row("1.0.0")).toContainText("active");
+  await expect(row("1.1.0")).toContainText("published");
+  await expect(versions.getByText("active", { exact: true })).toHaveCount(1);
+
+  // The console moves the active version (a governed call), and the history shows the move.
+  await row("1.1.0").getByRole("button", { name: "Make 1.1.0 active" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Make 1.1.0 active" }).click();
+  await expect(page.getByRole("heading", { name: new RegExp(KEY.replace(".", "\\.")) })).toContainText("active 1.1.0");
+  await expect(row("1.1.0").getByText("active", { exact: true })).toBeVisible();
+  await expect(row("1.0.0").getByText("published", { exact: true })).toBeVisible();
   const history = page.getByRole("region", { name: `Active-version moves and deprecations of ${KEY}, newest first` });
   await expect(history.getByRole("row").nth(1)).toContainText("1.0.0");
   await expect(history.getByRole("row").nth(1)).toContainText("1.1.0");
   await expect(history.getByRole("row").nth(1)).toContainText("call");
+  const profile = async () =>
+    ((await (await request.get(`/v1/prompts/${KEY}`, { headers })).json()) as { active_version: string })
+      .active_version;
+  expect(await profile()).toBe("1.1.0");
   await axe(page);
   await shot(page, "81-prompts-history");
+
+  // And rolls it back to the version it came from.
+  await page.getByRole("button", { name: "Roll back to 1.0.0" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Roll back to 1.0.0" }).click();
+  await expect(row("1.0.0").getByText("active", { exact: true })).toBeVisible();
+  await expect(history.getByRole("row").nth(1)).toContainText("call");
+  await expect.poll(profile).toBe("1.0.0");
+  await shot(page, "81a-prompts-rolled-back");
   expect(errors).toEqual([]);
   await context.close();
 });

@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
+import type { Page } from "@playwright/test";
 import { adminContext, axe, expect, mintApiKey, shot, test } from "./fixtures";
 
 /**
@@ -36,6 +37,56 @@ const DEFINITION = {
   ],
 };
 
+type Dag = {
+  nodes: { id: string; node_name: string; status: string; approval_id: string | null }[];
+  edges: { id: string; from_node_id: string; to_node_id: string }[];
+};
+
+/**
+ * Where the DAG's edges cross a node they do not join, or their label overlaps a node: each
+ * edge's path sampled every few pixels (in screen coordinates, the viewport's pan and zoom
+ * applied), against the boxes of the nodes on screen.
+ */
+async function edgesThroughNodes(page: Page, dag: Dag): Promise<string[]> {
+  const names = Object.fromEntries(dag.nodes.map((n) => [n.id, n.node_name]));
+  const ends = Object.fromEntries(dag.edges.map((e) => [e.id, [names[e.from_node_id]!, names[e.to_node_id]!]]));
+  return page.evaluate((ends) => {
+    const boxes = [...document.querySelectorAll<HTMLElement>('[data-testid^="dag-node-"]')].map((el) => ({
+      name: el.dataset.testid!.slice("dag-node-".length),
+      r: el.getBoundingClientRect(),
+    }));
+    const inside = (x: number, y: number, r: DOMRect, inset = 2) =>
+      x > r.left + inset && x < r.right - inset && y > r.top + inset && y < r.bottom - inset;
+    const found = new Set<string>();
+    const edges = [...document.querySelectorAll<SVGGElement>(".react-flow__edge")];
+    if (edges.length !== Object.keys(ends).length) found.add(`${edges.length} edges drawn`);
+    for (const edge of edges) {
+      const [from, to] = ends[edge.dataset.id ?? ""] ?? ["?", "?"];
+      const path = edge.querySelector<SVGPathElement>("path.react-flow__edge-path");
+      if (!path) continue;
+      const ctm = path.getScreenCTM()!;
+      const length = path.getTotalLength();
+      for (let i = 0; i <= length; i += 2) {
+        const p = path.getPointAtLength(i).matrixTransform(ctm);
+        for (const b of boxes)
+          if (b.name !== from && b.name !== to && inside(p.x, p.y, b.r))
+            found.add(`${from}→${to} runs through ${b.name}`);
+      }
+      const label = edge.querySelector(".react-flow__edge-textwrapper")?.getBoundingClientRect();
+      if (label)
+        for (const b of boxes)
+          if (
+            label.right > b.r.left + 2 &&
+            label.left < b.r.right - 2 &&
+            label.bottom > b.r.top + 2 &&
+            label.top < b.r.bottom - 2
+          )
+            found.add(`${from}→${to}'s label lies on ${b.name}`);
+    }
+    return [...found];
+  }, ends);
+}
+
 test("a workflow with a fork, a condition and an approval runs to completion while its DAG is open", async ({
   browser,
   request,
@@ -58,6 +109,25 @@ test("a workflow with a fork, a condition and an approval runs to completion whi
   await axe(page);
   await shot(page, "wf-01-list");
 
+  // While the approval node waits, the overview says so (the approval journey checks the requests'
+  // side: earlier journeys may leave older requests open, which come first).
+  await expect
+    .poll(
+      async () =>
+        ((await (await request.get(`/v1/workflows/${id}`, { headers: auth })).json()) as Dag).nodes.find(
+          (n) => n.node_name === "ask",
+        )?.status,
+      { timeout: 30_000 },
+    )
+    .toBe("waiting_approval");
+  await page.goto("/overview");
+  const attention = page.getByTestId("attention");
+  await expect(attention.getByRole("link", { name: "Workflow refund review blocked" })).toBeVisible({
+    timeout: 15_000,
+  });
+  await axe(page);
+  await shot(page, "wf-01a-overview-blocked");
+
   await page.goto(`/workflows/${id}`);
   await expect(page.getByTestId("live-status")).toHaveText("Live");
   const node = (name: string) => page.getByTestId(`dag-node-${name}`);
@@ -66,6 +136,9 @@ test("a workflow with a fork, a condition and an approval runs to completion whi
   await expect(node("autopay")).toHaveAttribute("data-status", "skipped");
   await expect(node("notify")).toHaveAttribute("data-status", "completed");
   await expect(node("done")).toHaveAttribute("data-status", "pending");
+  // Edges go around the nodes they do not join, and their labels sit off the nodes.
+  const dagNow = (await (await request.get(`/v1/workflows/${id}`, { headers: auth })).json()) as Dag;
+  expect(await edgesThroughNodes(page, dagNow)).toEqual([]);
   await axe(page);
   await shot(page, "wf-02-waiting-approval");
 
@@ -104,7 +177,11 @@ test("a workflow with a fork, a condition and an approval runs to completion whi
   // verified in the browser against the ledger's signed checkpoint like a governed node's.
   await node("ask").click();
   const panel = page.getByTestId("node-panel");
-  await expect(panel.getByText(approvalId, { exact: true })).toBeVisible();
+  await expect(panel.getByRole("link", { name: approvalId, exact: true })).toHaveAttribute(
+    "href",
+    `/approvals?id=${approvalId}`,
+  );
+  await expect(panel.getByRole("heading", { name: "Output" })).toBeVisible();
   await expect(panel.getByText("decision: approved")).toBeVisible();
   const decisionRecord = panel.getByRole("group", { name: "Decision record" });
   await expect(decisionRecord.getByText("POST /v1/approvals/{id}/respond · allowed")).toBeVisible();
@@ -125,6 +202,8 @@ test("a workflow with a fork, a condition and an approval runs to completion whi
   await shot(page, "wf-05-dark");
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(node("done")).toBeVisible();
+  await page.getByRole("button", { name: "Close the node panel" }).click();
+  expect(await edgesThroughNodes(page, dagNow)).toEqual([]);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
   await shot(page, "wf-06-narrow");

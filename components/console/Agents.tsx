@@ -4,6 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
 import { Upload } from "lucide-react";
+import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
@@ -21,7 +22,9 @@ export function Agents() {
   const trpc = useTRPC();
   const canAdminister = useCanAdminister();
   const [deploying, setDeploying] = useState(false);
-  const [detail, setDetail] = useState<string | null>(null);
+  // `?agent=` (an approval's "asked by") opens that agent.
+  const opened = useSearchParams().get("agent");
+  const [detail, setDetail] = useState<string | null>(opened);
   const list = useInfiniteQuery(
     trpc.agents.list.infiniteQueryOptions(
       { limit: 20 },

@@ -7,13 +7,16 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Badge, Card, Label } from "@/components/ui/primitives";
+import { STEP_UP_RISK_LEVELS } from "@/server/approvals/schemas";
 import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader } from "./ConsoleShell";
-import { Did } from "./Did";
 import { ago } from "./format";
 import { confirmWithPasskey } from "./passkeyClient";
 import { problemOf, useTRPC } from "./Providers";
 import { LiveIndicator, useLiveView } from "./useLiveView";
+import { useSearchParams } from "next/navigation";
+import { ApprovalHistory, PassportLink, SettledApproval, SubjectLink, TaskLink, useSubjects } from "./ApprovalContext";
+import { usePassportNames } from "./usePassportNames";
 import { jsonDiff } from "./approvalDiff";
 import { JsonDiffList } from "./JsonDiffList";
 
@@ -54,7 +57,10 @@ export function Approvals() {
     }),
   );
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.data) ?? [], [list.data]);
-  const [selectedId, setSelectedId] = useState<string | null>(null);
+  // `?id=` (links from the overview, a workflow node, an execution, Learning) opens that request.
+  const requested = useSearchParams().get("id");
+  const [selectedId, setSelectedId] = useState<string | null>(requested);
+  const subjects = useSubjects();
   const [checked, setChecked] = useState<Set<string>>(new Set());
   const current = rows.find((r) => r.id === selectedId) ?? rows[0];
   const index = current ? rows.indexOf(current) : -1;
@@ -127,9 +133,14 @@ export function Approvals() {
     <div>
       <PageHeader
         title="Approvals"
-        description="Requests waiting for your decision, riskiest and newest first. Keys: j/k move, a approve, r reject, x select."
+        description="Requests waiting for your decision, riskiest and newest first."
         actions={<LiveIndicator status={stream.status} />}
       />
+      {/* Keys are for keyboards: a phone has none to press. */}
+      <p className="-mt-2 mb-3 hidden text-xs text-muted-foreground md:block" data-testid="approval-keys">
+        Keys: j/k move, a approve, r reject, x select.
+      </p>
+      {requested && !rows.some((r) => r.id === requested) ? <SettledApproval id={requested} /> : null}
       <div className="mb-3 flex flex-wrap items-center gap-2 text-sm">
         <span data-testid="pending-count">
           {pending ?? rows.length} pending{list.hasNextPage ? " (first pages shown)" : ""}
@@ -192,7 +203,8 @@ export function Approvals() {
                       <span className="truncate text-sm font-medium">{r.action_description}</span>
                     </div>
                     <div className="mt-1 truncate text-xs text-muted-foreground">
-                      {r.agent_id} · asked {ago(r.created_at)} · expires {r.expires_at ? ago(r.expires_at) : "—"}
+                      {subjects(r.agent_id).name} · asked {ago(r.created_at)} · expires{" "}
+                      {r.expires_at ? ago(r.expires_at) : "—"}
                     </div>
                   </button>
                 </li>
@@ -212,10 +224,17 @@ export function Approvals() {
             ) : null}
           </Card>
           {current ? (
-            <ApprovalDetail key={current.id} approval={current} onDecide={decide} busy={respond.isPending} />
+            <ApprovalDetail
+              key={current.id}
+              approval={current}
+              onDecide={decide}
+              busy={respond.isPending}
+              subjects={subjects}
+            />
           ) : null}
         </div>
       )}
+      <ApprovalHistory pending={pending ?? (list.isLoading ? null : rows.length)} />
     </div>
   );
 }
@@ -224,11 +243,14 @@ function ApprovalDetail({
   approval,
   onDecide,
   busy,
+  subjects,
 }: {
   approval: Approval;
   onDecide: (ids: string[], decision: "approve" | "reject", extra?: Record<string, unknown>) => Promise<void>;
   busy: boolean;
+  subjects: ReturnType<typeof useSubjects>;
 }) {
+  const nameOf = usePassportNames();
   const original = approval.request_data ?? {};
   const [text, setText] = useState(() => JSON.stringify(original, null, 2));
   const [comment, setComment] = useState("");
@@ -252,14 +274,18 @@ function ApprovalDetail({
         <h2 className="text-lg font-semibold">{approval.action_description}</h2>
       </div>
       <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
-        <dt className="text-muted-foreground">Agent</dt>
-        <dd className="truncate font-mono text-xs">{approval.agent_id}</dd>
+        <dt className="text-muted-foreground">Asked by</dt>
+        <dd className="min-w-0 truncate">
+          <SubjectLink id={approval.agent_id} subjects={subjects} />
+        </dd>
         <dt className="text-muted-foreground">Requester</dt>
         <dd className="min-w-0">
-          {approval.requester_passport_id ? <Did value={approval.requester_passport_id} truncate /> : "—"}
+          <PassportLink did={approval.requester_passport_id} name={nameOf(approval.requester_passport_id)} />
         </dd>
-        <dt className="text-muted-foreground">Task</dt>
-        <dd className="truncate font-mono text-xs">{approval.task_id}</dd>
+        <dt className="text-muted-foreground">Waiting</dt>
+        <dd className="min-w-0 truncate">
+          <TaskLink approval={approval} />
+        </dd>
         <dt className="text-muted-foreground">Expires</dt>
         <dd>{approval.expires_at ? ago(approval.expires_at) : "—"}</dd>
       </dl>
@@ -322,13 +348,18 @@ function ApprovalDetail({
           </Button>
         ) : (
           <Button disabled={busy} onClick={() => void onDecide([approval.id], "approve", withComment)}>
-            Approve <kbd className="ml-1 text-xs opacity-70">a</kbd>
+            Approve <kbd className="ml-1 hidden text-xs opacity-70 md:inline">a</kbd>
           </Button>
         )}
         <Button variant="outline" disabled={busy} onClick={() => void onDecide([approval.id], "reject", withComment)}>
-          Reject <kbd className="ml-1 text-xs opacity-70">r</kbd>
+          Reject <kbd className="ml-1 hidden text-xs opacity-70 md:inline">r</kbd>
         </Button>
       </div>
+      {approval.risk_level && (STEP_UP_RISK_LEVELS as readonly string[]).includes(approval.risk_level) ? (
+        <p className="text-xs text-muted-foreground" data-testid="step-up-note">
+          {approval.risk_level} risk: approving or rejecting asks you to confirm with your passkey first.
+        </p>
+      ) : null}
     </Card>
   );
 }

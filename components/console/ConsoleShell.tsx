@@ -1,12 +1,12 @@
 "use client";
 
 import * as DialogPrimitive from "@radix-ui/react-dialog";
-import { LogOut, Menu, Moon, Sun, X } from "lucide-react";
+import { ChevronDown, LogOut, Menu, Moon, Sun, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useTheme } from "next-themes";
-import { createContext, useContext, useId, useState, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Badge } from "@/components/ui/primitives";
@@ -85,6 +85,26 @@ export function ThemeToggle() {
   );
 }
 
+/** Whether the element scrolls and has more below what shows, kept up as it scrolls and resizes. */
+function useMoreBelow<T extends HTMLElement>() {
+  const ref = useRef<T>(null);
+  const [more, setMore] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const check = () => setMore(el.scrollHeight - el.scrollTop - el.clientHeight > 4);
+    check();
+    el.addEventListener("scroll", check, { passive: true });
+    const observer = new ResizeObserver(check);
+    observer.observe(el);
+    return () => {
+      el.removeEventListener("scroll", check);
+      observer.disconnect();
+    };
+  }, []);
+  return { ref, more };
+}
+
 function Sidebar({
   nav,
   name,
@@ -101,9 +121,10 @@ function Sidebar({
   const pathname = usePathname();
   // The drawer and the sidebar may both be in the page: each copy's section ids are its own.
   const idPrefix = useId();
+  const { ref: navRef, more } = useMoreBelow<HTMLElement>();
   return (
     <>
-      <nav aria-label="Console" className="flex-1 overflow-y-auto px-3 pb-2">
+      <nav ref={navRef} aria-label="Console" className="relative flex-1 overflow-y-auto px-3 pb-2">
         {bySection(nav).map(({ section, items }) => (
           <div key={section ?? "home"} className={section ? "pt-3" : undefined}>
             {section ? (
@@ -138,6 +159,16 @@ function Sidebar({
             </ul>
           </div>
         ))}
+        {/* On a short screen the last entries are below the fold: say that the list scrolls. */}
+        {more ? (
+          <div
+            className="pointer-events-none sticky bottom-0 -mx-3 -mb-2 flex h-10 items-end justify-center bg-gradient-to-t from-card via-card/90 to-transparent pb-1 text-xs text-muted-foreground"
+            data-testid="nav-more"
+            aria-hidden
+          >
+            <ChevronDown className="h-3.5 w-3.5" /> more
+          </div>
+        ) : null}
       </nav>
       <div className="border-t border-border p-3">
         <div className="px-2 pb-2">

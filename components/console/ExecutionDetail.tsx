@@ -8,7 +8,15 @@ import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card } from "@/components/ui/primitives";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
-import { ExecutionProgress, ExecutionStatusBadge, isLive, JsonBlock, when } from "./executionFormat";
+import {
+  attemptOfBudget,
+  ExecutionProgress,
+  ExecutionStatusBadge,
+  isLive,
+  JsonBlock,
+  when,
+  type Execution,
+} from "./executionFormat";
 import { ErrorText, ExecutionAttempts, ExecutionInput } from "./ExecutionRecord";
 import { useAgentNames } from "./Executions";
 import { Did } from "./format";
@@ -89,12 +97,7 @@ export function ExecutionDetail({ id }: { id: string }) {
               <span data-testid="execution-status">
                 <ExecutionStatusBadge status={e.status} />
               </span>
-              <span className="text-sm text-muted-foreground">
-                attempt{" "}
-                <span className="tabular-nums">
-                  {e.current_attempt ?? 0}/{e.max_attempts ?? "—"}
-                </span>
-              </span>
+              <AttemptOfBudget execution={e} />
             </div>
             <ExecutionProgress execution={e} />
             <dl className="mt-4 grid grid-cols-1 gap-x-3 gap-y-1 text-sm sm:grid-cols-[9rem_1fr] sm:gap-y-2">
@@ -272,5 +275,18 @@ export function ExecutionDetail({ id }: { id: string }) {
         </div>
       ) : null}
     </>
+  );
+}
+
+function AttemptOfBudget({ execution }: { execution: Execution }) {
+  const { attempt, max, pauses } = attemptOfBudget(execution);
+  return (
+    <span className="text-sm text-muted-foreground" data-testid="execution-attempt">
+      attempt{" "}
+      <span className="tabular-nums">
+        {attempt}/{max ?? "—"}
+      </span>
+      {pauses > 0 ? ` · paused ${pauses === 1 ? "once" : `${pauses} times`} for an approval` : null}
+    </span>
   );
 }

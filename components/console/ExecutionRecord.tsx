@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { Badge } from "@/components/ui/primitives";
 import { JsonBlock, when, type Execution } from "./executionFormat";
 import { Did } from "./format";
@@ -116,7 +117,9 @@ export function ExecutionAttempts({ attempts }: { attempts: Attempt[] }) {
             </span>
             {a.worker_id ? <span className="font-mono text-xs text-muted-foreground">{a.worker_id}</span> : null}
           </div>
-          {a.error ? (
+          {a.status === "paused" ? (
+            <PauseText error={a.error} />
+          ) : a.error ? (
             <div className="mt-2">
               <ErrorText error={a.error} compact />
             </div>
@@ -124,5 +127,27 @@ export function ExecutionAttempts({ attempts }: { attempts: Attempt[] }) {
         </li>
       ))}
     </ol>
+  );
+}
+
+/**
+ * A pause is not a failure: the attempt ended to wait for a person's decision without holding a
+ * sandbox, and spent no attempt. It says what it waited for, the approval linked.
+ */
+function PauseText({ error }: { error?: ErrorJson | null }) {
+  const message = typeof error?.message === "string" ? error.message : "Waiting for an approval";
+  const approvalId = /\bapr_[0-9a-z]+/.exec(message)?.[0];
+  return (
+    <p className="mt-2 text-sm text-muted-foreground" data-testid="attempt-paused">
+      Paused, spending no attempt: {message}
+      {approvalId ? (
+        <>
+          {" "}
+          <Link className="text-primary underline" href={`/approvals?id=${approvalId}`}>
+            Open the approval
+          </Link>
+        </>
+      ) : null}
+    </p>
   );
 }

@@ -200,12 +200,13 @@ function ProposalDetail({ id }: { id: string }) {
         </dd>
         <dt className="text-muted-foreground">Approval</dt>
         <dd className="truncate font-mono text-xs">
-          {p.approval_state === "pending" ? (
-            <Link className="underline underline-offset-2" href="/approvals">
-              {p.approval_id} (in the inbox)
+          {p.approval_id ? (
+            <Link className="underline underline-offset-2" href={`/approvals?id=${p.approval_id}`}>
+              {p.approval_id}
+              {p.approval_state === "pending" ? " (in the inbox)" : ""}
             </Link>
           ) : (
-            p.approval_id
+            "—"
           )}
         </dd>
         <dt className="text-muted-foreground">Records</dt>

@@ -212,7 +212,13 @@ const MODEL_COLUMNS: ColumnDef<Model, unknown>[] = [
   },
   {
     header: "Success",
-    cell: ({ row }) => <span className="tabular-nums">{percent(row.original.performance.success_rate)}</span>,
+    // Before any call the rate is 1 by definition ("1 before any"): a figure nobody measured reads as "—".
+    cell: ({ row }) =>
+      row.original.performance.avg_latency_ms === 0 ? (
+        <span className="text-muted-foreground">—</span>
+      ) : (
+        <span className="tabular-nums">{percent(row.original.performance.success_rate)}</span>
+      ),
   },
 ];
 

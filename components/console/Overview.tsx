@@ -225,9 +225,9 @@ function WebhooksChart({ webhooks, loading }: { webhooks: Dashboard["webhooks"];
             <>
               {/* What the ring shows (webhooks by state); the deliveries' rate is the line below. */}
               <span className="text-2xl font-semibold tabular-nums">
-                {total === 0 ? "–" : `${webhooks!.active}/${total}`}
+                {total === 0 ? "none" : `${webhooks!.active}/${total}`}
               </span>
-              <span className="text-xs text-muted-foreground">healthy</span>
+              <span className="text-xs text-muted-foreground">{total === 0 ? "no webhook yet" : "healthy"}</span>
             </>
           }
         />
@@ -290,7 +290,12 @@ function Attention({ dashboard, loading }: { dashboard: Dashboard | undefined; l
   const a = dashboard?.attention;
   const behind = dashboard?.ledger && dashboard.ledger.status !== "in_sync" && dashboard.ledger.records_behind > 0;
   const empty =
-    a && a.failed_executions.length === 0 && a.disabled_webhooks.length === 0 && a.expiring_keys.length === 0;
+    a &&
+    a.pending_approvals.length === 0 &&
+    a.blocked_workflows.length === 0 &&
+    a.failed_executions.length === 0 &&
+    a.disabled_webhooks.length === 0 &&
+    a.expiring_keys.length === 0;
   return (
     <section aria-labelledby="attention-title">
       <h2 id="attention-title" className="text-sm font-semibold">
@@ -304,11 +309,36 @@ function Attention({ dashboard, loading }: { dashboard: Dashboard | undefined; l
         </div>
       ) : empty ? (
         <p className="mt-3 flex items-center gap-2 text-sm text-muted-foreground">
-          <CheckCircle2 className="h-4 w-4 text-success" aria-hidden /> Nothing: no failed run this week, no disabled
-          webhook, no key about to expire{behind ? "" : "."}
+          <CheckCircle2 className="h-4 w-4 text-success" aria-hidden /> Nothing: no approval waiting, no failed run this
+          week, no disabled webhook, no key about to expire{behind ? "" : "."}
         </p>
       ) : (
         <ul className="mt-2 space-y-2 text-sm" data-testid="attention">
+          {a.pending_approvals.map((r) => (
+            <AttentionItem
+              key={r.id}
+              href={`/approvals?id=${r.id}`}
+              label={`Approval waiting ${ago(r.created_at).replace(/ ago$/, "")}: ${r.action_description}`}
+              detail={[
+                `${r.risk_level} risk`,
+                r.blocks
+                  ? `blocks ${r.blocks.kind === "workflow" ? `workflow ${r.blocks.name ?? r.blocks.id}` : `execution ${r.blocks.id}`}`
+                  : null,
+              ]
+                .filter(Boolean)
+                .join(" · ")}
+            />
+          ))}
+          {a.blocked_workflows.map((w) => (
+            <AttentionItem
+              key={`${w.id}:${w.node}`}
+              href={`/workflows/${w.id}`}
+              label={`Workflow ${w.name ?? w.id} blocked`}
+              detail={[`node ${w.node} waits for ${w.approval_id ?? "an approval"}`, w.since ? ago(w.since) : null]
+                .filter(Boolean)
+                .join(" · ")}
+            />
+          ))}
           {a.failed_executions.map((e) => (
             <AttentionItem
               key={e.id}

@@ -1,10 +1,12 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
 import { Plus } from "lucide-react";
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
@@ -12,7 +14,7 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
-import { Badge, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
+import { Badge, Card, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import { RegisterablePassportType } from "@/server/identity/schemas";
 import type { AppRouter } from "@/server/trpc/root";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
@@ -35,6 +37,8 @@ export function Passports() {
   const [open, setOpen] = useState(false);
   const [tiers, setTiers] = useState<Passport | null>(null);
   const canAdminister = useCanAdminister();
+  // `?did=` (a requester or approver linked from the approval inbox) shows that passport first.
+  const shown = useSearchParams().get("did");
   const list = useInfiniteQuery(
     trpc.identity.passports.list.infiniteQueryOptions(
       { limit: 20 },
@@ -78,6 +82,7 @@ export function Passports() {
           ) : undefined
         }
       />
+      {shown ? <PassportCard did={shown} /> : null}
       <DataTable
         caption="Passports"
         columns={columns}
@@ -243,5 +248,48 @@ function TiersDialog({ passport, onClose, onDone }: { passport: Passport; onClos
         ) : null}
       </div>
     </Dialog>
+  );
+}
+
+/** One passport, opened by its DID: who it is, its tiers, and what it did (its provenance records). */
+function PassportCard({ did }: { did: string }) {
+  const trpc = useTRPC();
+  const passport = useQuery(trpc.identity.passports.get.queryOptions({ did }));
+  const p = passport.data;
+  return (
+    <Card className="mb-4 min-w-0 space-y-2 p-4" aria-label="Passport" data-testid="passport-card">
+      {passport.error ? (
+        <p role="alert" className="text-sm text-destructive">
+          {problemOf(passport.error).detail}
+        </p>
+      ) : !p ? (
+        <p className="text-sm text-muted-foreground">Loading…</p>
+      ) : (
+        <>
+          <div className="flex flex-wrap items-center gap-2">
+            <h2 className="text-base font-semibold">{p.name}</h2>
+            <Badge tone={p.type === "human" ? "primary" : "neutral"}>{p.type}</Badge>
+          </div>
+          <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
+            <dt className="text-muted-foreground">DID</dt>
+            <dd className="min-w-0">
+              <Did value={p.did} truncate />
+            </dd>
+            <dt className="text-muted-foreground">Tiers</dt>
+            <dd className="tabular-nums">
+              verification {p.verification_tier} / identity {p.identity_tier}
+            </dd>
+            <dt className="text-muted-foreground">Registered</dt>
+            <dd>{ago(p.created_at)}</dd>
+          </dl>
+          <Link
+            className="text-sm text-primary underline underline-offset-2"
+            href={`/provenance?actor=${encodeURIComponent(p.did)}`}
+          >
+            What this passport did (provenance)
+          </Link>
+        </>
+      )}
+    </Card>
   );
 }

@@ -1,19 +1,21 @@
 "use client";
 
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
 import { diffLines } from "diff";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
+import { toast } from "sonner";
 import { ChartFigure, Legend } from "@/components/charts/ChartFigure";
 import { GroupedBarChart } from "@/components/charts/GroupedBarChart";
 import { categoricalColor, SERIES } from "@/components/charts/series";
 import { Button } from "@/components/ui/button";
+import { Confirm } from "@/components/ui/dialog";
 import { DataTable } from "@/components/ui/data-table";
 import { Badge, Card, Label, Mono, NativeSelect } from "@/components/ui/primitives";
 import type { AppRouter } from "@/server/trpc/root";
-import { PageHeader } from "./ConsoleShell";
+import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ago } from "./format";
 import { SchemaForm, type ObjectSchema } from "./marketplace/SchemaForm";
 import { problemOf, useTRPC } from "./Providers";
@@ -82,6 +84,50 @@ function PromptDetail({ promptKey }: { promptKey: string }) {
   const versions = useQuery(trpc.prompts.versions.queryOptions({ key: promptKey, limit: 100 }));
   const history = useQuery(trpc.prompts.history.queryOptions({ key: promptKey, limit: 50 }));
   const all = versions.data?.data ?? [];
+  const queryClient = useQueryClient();
+  const canMove = useCanAdminister();
+  const active = profile.data?.active_version;
+  // The version the last move came from: where a roll back goes (if it can still be active).
+  const lastMove = history.data?.data.find((h) => h.change === "active_version" && h.to === active);
+  const rollBackTo =
+    lastMove?.from && all.some((v) => v.version === lastMove.from && v.status !== "deprecated")
+      ? lastMove.from
+      : undefined;
+  const move = useMutation(
+    trpc.prompts.setActiveVersion.mutationOptions({
+      onSuccess: (out) => {
+        toast.success(`${promptKey}: ${out.active_version} is the active version`);
+        void queryClient.invalidateQueries({ queryKey: trpc.prompts.pathKey() });
+      },
+      onError: (e) => toast.error(problemOf(e).detail),
+    }),
+  );
+  const columns: ColumnDef<Version, unknown>[] = [
+    ...VERSION_COLUMNS.slice(0, 1),
+    { header: "Status", cell: ({ row }) => <VersionStatus version={row.original} active={active} /> },
+    ...VERSION_COLUMNS.slice(1),
+    ...(canMove
+      ? [
+          {
+            header: "Active version",
+            cell: ({ row }: { row: { original: Version } }) =>
+              row.original.version !== active && row.original.status !== "deprecated" ? (
+                <Confirm
+                  trigger={
+                    <Button size="sm" variant="outline" disabled={move.isPending}>
+                      Make {row.original.version} active
+                    </Button>
+                  }
+                  title={`Make ${row.original.version} the active version?`}
+                  description={`Renders and reasoning calls that name ${promptKey} without a version get ${row.original.version} instead of ${active ?? "the current one"}. The move is recorded in the history and can be rolled back.`}
+                  confirmLabel={`Make ${row.original.version} active`}
+                  onConfirm={() => move.mutate({ key: promptKey, version: row.original.version })}
+                />
+              ) : null,
+          } satisfies ColumnDef<Version, unknown>,
+        ]
+      : []),
+  ];
 
   return (
     <section aria-labelledby="prompt-title" className="mt-8">
@@ -93,6 +139,25 @@ function PromptDetail({ promptKey }: { promptKey: string }) {
           </span>
         ) : null}
       </h2>
+      <p className="mt-1 text-sm text-muted-foreground">
+        Publishing a version does not make it active (only a prompt&apos;s first version is): calls without a version
+        get the active one until it is moved.
+      </p>
+      {canMove && rollBackTo ? (
+        <div className="mt-2">
+          <Confirm
+            trigger={
+              <Button size="sm" variant="outline" disabled={move.isPending}>
+                Roll back to {rollBackTo}
+              </Button>
+            }
+            title={`Roll back ${promptKey} to ${rollBackTo}?`}
+            description={`The active version moves back from ${active} to ${rollBackTo}, the version it was moved from. The move is recorded in the history.`}
+            confirmLabel={`Roll back to ${rollBackTo}`}
+            onConfirm={() => move.mutate({ key: promptKey, version: rollBackTo })}
+          />
+        </div>
+      ) : null}
       {profile.error ? (
         <p role="alert" className="mt-2 text-sm text-destructive">
           {profile.error.message}
@@ -101,7 +166,7 @@ function PromptDetail({ promptKey }: { promptKey: string }) {
       <h3 className="mb-3 mt-6 font-semibold">Versions</h3>
       <DataTable
         caption={`Versions of ${promptKey}, newest first`}
-        columns={VERSION_COLUMNS}
+        columns={columns}
         data={all}
         loading={versions.isLoading}
         error={versions.error?.message ?? null}
@@ -136,15 +201,19 @@ function PromptDetail({ promptKey }: { promptKey: string }) {
 
 const VERSION_COLUMNS: ColumnDef<Version, unknown>[] = [
   { header: "Version", cell: ({ row }) => <Mono>{row.original.version}</Mono> },
-  {
-    header: "Status",
-    cell: ({ row }) => (
-      <Badge tone={row.original.status === "active" ? "success" : "neutral"}>{row.original.status}</Badge>
-    ),
-  },
   { header: "Extends", cell: ({ row }) => (row.original.extends_uri ? <Mono>{row.original.extends_uri}</Mono> : "—") },
   { header: "Published", cell: ({ row }) => ago(row.original.published_at) },
 ];
+
+/**
+ * A version's state as people mean it: the API's `status` only says whether a version may still be
+ * made active ("active" until deprecated); the one active version is the profile's `active_version`.
+ */
+function VersionStatus({ version, active }: { version: Version; active: string | undefined }) {
+  if (version.status === "deprecated") return <Badge tone="warning">deprecated</Badge>;
+  if (version.version === active) return <Badge tone="success">active</Badge>;
+  return <Badge tone="neutral">published</Badge>;
+}
 
 const HISTORY_COLUMNS: ColumnDef<HistoryEntry, unknown>[] = [
   { header: "Change", accessorKey: "change" },

@@ -1,6 +1,6 @@
 "use client";
 
-import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { CheckCircle2, Download, ShieldCheck, XCircle } from "lucide-react";
@@ -68,6 +68,12 @@ export function Provenance({ traceUrlTemplate = null }: { traceUrlTemplate?: str
   const [state, setState] = useState<FilterState>(() => stateFrom(new URLSearchParams(params.toString())));
   const [applied, setApplied] = useState(state);
   const [selected, setSelected] = useState<ProvenanceRecord | null>(null);
+  // `?record=<prv_…>` (a marketplace invocation's record) opens that record over the list.
+  const linkedId = params.get("record");
+  const linked = useQuery(trpc.provenance.get.queryOptions({ id: linkedId ?? "" }, { enabled: !!linkedId }));
+  useEffect(() => {
+    if (linked.data) setSelected(linked.data as ProvenanceRecord);
+  }, [linked.data]);
   const [exporting, setExporting] = useState<number | null>(null);
   const set = (changes: Partial<FilterState>) => setState((s) => ({ ...s, ...changes }));
   // A URL this explorer did not write (a link to it, Back) resets the filters to the URL's; one it

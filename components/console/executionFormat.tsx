@@ -1,4 +1,5 @@
 import type { inferRouterOutputs } from "@trpc/server";
+import { cn } from "@/components/ui/cn";
 import { Badge } from "@/components/ui/primitives";
 import { Progress } from "@/components/ui/progress";
 import { FINAL_EXECUTION_STATUSES } from "@/server/executions/schemas";
@@ -51,13 +52,37 @@ export function ExecutionProgress({ execution, className }: { execution: Executi
   );
 }
 
-/** Pretty-printed JSON in a box that scrolls itself (a long line never widens the page). */
-export function JsonBlock({ value, label }: { value: unknown; label: string }) {
+/**
+ * "attempt n/m" as the run's retry budget: a pause for an approval ends an attempt but spends none
+ * (the server raises `max_attempts` by one per pause, server/executions/pauseRun.ts), so paused
+ * attempts count on neither side.
+ */
+export function attemptOfBudget(execution: Execution): { attempt: number; max: number | null; pauses: number } {
+  const pauses = (execution.attempts ?? []).filter((a) => a.status === "paused").length;
+  const current = execution.current_attempt ?? 0;
+  // While paused, the current attempt is the paused one: it is the attempt the run goes on with.
+  const spent = Math.max(0, current - pauses + (current > 0 && lastIsPaused(execution) ? 1 : 0));
+  return { attempt: spent, max: execution.max_attempts == null ? null : execution.max_attempts - pauses, pauses };
+}
+
+function lastIsPaused(execution: Execution): boolean {
+  const last = execution.attempts?.at(-1);
+  return last?.status === "paused" && last.attempt === execution.current_attempt;
+}
+
+/**
+ * Pretty-printed JSON in a box that scrolls itself (a long line never widens the page); `wrap`
+ * breaks long values instead, for a narrow panel where sideways scrolling hides them.
+ */
+export function JsonBlock({ value, label, wrap }: { value: unknown; label: string; wrap?: boolean }) {
   return (
     <pre
       aria-label={label}
       tabIndex={0}
-      className="max-h-72 overflow-auto rounded-md bg-muted p-3 font-mono text-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+      className={cn(
+        "max-h-72 overflow-auto rounded-md bg-muted p-3 font-mono text-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring",
+        wrap && "whitespace-pre-wrap [overflow-wrap:anywhere]",
+      )}
     >
       {JSON.stringify(value, null, 2)}
     </pre>

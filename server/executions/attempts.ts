@@ -30,7 +30,20 @@ export async function beginAttempt(
   log: (line: string) => void,
 ): Promise<void> {
   const now = new Date();
-  if (job.attempts > 1) await closeLostAttempts(tx, executionId, job.attempts, timeoutMs, log, now);
+  if (job.attempts > 1) {
+    await closeLostAttempts(tx, executionId, job.attempts, timeoutMs, log, now);
+    // A run resumed after a pause runs again: "Approval … approved; resuming" is over, and would
+    // otherwise stay the execution's message after it completed (the agent's next progress replaces it).
+    const previous = await tx.executionAttempt.findUnique({
+      where: { id: attemptId(executionId, job.attempts - 1) },
+      select: { status: true },
+    });
+    if (previous?.status === "paused")
+      await tx.asyncExecution.updateMany({
+        where: { id: executionId, status: "processing" },
+        data: { progressMessage: null },
+      });
+  }
   // An attempt given back uncounted (the database failed during it) is claimed again under the same number.
   await tx.executionAttempt.upsert({
     where: { id: attemptId(executionId, job.attempts) },

@@ -43,9 +43,16 @@ export async function pauseRun(
   outcome: SandboxOutcome,
 ): Promise<void> {
   executionChanged(tx, run);
-  await endAttempt(tx, run.id, job.attempts, outcome);
   const message = pauseMessages.get(run.id) ?? "Waiting for an approval";
   pauseMessages.delete(run.id);
+  // The sandbox stopped the run the way it stops a cancelled one ("The run was cancelled"): the
+  // attempt keeps what it waits for instead, which is what happened.
+  await endAttempt(
+    tx,
+    run.id,
+    job.attempts,
+    outcome.ok ? outcome : { ok: false, error: { code: AWAITING_APPROVAL, message } },
+  );
   const { count } = await tx.asyncExecution.updateMany({
     where: { id: run.id, status: "processing" },
     data: { progressMessage: message, maxAttempts: { increment: 1 } },

@@ -3,7 +3,7 @@ import { coveredBy } from "../identity/capabilities";
 import { ledgerSync } from "../ledger/proofs";
 import { ROLES } from "../members/roles";
 import { defineConsoleProcedure } from "../trpc/procedures";
-import { callsPerHour, executionStats, needsAttention, webhookHealth } from "./dashboard";
+import { callsPerHour, executionStats, needsAttention, pendingApprovals, webhookHealth } from "./dashboard";
 
 const count = z.number().int().nonnegative();
 
@@ -53,6 +53,35 @@ export const Dashboard = z.object({
     ),
     disabled_webhooks: z.array(z.object({ id: z.string(), target: z.string(), reason: z.string().nullable() })),
     expiring_keys: z.array(z.object({ id: z.string(), name: z.string().nullable(), expires_at: z.string() })),
+    pending_approvals: z
+      .array(
+        z.object({
+          id: z.string(),
+          action_description: z.string(),
+          risk_level: z.string(),
+          created_at: z.string(),
+          blocks: z
+            .object({ kind: z.enum(["execution", "workflow"]), id: z.string(), name: z.string().nullable() })
+            .nullable()
+            .describe(
+              "What waits for the decision: a paused execution or a workflow; null for a request nothing waits on.",
+            ),
+        }),
+      )
+      .describe("Open requests, oldest first (five); empty without svc_api:approvals:read."),
+    blocked_workflows: z
+      .array(
+        z.object({
+          id: z.string(),
+          name: z.string().nullable(),
+          node: z.string().describe("The node waiting for its approval"),
+          approval_id: z.string().nullable(),
+          since: z.string().nullable(),
+        }),
+      )
+      .describe(
+        "Workflows with a node waiting for an approval, longest blocked first (five); empty without svc_api:workflows:read.",
+      ),
   }),
 });
 
@@ -69,12 +98,13 @@ export const dashboardProcedure = defineConsoleProcedure({
   response: Dashboard,
   async handler(ctx) {
     const can = (capability: string) => coveredBy(ctx.principal.capabilities, capability);
-    const [calls, executions, webhooks, ledger, attention] = await Promise.all([
+    const [calls, executions, webhooks, ledger, attention, approvals] = await Promise.all([
       can("svc_api:provenance:read") ? callsPerHour(ctx.db, ctx.database.engine, ctx.principal) : null,
       can("svc_api:executions:read") ? executionStats(ctx.db, ctx.principal) : null,
       can("svc_api:events:read") ? webhookHealth(ctx.db, ctx.principal) : null,
       can("svc_api:provenance:read") ? ledgerSync(ctx.database) : null,
       needsAttention(ctx.db, ctx.principal),
+      pendingApprovals(ctx.db, ctx.principal),
     ]);
     const { failed_executions, disabled_webhooks, expiring_keys } = attention;
     return {
@@ -86,6 +116,8 @@ export const dashboardProcedure = defineConsoleProcedure({
         failed_executions: can("svc_api:executions:read") ? failed_executions : [],
         disabled_webhooks: can("svc_api:events:read") ? disabled_webhooks : [],
         expiring_keys: can("svc_api:delegations:read") ? expiring_keys : [],
+        pending_approvals: can("svc_api:approvals:read") ? approvals.pending_approvals : [],
+        blocked_workflows: can("svc_api:workflows:read") ? approvals.blocked_workflows : [],
       },
     };
   },

@@ -105,6 +105,78 @@ const originAndPath = (url: string) => {
   }
 };
 
+/** Who waits for an approval request, from its waiter: a paused run's execution, or a workflow's node. */
+const EXECUTION_WAITER = "execution";
+const WORKFLOW_NODE_WAITER = "workflow_node";
+
+/**
+ * Open approval requests, oldest first (the longest wait is the most urgent), and the workflows
+ * blocked on one (a node waiting for its approval), longest blocked first: five of each. A request
+ * says what it blocks: the paused execution or the workflow.
+ */
+export async function pendingApprovals(db: Db, principal: Principal) {
+  const open = { orgDid: principal.orgDid, status: { in: ["pending", "delegated"] } };
+  const select = {
+    id: true,
+    actionDescription: true,
+    riskLevel: true,
+    createdAt: true,
+    taskId: true,
+    waiterKind: true,
+  };
+  // Through the requests (indexed by organization and status), not a scan of every workflow node:
+  // a node that waits has an open request whose task is the node.
+  const [requests, workflowRequests] = await Promise.all([
+    db.approvalRequest.findMany({ where: open, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 5, select }),
+    db.approvalRequest.findMany({
+      where: { ...open, waiterKind: WORKFLOW_NODE_WAITER },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: 5,
+      select,
+    }),
+  ]);
+  const nodeIds = [...requests, ...workflowRequests]
+    .filter((r) => r.waiterKind === WORKFLOW_NODE_WAITER)
+    .map((r) => r.taskId);
+  const nodes = nodeIds.length
+    ? await db.workflowNode.findMany({
+        where: { id: { in: nodeIds }, orgDid: principal.orgDid },
+        select: { id: true, key: true, status: true, workflow: { select: { id: true, name: true } } },
+      })
+    : [];
+  const nodeOf = new Map(nodes.map((n) => [n.id, n]));
+  return {
+    pending_approvals: requests.map((r) => {
+      const workflow = r.waiterKind === WORKFLOW_NODE_WAITER ? nodeOf.get(r.taskId)?.workflow : undefined;
+      return {
+        id: r.id,
+        action_description: r.actionDescription,
+        risk_level: r.riskLevel,
+        created_at: r.createdAt.toISOString(),
+        blocks: workflow
+          ? { kind: "workflow" as const, id: workflow.id, name: workflow.name }
+          : r.waiterKind === EXECUTION_WAITER
+            ? { kind: "execution" as const, id: r.taskId, name: null }
+            : null,
+      };
+    }),
+    blocked_workflows: workflowRequests.flatMap((r) => {
+      const node = nodeOf.get(r.taskId);
+      return node && node.status === "waiting_approval"
+        ? [
+            {
+              id: node.workflow.id,
+              name: node.workflow.name,
+              node: node.key,
+              approval_id: r.id,
+              since: r.createdAt.toISOString(),
+            },
+          ]
+        : [];
+    }),
+  };
+}
+
 /** Failed executions of the last week, disabled webhooks, API keys expiring within a week: five of each, newest first. */
 export async function needsAttention(db: Db, principal: Principal, now = new Date()) {
   const [failed, disabled, expiring] = await Promise.all([

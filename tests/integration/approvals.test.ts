@@ -358,8 +358,17 @@ describe("ctx.approvals.request pauses a run until the decision", () => {
     // The replay found the settled request: still one request for the run.
     const list = await api("GET", `/v1/approvals?task_id=${invoked.body.id}`, ctx.root.token);
     expect(list.body.data).toHaveLength(1);
-    const attempts = await api("GET", `/v1/executions/${invoked.body.id}/attempts`, ctx.root.token);
-    if (attempts.status === 200) expect(JSON.stringify(attempts.body)).toContain("paused");
+    // The pause reads as a pause: the attempt says what it waited for (not "The run was cancelled"),
+    // spent no attempt, and the resume message is gone once the run has run again.
+    expect(done.body.progress_message ?? "").not.toContain("resuming");
+    expect(done.body.max_attempts).toBe(4);
+    expect(done.body.current_attempt).toBe(2);
+    const paused = (
+      done.body.attempts as Array<{ attempt: number; status: string; error?: { code: string; message: string } }>
+    )[0]!;
+    expect(paused).toMatchObject({ attempt: 1, status: "paused", error: { code: "awaiting_approval" } });
+    expect(paused.error!.message).toContain(`Waiting for approval ${a.id}`);
+    expect((done.body.attempts as Array<{ status: string }>)[1]).toMatchObject({ status: "completed" });
   });
 
   it("cancelling the execution cancels its request and a decision never resumes it", async () => {

@@ -97,6 +97,53 @@ describe("the overview's dashboard", () => {
     expect(first.attention.expiring_keys.map((k) => k.id)).toContain(expiring.delegationId);
   }, 60_000);
 
+  it("needs attention: open approvals oldest first, with what each blocks, and the workflows blocked on one", async () => {
+    const admin = await person("admin");
+    const before = await admin.overview.dashboard();
+    expect(before.attention.pending_approvals).toEqual([]);
+    expect(before.attention.blocked_workflows).toEqual([]);
+    const loose = await api("POST", "/v1/approvals", {
+      task_id: "task-dash",
+      agent_id: "agt_external",
+      action_description: "Refund invoice INV-9",
+      risk_level: "low",
+      request_data: { amount: 9 },
+    });
+    expect(loose.status, JSON.stringify(loose.body)).toBe(201);
+    const started = await api("POST", "/v1/workflows", {
+      name: "refund-flow",
+      nodes: [
+        { id: "ask", node_type: "approval", approval: { action_description: "Refund 1,250 EUR", risk_level: "high" } },
+        { id: "pay", node_type: "svc", operation: "emitEvent", input: { type: "wf.pay" } },
+      ],
+      edges: [{ from_node_id: "ask", to_node_id: "pay", edge_type: "success" }],
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const workflowId = started.body.workflow_id as string;
+    await expect
+      .poll(async () => (await admin.overview.dashboard()).attention.blocked_workflows, {
+        timeout: 20_000,
+        interval: 50,
+      })
+      .toEqual([expect.objectContaining({ id: workflowId, name: "refund-flow", node: "ask" })]);
+    const d = await admin.overview.dashboard();
+    // The oldest first: the request filed first heads the list, whatever its risk.
+    expect(d.attention.pending_approvals.map((a) => a.id)[0]).toBe(loose.body.id);
+    expect(d.attention.pending_approvals[0]).toMatchObject({
+      action_description: "Refund invoice INV-9",
+      blocks: null,
+    });
+    const flowRequest = d.attention.pending_approvals[1]!;
+    expect(flowRequest).toMatchObject({
+      risk_level: "high",
+      blocks: { kind: "workflow", id: workflowId, name: "refund-flow" },
+    });
+    expect(d.attention.blocked_workflows[0]!.approval_id).toBe(flowRequest.id);
+    // A viewer reads approvals and workflows too; a decision takes the request off the list.
+    const viewer = await person("viewer");
+    expect((await viewer.overview.dashboard()).attention.pending_approvals).toHaveLength(2);
+  }, 60_000);
+
   it("is the console's own: a bearer token is refused", async () => {
     const { token } = await apiKey(["svc_api:*"]);
     const bearer = createCaller({

@@ -407,13 +407,14 @@ function InvokeForm({ installation: i, onDone }: { installation: Installation; o
               {result.status_code === null ? "no answer" : `HTTP ${result.status_code}`}
             </Badge>
             <span className="tabular-nums text-muted-foreground">{result.duration_ms} ms</span>
+            {/* The record itself (prv_…), not the invocation's usage id (civ_…), which is no record. */}
             <Link
-              href={`/provenance?resource=${encodeURIComponent(i.installation_id)}`}
+              href={`/provenance?record=${encodeURIComponent(result.provenance_id)}`}
               className="text-primary underline-offset-2 hover:underline"
+              data-testid="invocation-record"
             >
-              Provenance record
+              Provenance record <span className="font-mono text-xs">{result.provenance_id}</span>
             </Link>
-            <span className="font-mono text-xs text-muted-foreground">{result.invocation_id}</span>
           </div>
           {result.error ? (
             <p role="alert" className="text-sm text-destructive">

@@ -174,10 +174,11 @@ function ConnectorCard({ connector: c }: { connector: Listing }) {
         <div className="flex items-start gap-3">
           <ConnectorIcon name={c.name} src={c.icon_url} size={44} />
           <div className="min-w-0 flex-1">
-            <h2 className="flex items-center gap-1.5 font-semibold leading-tight">
+            {/* The whole name, wrapped: beside the icon and the health badge a card has too little room to cut it. */}
+            <h2 className="flex items-start gap-1.5 font-semibold leading-tight">
               <Link
                 href={`/marketplace/${encodeURIComponent(c.connector_id)}`}
-                className="truncate after:absolute after:inset-0 after:content-[''] focus-visible:outline-none"
+                className="min-w-0 [overflow-wrap:anywhere] after:absolute after:inset-0 after:content-[''] focus-visible:outline-none"
               >
                 {c.name}
               </Link>

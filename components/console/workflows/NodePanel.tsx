@@ -69,7 +69,12 @@ export function NodePanel({
             <>
               <dt className="text-muted-foreground">Approval</dt>
               <dd className="min-w-0 break-all">
-                <Mono>{node.approval_id}</Mono>
+                <Link
+                  className="font-mono text-primary underline-offset-2 hover:underline"
+                  href={`/approvals?id=${node.approval_id}`}
+                >
+                  {node.approval_id}
+                </Link>
                 {decision?.status ? <div>decision: {decision.status}</div> : null}
                 {decision?.responded_by ? (
                   <div className="truncate">
@@ -106,10 +111,20 @@ export function NodePanel({
           />
         ) : null}
       </section>
-      {node.input ? <JsonBlock label="Input" value={node.input} /> : null}
-      {node.output ? <JsonBlock label="Output" value={node.output} /> : null}
-      {node.error ? <JsonBlock label="Error" value={node.error} /> : null}
+      {node.input ? <Labelled title="Input" value={node.input} /> : null}
+      {node.output ? <Labelled title="Output" value={node.output} /> : null}
+      {node.error ? <Labelled title="Error" value={node.error} /> : null}
     </Card>
+  );
+}
+
+/** A JSON value under its visible name, long values wrapped (the panel is narrow). */
+function Labelled({ title, value }: { title: string; value: unknown }) {
+  return (
+    <section className="space-y-1">
+      <h3 className="text-sm font-medium">{title}</h3>
+      <JsonBlock label={title} value={value} wrap />
+    </section>
   );
 }
 

@@ -3,12 +3,14 @@
 import dagre from "@dagrejs/dagre";
 import {
   Background,
+  BaseEdge,
   Controls,
   Handle,
   MarkerType,
   Position,
   ReactFlow,
   type Edge,
+  type EdgeProps,
   type Node,
   type NodeProps,
 } from "@xyflow/react";
@@ -84,15 +86,91 @@ function DagNodeView({ data }: NodeProps<DagNode>) {
 
 const nodeTypes = { dag: DagNodeView };
 
-/** Positions from dagre (top to bottom), computed once per shape: status changes do not move nodes. */
-function layout(dag: WorkflowDag): Map<string, { x: number; y: number }> {
-  const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: "TB", nodesep: 28, ranksep: 56 });
+type Point = { x: number; y: number };
+type DagEdge = Edge<{ points: Point[]; labelAt: Point | null; from: string; to: string }, "routed">;
+
+/**
+ * A path through dagre's points: straight to the first midpoint, then quadratic curves with each
+ * bend point as control and the midpoints as ends (a B-spline of degree 2), so the curve stays
+ * inside the polyline's hull and goes around the nodes dagre routed it around.
+ */
+function pathThrough(points: Point[]): string {
+  if (points.length < 2) return "";
+  const [first, ...rest] = points;
+  if (rest.length === 1) return `M${first!.x},${first!.y} L${rest[0]!.x},${rest[0]!.y}`;
+  const mid = (a: Point, b: Point) => ({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
+  let d = `M${first!.x},${first!.y}`;
+  let m = mid(first!, rest[0]!);
+  d += ` L${m.x},${m.y}`;
+  for (let i = 0; i < rest.length - 1; i++) {
+    m = mid(rest[i]!, rest[i + 1]!);
+    d += ` Q${rest[i]!.x},${rest[i]!.y} ${m.x},${m.y}`;
+  }
+  const last = rest.at(-1)!;
+  return `${d} L${last.x},${last.y}`;
+}
+
+/** An edge drawn where dagre routed it (around the nodes), its label where dagre made room for it. */
+function RoutedEdge({ id, data, style, markerEnd, label, labelStyle, labelBgStyle }: EdgeProps<DagEdge>) {
+  if (!data) return null;
+  return (
+    <g data-testid="dag-edge" data-from={data.from} data-to={data.to}>
+      <BaseEdge
+        id={id}
+        path={pathThrough(data.points)}
+        style={style}
+        markerEnd={markerEnd}
+        label={label}
+        labelX={data.labelAt?.x}
+        labelY={data.labelAt?.y}
+        labelStyle={labelStyle}
+        labelShowBg
+        labelBgStyle={labelBgStyle}
+        labelBgPadding={[4, 2]}
+        labelBgBorderRadius={3}
+      />
+    </g>
+  );
+}
+
+const edgeTypes = { routed: RoutedEdge };
+
+/** A label's box as dagre reserves it: 11 px text, about 6.5 px a character, with its padding. */
+const labelSize = (text: string | undefined) =>
+  text ? { width: Math.ceil(text.length * 6.5) + 10, height: 18, labelpos: "c" } : { width: 0, height: 0 };
+
+interface Layout {
+  nodes: Map<string, Point>;
+  edges: Map<string, { points: Point[]; labelAt: Point | null }>;
+}
+
+/**
+ * Positions from dagre (top to bottom), computed once per shape: status changes do not move
+ * nodes. Edges keep dagre's route (its points go around nodes: a long edge passes the ranks
+ * between through space dagre keeps free), and labelled edges get a box of their own to sit in.
+ */
+function layout(dag: WorkflowDag): Layout {
+  const g = new dagre.graphlib.Graph({ multigraph: true });
+  g.setGraph({ rankdir: "TB", nodesep: 36, ranksep: 56, edgesep: 16 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of dag.nodes) g.setNode(n.id, { width: NODE_W, height: NODE_H });
-  for (const e of dag.edges) g.setEdge(e.from_node_id, e.to_node_id);
+  for (const e of dag.edges) g.setEdge(e.from_node_id, e.to_node_id, labelSize(EDGE_LABELS[e.edge_type]), e.id);
   dagre.layout(g);
-  return new Map(dag.nodes.map((n) => [n.id, { x: g.node(n.id).x - NODE_W / 2, y: g.node(n.id).y - NODE_H / 2 }]));
+  const nodes = new Map(
+    dag.nodes.map((n) => [n.id, { x: g.node(n.id).x - NODE_W / 2, y: g.node(n.id).y - NODE_H / 2 }]),
+  );
+  const edges = new Map(
+    dag.edges.map((e) => {
+      const routed = g.edge({ v: e.from_node_id, w: e.to_node_id, name: e.id }) as {
+        points?: Point[];
+        x?: number;
+        y?: number;
+      };
+      const labelAt = EDGE_LABELS[e.edge_type] && routed.x !== undefined ? { x: routed.x, y: routed.y! } : null;
+      return [e.id, { points: routed.points ?? [], labelAt }];
+    }),
+  );
+  return { nodes, edges };
 }
 
 /**
@@ -111,21 +189,30 @@ export function WorkflowGraph({
   const { resolvedTheme } = useTheme();
   const shape = `${dag.nodes.map((n) => n.id).join(",")}|${dag.edges.map((e) => e.id).join(",")}`;
   // The layout depends on the shape only: a status change does not move the nodes.
-  const positions = useMemo(() => layout(dag), [shape]);
+  const laid = useMemo(() => layout(dag), [shape]);
   const nodes: DagNode[] = dag.nodes.map((n) => ({
     id: n.id,
     type: "dag",
-    position: positions.get(n.id) ?? { x: 0, y: 0 },
+    position: laid.nodes.get(n.id) ?? { x: 0, y: 0 },
     data: { node: n, selected: n.id === selectedId },
     draggable: false,
     ariaLabel: `${n.node_name} (${n.node_type}): ${n.status}`,
   }));
-  const edges: Edge[] = dag.edges.map((e) => {
+  const nameOf = (id: string) => dag.nodes.find((n) => n.id === id)?.node_name ?? id;
+  const edges: DagEdge[] = dag.edges.map((e) => {
     const style = edgeStyle(e.edge_type);
+    const route = laid.edges.get(e.id);
     return {
       id: e.id,
+      type: "routed",
       source: e.from_node_id,
       target: e.to_node_id,
+      data: {
+        points: route?.points ?? [],
+        labelAt: route?.labelAt ?? null,
+        from: nameOf(e.from_node_id),
+        to: nameOf(e.to_node_id),
+      },
       label: EDGE_LABELS[e.edge_type],
       style: { ...style, strokeWidth: 1.5 },
       markerEnd: { type: MarkerType.ArrowClosed, color: style.stroke },
@@ -140,6 +227,7 @@ export function WorkflowGraph({
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
         onNodeClick={(_, n) => onSelect(n.id)}
         fitView
         fitViewOptions={{ padding: 0.15 }}
