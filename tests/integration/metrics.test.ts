@@ -159,7 +159,7 @@ describe("GET /metrics", () => {
 
   it("names only counters `_total` (promtool check metrics)", async () => {
     const text = await metricsRegistry().metrics();
-    const typed = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]);
+    const typed = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m): [string, string] => [m[1]!, m[2]!]);
     expect(typed.length).toBeGreaterThan(10);
     expect(typed.filter(([name, type]) => name.endsWith("_total") && type !== "counter")).toEqual([]);
   });
