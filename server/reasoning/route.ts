@@ -62,6 +62,8 @@ export interface RouteRequest {
   remainingUsd?: number;
   /** The organization's routing rules. */
   rules?: readonly Rule[];
+  /** The model the call's prompt recommends (its profile's `recommended_model`): preferred before a routing rule. */
+  promptRecommendation?: { promptKey: string; model: string };
 }
 
 export interface Ranked {
@@ -166,27 +168,44 @@ export function route(
     ranked.sort((a, b) => b.score - a.score || a.worstCaseUsd - b.worstCaseUsd);
   }
 
-  // A routing rule's model goes first when it is an active candidate that fits the budget.
+  // A preferred model goes first when it is an active candidate that fits the budget: the one the
+  // call's prompt recommends, else the routing rule's. One passed over lets the next one try.
   const rule = req.rules ? ruleFor(req.rules, req.task, req.complexity) : undefined;
-  let ruled: Ranked | undefined;
-  let ruleNote = "";
+  const preferences: { who: string; chosenBy: string; model: string }[] = [];
+  if (req.promptRecommendation)
+    preferences.push({
+      who: `prompt ${req.promptRecommendation.promptKey}'s recommendation`,
+      chosenBy: `recommended for prompt ${req.promptRecommendation.promptKey}`,
+      model: req.promptRecommendation.model,
+    });
   if (rule) {
     const target = targetOf(rule.task, rule.complexity);
-    const wanted = ruleModel(models, rule.model);
-    // The rule overrides minimize's quality floor, not the pool (active, context, priced under a budget).
+    preferences.push({
+      who: `routing rule ${target}`,
+      chosenBy: `chosen by the routing rule ${target}`,
+      model: rule.model,
+    });
+  }
+  let ruled: Ranked | undefined;
+  let chosenBy = "";
+  let ruleNote = "";
+  for (const p of preferences) {
+    const wanted = ruleModel(models, p.model);
+    // A preference overrides minimize's quality floor, not the pool (active, context, priced under a budget).
     const candidate =
       wanted && pool.includes(wanted) ? (ranked.find((r) => r.model === wanted) ?? rank(wanted)) : undefined;
-    if (!wanted)
-      ruleNote = `; routing rule ${target} prefers ${rule.model}, which is not in the catalogue: passed over`;
+    if (!wanted) ruleNote += `; ${p.who} prefers ${p.model}, which is not in the catalogue: passed over`;
     else if (wanted.status !== "active")
-      ruleNote = `; routing rule ${target} prefers ${wanted.modelId}, which is ${wanted.status}: passed over`;
+      ruleNote += `; ${p.who} prefers ${wanted.modelId}, which is ${wanted.status}: passed over`;
     else if (!candidate)
-      ruleNote = `; routing rule ${target} prefers ${wanted.modelId}, which cannot take this call (context${budgeted ? " or price" : ""}): passed over`;
+      ruleNote += `; ${p.who} prefers ${wanted.modelId}, which cannot take this call (context${budgeted ? " or price" : ""}): passed over`;
     else if (!fits(candidate))
-      ruleNote = `; routing rule ${target} prefers ${wanted.modelId}, which may cost up to ${usd(candidate.worstCaseUsd)}, over the remaining budget (${usd(req.remainingUsd!)}): passed over`;
+      ruleNote += `; ${p.who} prefers ${wanted.modelId}, which may cost up to ${usd(candidate.worstCaseUsd)}, over the remaining budget (${usd(req.remainingUsd!)}): passed over`;
     else {
       ruled = candidate;
+      chosenBy = p.chosenBy;
       ranked = [candidate, ...ranked.filter((r) => r !== candidate)];
+      break;
     }
   }
 
@@ -218,7 +237,7 @@ export function route(
   const chain = ranked.slice(0, req.maxAttempts);
   const selected = chain[0]!;
   const why = ruled
-    ? `chosen by the routing rule ${targetOf(rule!.task, rule!.complexity)} (quality ${fmt(selected.quality)}, up to ${usd(selected.worstCaseUsd)})`
+    ? `${chosenBy} (quality ${fmt(selected.quality)}, up to ${usd(selected.worstCaseUsd)})`
     : req.budget === "minimize"
       ? `the cheapest (up to ${usd(selected.worstCaseUsd)}) with quality ${fmt(selected.quality)} ≥ ${QUALITY_FLOOR[req.complexity]}`
       : req.budget === "optimize"

@@ -73,6 +73,9 @@ export async function admitThink(
     maxAttempts: settings.maxAttempts,
     remainingUsd: tightest?.remainingUsd,
     rules,
+    promptRecommendation: withPrompt.prompt?.recommendedModel
+      ? { promptKey: withPrompt.prompt.key, model: withPrompt.prompt.recommendedModel }
+      : undefined,
   });
   if (!outcome.ok) {
     if (outcome.kind === "unknown_pinned")
