@@ -77,7 +77,9 @@ export type RouteOutcome =
   | { ok: true; chain: Ranked[]; reason: string }
   | { ok: false; kind: "no_model"; detail: string }
   | { ok: false; kind: "unknown_pinned"; detail: string }
-  | { ok: false; kind: "over_budget"; requiredUsd: number; detail: string };
+  | { ok: false; kind: "over_budget"; requiredUsd: number; detail: string }
+  /** Under a budget, the only models that could take the call have no known price. */
+  | { ok: false; kind: "unpriced"; models: string[]; detail: string };
 
 /** The most a call can cost on `m`. */
 export function worstCaseUsd(m: CatalogueModel, inputTokens: number, maxTokens: number): number {
@@ -119,9 +121,9 @@ export function route(
     if (budgeted && !pinned.priced)
       return {
         ok: false,
-        kind: "over_budget",
-        requiredUsd: 0,
-        detail: `${pinned.modelId} has no known price, so it cannot be used under a delegation budget.`,
+        kind: "unpriced",
+        models: [pinned.key],
+        detail: `${pinned.modelId} (${pinned.provider.name}) has no known price, so it cannot be used under a delegation budget.`,
       };
     if (!fits(r))
       return {
@@ -143,6 +145,22 @@ export function route(
   );
   const active = usable.filter((m) => m.status === "active");
   const pool = active.length > 0 ? active : usable;
+  if (pool.length === 0 && budgeted) {
+    // What the call could use but for the budget: models without a price.
+    const unpriced = models.filter((m) => m.status !== "deprecated" && m.contextLength >= estimated && !m.priced);
+    if (unpriced.length > 0)
+      return {
+        ok: false,
+        kind: "unpriced",
+        models: unpriced.map((m) => m.key),
+        detail: `Your delegation has a budget, and no model that could take this call has a known price: ${unpriced
+          .slice(0, 5)
+          .map((m) => `${m.modelId} (${m.provider.name})`)
+          .join(
+            ", ",
+          )}${unpriced.length > 5 ? ` and ${unpriced.length - 5} more` : ""}. A call under a budget needs the price of its model.`,
+      };
+  }
   if (pool.length === 0)
     return {
       ok: false,
