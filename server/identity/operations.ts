@@ -117,6 +117,7 @@ export const createDelegationTokenOp = defineOperation({
       environment: ctx.body.environment ?? null,
       kind: "delegation_token",
       budget: ctx.body.budget,
+      name: ctx.body.name ?? null,
     });
     ctx.setResource(issued.row.id);
     return sessionResponse(issued);

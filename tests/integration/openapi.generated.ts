@@ -2951,7 +2951,8 @@ export interface components {
          *         "svc_api:agents:invoke"
          *       ],
          *       "duration_seconds": 86400,
-         *       "environment": "production"
+         *       "environment": "production",
+         *       "name": "invoice-bot key"
          *     }
          */
         DelegationTokenRequest: {
@@ -2962,6 +2963,8 @@ export interface components {
             environment?: string;
             /** @description A spending limit for reasoning calls under the delegation (and those derived from it); it can only narrow the caller's */
             budget?: components["schemas"]["DelegationBudget"];
+            /** @description A name for the key, shown in the console (API keys, Spend) and on GET /v1/delegations/{id} */
+            name?: string;
         };
         /**
          * @example {
