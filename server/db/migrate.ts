@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { config } from "../config";
 import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
+import { createPostgresDatabaseIfMissing } from "./createPostgresDatabase";
 
 /**
  * Applies the committed migrations in prisma/migrations/<provider>/ in name order, recording each
@@ -101,6 +102,7 @@ async function migrateSqlite(url: string, migrations: Migration[], log: (l: stri
 const PRISMA_ADVISORY_LOCK = 72707369;
 
 async function migratePostgres(url: string, migrations: Migration[], log: (l: string) => void): Promise<string[]> {
+  await createPostgresDatabaseIfMissing(url, log);
   const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url });
   // A lost connection fails the query in flight (and so the migration); unheard, node-postgres would throw it again and kill the process.
