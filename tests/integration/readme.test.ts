@@ -3,6 +3,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
+import { resetConfig } from "@/server/config";
+import { forgetDiscoveredModels } from "@/server/reasoning/discoverModels";
+import { forgetRoutingCatalogue } from "@/server/reasoning/routingCatalogue";
+import { resetReasoningSettings } from "@/server/reasoning/settings";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { useTestServer } from "./harness";
 import { withSdkPackLock } from "./sdkPackLock";
@@ -92,11 +97,43 @@ function projectChanges(): Set<string> {
 }
 let changesBefore: Set<string>;
 
-beforeAll(() => {
+/** A free loopback port for the README's demo model provider, which the server is configured with. */
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+let demoModelPort: number;
+
+beforeAll(async () => {
   changesBefore = projectChanges();
+  // What the README tells the user to start svc with for its demo model provider (Reasoning).
+  demoModelPort = await freePort();
+  process.env.SVC_OUTBOUND_ALLOW = [process.env.SVC_OUTBOUND_ALLOW, `127.0.0.1:${demoModelPort}`]
+    .filter(Boolean)
+    .join(",");
+  process.env.SVC_MODEL_PROVIDERS = JSON.stringify([
+    {
+      name: "demo",
+      kind: "openai-compatible",
+      base_url: `http://127.0.0.1:${demoModelPort}/v1`,
+      models: [
+        { model_id: "local-small", input_cost_per_million: 0.1, output_cost_per_million: 0.2 },
+        { model_id: "local-large", input_cost_per_million: 2, output_cost_per_million: 6 },
+      ],
+    },
+  ]);
+  resetConfig();
+  resetReasoningSettings();
+  forgetDiscoveredModels();
+  forgetRoutingCatalogue();
   worker = startWorker({ log: () => undefined });
 });
 afterAll(async () => {
+  delete process.env.SVC_MODEL_PROVIDERS;
+  resetReasoningSettings();
   await worker?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -112,6 +149,7 @@ function shellEnv(): NodeJS.ProcessEnv {
     T: ctx.root.token,
     SVC_URL: ctx.server.url,
     WORK: scratch,
+    DEMO_MODEL_PORT: String(demoModelPort),
     npm_config_registry: "http://127.0.0.1:9/",
     npm_config_offline: "true",
     npm_config_yes: "false",
@@ -130,7 +168,8 @@ function shellEnv(): NodeJS.ProcessEnv {
 function shellSession() {
   const dir = join(scratch, ".blocks");
   mkdirSync(dir, { recursive: true });
-  const child = spawn("bash", ["--noprofile", "--norc"], { cwd: process.cwd(), env: shellEnv() });
+  // Its own process group, so that closing it also stops what a block left running (the demo provider).
+  const child = spawn("bash", ["--noprofile", "--norc"], { cwd: process.cwd(), env: shellEnv(), detached: true });
   let exited: number | null = null;
   let seen = "";
   const waiters = new Set<() => void>();
@@ -180,7 +219,11 @@ function shellSession() {
       };
     },
     close() {
-      if (exited === null) child.kill("SIGKILL");
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // the group has ended
+      }
     },
   };
 }
