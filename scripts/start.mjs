@@ -25,13 +25,20 @@ const sources = ["app", "components", "server", "public", "next.config.js", "pac
   .filter(existsSync);
 const stale = !existsSync(buildId) || Math.max(...sources.map(newest)) > statSync(buildId).mtimeMs;
 if (stale || process.env.SVC_FORCE_BUILD === "1") {
-  console.log("svc: building the console and API (next build)…");
+  console.log(
+    "svc: building the console and API (next build), once after install or a change of the sources: " +
+      "from under a minute on a quiet machine to several minutes on a busy 2-core one. Next.js prints its steps below.",
+  );
+  const started = Date.now();
   const r = spawnSync(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], {
     cwd: root,
     stdio: "inherit",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });
   if (r.status !== 0) process.exit(r.status ?? 1);
+  console.log(
+    `svc: built in ${Math.round((Date.now() - started) / 1000)} s; starting the server (migrations, then listening)…`,
+  );
 }
 // V8 grows its heap lazily under load (RSS climbed past 500 MB in the benchmark with the
 // defaults); a small young generation and a capped old space keep the server near 260 MB at the

@@ -59,10 +59,51 @@ export function domainError(
 export const ValidationFailed = (errors: FieldError[], detail = "The request did not pass validation.") =>
   domainError("validation_failed", detail, { errors });
 
-export const Unauthenticated = (detail: string) => domainError("unauthenticated", detail);
+/**
+ * 401. Without credentials (no or a malformed Authorization header) the catalogue's remediation
+ * says how to send one; a token that was sent and refused (revoked, expired, not signed here) is
+ * told to use or mint another, since sending the header again changes nothing.
+ */
+export const Unauthenticated = (
+  detail: string,
+  cause: "no_credentials" | "credential_refused" = "credential_refused",
+) =>
+  domainError(
+    "unauthenticated",
+    detail,
+    cause === "no_credentials"
+      ? {}
+      : {
+          remediation: [
+            {
+              step: 1,
+              description:
+                "This token can no longer be used (see the detail): use another API key or delegation token, or create a new one in the console under API keys or with `npx svc keys create`. A session token derived from a revoked or expired key needs a new key first.",
+            },
+          ],
+        },
+  );
 
+/**
+ * 403. Its remediation fits the refusal: a missing capability (`missing_capability`) is what an
+ * administrator's delegation can give; any other refusal (deciding one's own approval, an agent
+ * run deciding, an organization setting what its creator sets…) is about who acts or what is
+ * asked, which no delegation changes, and the remediation says so instead of sending the caller
+ * to an administrator for nothing.
+ */
 export const Forbidden = (detail: string, extra: Record<string, unknown> = {}) =>
-  domainError("forbidden", detail, extra);
+  domainError("forbidden", detail, {
+    remediation: [
+      {
+        step: 1,
+        description:
+          typeof extra.missing_capability === "string"
+            ? `Ask an administrator of your organization for a delegation that covers ${extra.missing_capability}.`
+            : "A wider delegation would not change this refusal: the detail says who may do this, or what to change in the request.",
+      },
+    ],
+    ...extra,
+  });
 
 export const NotFound = (what: string, id: string) =>
   domainError("not_found", `No ${what} with id ${JSON.stringify(id)}.`);

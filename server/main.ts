@@ -76,6 +76,13 @@ async function main(): Promise<void> {
     { url: cfg.publicUrl, engine: cfg.engine, worker: worker ? "in-process" : "off" },
     `listening on ${cfg.publicUrl} (database: ${cfg.engine}${cfg.engine === "sqlite" ? `, data in ${cfg.dataDir}` : ""}; worker: ${worker ? "in-process" : "off"})`,
   );
+  if (!worker)
+    // Nothing in this process runs jobs: invocations, deliveries and workflow steps stay queued
+    // (while /readyz answers ready: this process serves) until a worker process runs.
+    componentLog("svc").warn(
+      { worker: "off" },
+      "SVC_IN_PROCESS_WORKER=0: this process runs no jobs. Invocations, webhook deliveries and workflow steps stay queued until a worker runs (npm run worker, PostgreSQL only); /readyz says only that this process serves.",
+    );
   log(`root organization: ${rootOrgDid}`);
   if (setupLink) {
     log(

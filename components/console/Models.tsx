@@ -222,6 +222,7 @@ const MODEL_COLUMNS: ColumnDef<Model, unknown>[] = [
   },
 ];
 
+const PRICE = /^\d{1,6}(\.\d{1,9})?$/;
 const AddProviderForm = z.object({
   name: z
     .string()
@@ -231,14 +232,43 @@ const AddProviderForm = z.object({
   base_url: z.string().trim().max(2000),
   api_key: z.string().max(4000),
   models: z.string().max(20_000),
+  input_cost_per_million: z
+    .string()
+    .trim()
+    .regex(PRICE, "A price in USD per million tokens, e.g. 0.15")
+    .or(z.literal("")),
+  output_cost_per_million: z
+    .string()
+    .trim()
+    .regex(PRICE, "A price in USD per million tokens, e.g. 0.6")
+    .or(z.literal("")),
 });
+
+/** "llama3.1:8b" or "llama3.1:8b = 0.1 / 0.4" (its own prices, USD per million input / output tokens). */
+function parseModelEntry(entry: string, input: string, output: string) {
+  const own = /^(.+?)\s*=\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+(?:\.\d+)?)$/.exec(entry);
+  const [model_id, i, o] = own ? [own[1]!, own[2]!, own[3]!] : [entry, input, output];
+  return {
+    model_id,
+    ...(i !== "" ? { input_cost_per_million: Number(i) } : {}),
+    ...(o !== "" ? { output_cost_per_million: Number(o) } : {}),
+  };
+}
 
 function AddProviderDialog({ open, onOpenChange }: { open: boolean; onOpenChange(o: boolean): void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const form = useForm<z.infer<typeof AddProviderForm>>({
     resolver: zodResolver(AddProviderForm),
-    defaultValues: { name: "", kind: "openai-compatible", base_url: "", api_key: "", models: "" },
+    defaultValues: {
+      name: "",
+      kind: "openai-compatible",
+      base_url: "",
+      api_key: "",
+      models: "",
+      input_cost_per_million: "",
+      output_cost_per_million: "",
+    },
   });
   const add = useMutation(
     trpc.reasoning.providers.add.mutationOptions({
@@ -268,12 +298,21 @@ function AddProviderDialog({ open, onOpenChange }: { open: boolean; onOpenChange
             .split(/[\n,]/)
             .map((m) => m.trim())
             .filter(Boolean);
+          if (!models.length && (v.input_cost_per_million || v.output_cost_per_million)) {
+            // A price belongs to a model: without a list, the provider's own (unpriced) list is read.
+            form.setError("models", { message: "List the models these prices apply to." });
+            return;
+          }
           add.mutate({
             name: v.name,
             kind: v.kind,
             ...(v.base_url ? { base_url: v.base_url } : {}),
             ...(v.api_key ? { api_key: v.api_key } : {}),
-            ...(models.length ? { models: models.map((model_id) => ({ model_id })) } : {}),
+            ...(models.length
+              ? {
+                  models: models.map((m) => parseModelEntry(m, v.input_cost_per_million, v.output_cost_per_million)),
+                }
+              : {}),
           });
         })}
       >
@@ -315,9 +354,38 @@ function AddProviderDialog({ open, onOpenChange }: { open: boolean; onOpenChange
             {...form.register("models")}
           />
           <p id="prov-models-hint" className="text-xs text-muted-foreground">
-            Comma-separated model ids. Empty: the provider&apos;s own list is read.
+            Comma-separated model ids, each optionally with its own prices as <code>model = input / output</code>.
+            Empty: the provider&apos;s own list is read (unpriced).
           </p>
           <FieldError message={errors.models?.message} />
+        </div>
+        <div className="grid grid-cols-2 gap-3">
+          <div className="space-y-1.5">
+            <Label htmlFor="prov-input-price">Input price (USD per million tokens)</Label>
+            <Input
+              id="prov-input-price"
+              inputMode="decimal"
+              placeholder="0.15"
+              aria-invalid={!!errors.input_cost_per_million}
+              {...form.register("input_cost_per_million")}
+            />
+            <FieldError message={errors.input_cost_per_million?.message} />
+          </div>
+          <div className="space-y-1.5">
+            <Label htmlFor="prov-output-price">Output price (USD per million tokens)</Label>
+            <Input
+              id="prov-output-price"
+              inputMode="decimal"
+              placeholder="0.6"
+              aria-invalid={!!errors.output_cost_per_million}
+              {...form.register("output_cost_per_million")}
+            />
+            <FieldError message={errors.output_cost_per_million?.message} />
+          </div>
+          <p className="col-span-2 text-xs text-muted-foreground">
+            For the listed models without prices of their own. A model without a price (and not in the price table)
+            cannot be used by a key with a budget, and its spend counts as $0.
+          </p>
         </div>
         <FieldError message={errors.root?.message} />
         <div className="flex justify-end gap-2">

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { config } from "../config";
 import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
+import { createPostgresDatabaseIfMissing } from "./createPostgresDatabase";
 
 /**
  * Applies the committed migrations in prisma/migrations/<provider>/ in name order, recording each
@@ -12,13 +13,18 @@ import { prepareSqliteFile, tightenSqliteFiles } from "./sqliteFile";
  */
 export async function migrate(log: (line: string) => void = () => undefined): Promise<string[]> {
   const cfg = config();
-  const dir = join(migrationsRoot(), cfg.engine);
-  const migrations = readdirSync(dir, { withFileTypes: true })
+  // The paths are computed at run time: turbopackIgnore keeps Next.js's file tracer from tracing
+  // the whole project for them (~40 build warnings); the migrations ship beside the build anyway.
+  const dir = join(/* turbopackIgnore: true */ migrationsRoot(), cfg.engine);
+  const migrations = readdirSync(/* turbopackIgnore: true */ dir, { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .map((d) => d.name)
     .sort()
     .map((name) => {
-      const sql = readFileSync(join(dir, name, "migration.sql"), "utf8");
+      const sql = readFileSync(
+        /* turbopackIgnore: true */ join(/* turbopackIgnore: true */ dir, name, "migration.sql"),
+        "utf8",
+      );
       return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
     });
   return cfg.engine === "postgresql"
@@ -36,10 +42,10 @@ export function migrationsRoot(): string {
   // Next.js bundles server code, so resolve from the working directory, with the source tree as fallback.
   const fromCwd = join(/* turbopackIgnore: true */ process.cwd(), "prisma/migrations");
   try {
-    readdirSync(fromCwd);
+    readdirSync(/* turbopackIgnore: true */ fromCwd);
     return fromCwd;
   } catch {
-    return join(dirname(new URL(import.meta.url).pathname), "../../prisma/migrations");
+    return join(/* turbopackIgnore: true */ dirname(new URL(import.meta.url).pathname), "../../prisma/migrations");
   }
 }
 
@@ -101,6 +107,7 @@ async function migrateSqlite(url: string, migrations: Migration[], log: (l: stri
 const PRISMA_ADVISORY_LOCK = 72707369;
 
 async function migratePostgres(url: string, migrations: Migration[], log: (l: string) => void): Promise<string[]> {
+  await createPostgresDatabaseIfMissing(url, log);
   const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url });
   // A lost connection fails the query in flight (and so the migration); unheard, node-postgres would throw it again and kill the process.

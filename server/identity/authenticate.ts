@@ -25,9 +25,9 @@ const MAX_CACHED = 20_000;
 
 /** Authenticates an `Authorization` header value: a valid, unexpired, unrevoked delegation token. */
 export async function authenticate(db: Database, authorization: string | null): Promise<Principal> {
-  if (!authorization) throw Unauthenticated("The request has no Authorization header.");
+  if (!authorization) throw Unauthenticated("The request has no Authorization header.", "no_credentials");
   const match = /^Bearer\s+([A-Za-z0-9_\-.]+)\s*$/i.exec(authorization);
-  if (!match) throw Unauthenticated("The Authorization header must be `Bearer <token>`.");
+  if (!match) throw Unauthenticated("The Authorization header must be `Bearer <token>`.", "no_credentials");
   const token = match[1]!;
   const key = tokenHash(token);
   let principal = verified.get(key);

@@ -124,6 +124,7 @@ export const createDelegationTokenOp = defineOperation({
       kind: "delegation_token",
       budget: ctx.body.budget,
       mintedByDid: isConsoleSession(ctx.principal) ? ctx.principal.actorDid : null,
+      name: ctx.body.name ?? null,
     });
     ctx.setResource(issued.row.id);
     return sessionResponse(issued);

@@ -205,6 +205,13 @@ export const DelegationTokenRequest = z
     budget: DelegationBudget.optional().describe(
       "A spending limit for reasoning calls under the delegation (and those derived from it); it can only narrow the caller's",
     ),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("A name for the key, shown in the console (API keys, Spend) and on GET /v1/delegations/{id}"),
   })
   .strict()
   .meta({
@@ -214,6 +221,7 @@ export const DelegationTokenRequest = z
       capabilities: [...EXAMPLE.capabilities],
       duration_seconds: 86400,
       environment: "production",
+      name: "invoice-bot key",
     },
   });
 

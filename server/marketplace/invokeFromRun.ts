@@ -15,11 +15,13 @@ import { InvokeRequest, type InvokeResultT } from "./schemas";
  * governance gate under the run's delegation (so the manifest must list
  * `svc_api:marketplace:invoke`), recorded as `POST /v1/marketplace/installations/{id}/invoke`
  * with the run's delegate as actor, the invocation counted in the installation's usage like any
- * other. It resolves with the provider's answer (`result`) when it is 2xx; otherwise the guest's
- * promise rejects with a code as `name` (the refusal's, `connector_http_<status>`, or the
- * outbound error's) and a message fit for the bundle. Tokens never cross into the sandbox.
+ * other. It resolves with exactly what the /v1 call answers, an `InvokeResult`
+ * (`{invocation_id, status_code, duration_ms, result, provenance_id, successful, error}`), the
+ * provider's failures included (`successful: false`); a refusal (not granted, bad input, a
+ * suspended installation…) rejects the guest's promise with its code as `name` and a message fit
+ * for the bundle. Tokens never cross into the sandbox.
  */
-export async function invokeFromRun(run: RunInfo, args: unknown[]): Promise<unknown> {
+export async function invokeFromRun(run: RunInfo, args: unknown[]): Promise<InvokeResultT> {
   const delegationId = run.context.delegationId as string;
   const installationId = args[0];
   const raw = { action: args[1], input: args[2] ?? {} };
@@ -75,15 +77,9 @@ export async function invokeFromRun(run: RunInfo, args: unknown[]): Promise<unkn
   } catch (e) {
     throw guestError((e as { error?: unknown }).error ?? e);
   }
-  const done = answer!;
-  if (done.successful) return done.result;
-  const err = new Error(
-    done.error
-      ? done.error.message
-      : `The provider answered ${done.status_code}: ${JSON.stringify(done.result)?.slice(0, 500) ?? ""}`,
-  );
-  err.name = done.error ? done.error.code : `connector_http_${done.status_code}`;
-  throw err;
+  // The same answer as POST /v1/marketplace/installations/{id}/invoke: a provider's failure is
+  // `successful: false` with its `status_code` or `error`, not a rejection (only refusals reject).
+  return answer!;
 }
 
 /** What the guest is told: a refusal's code and reason (with its field errors); anything else stays on the host. */

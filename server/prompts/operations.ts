@@ -116,9 +116,9 @@ export const renderPromptOp = defineOperation({
   response: s.PromptRenderResponse,
   successStatus: 200,
   async handler(ctx) {
-    const rendered = await renderPrompt(ctx.db, ctx.principal.orgDid, ctx.params.key, ctx.body);
-    ctx.setResource(`${rendered.prompt_key}@${rendered.version}`);
-    return rendered;
+    const { prompt_key, version, text } = await renderPrompt(ctx.db, ctx.principal.orgDid, ctx.params.key, ctx.body);
+    ctx.setResource(`${prompt_key}@${version}`);
+    return { prompt_key, version, text };
   },
 });
 

@@ -15,6 +15,11 @@ export interface RenderedPrompt {
   text: string;
 }
 
+/** A render as a reasoning call uses it: also the model the prompt's profile recommends (null when none). */
+export interface RenderedPromptForCall extends RenderedPrompt {
+  recommendedModel: string | null;
+}
+
 /**
  * Renders `key` (its active version, or the version or range given) with `inputs`. The inputs
  * are checked against the input schema of every version of the chain (the version and the ones
@@ -33,12 +38,12 @@ export async function renderPrompt(
   request: { version?: string; inputs: Record<string, unknown> },
   /** Where the inputs are in the caller's request, as a JSON Pointer (a think call's `/prompt/inputs`). */
   at = "/inputs",
-): Promise<RenderedPrompt> {
+): Promise<RenderedPromptForCall> {
   // The one read a render needs: the profile's active version is all that can change. The
   // version and its chain, once published, cannot; they come from this process's cache.
   const profile = await db.promptProfile.findUnique({
     where: { orgDid_promptKey: { orgDid, promptKey: key } },
-    select: { id: true, activeVersion: true },
+    select: { id: true, activeVersion: true, recommendedModel: true },
   });
   if (!profile) throw NotFound("prompt", key);
   const wanted = request.version ?? profile.activeVersion;
@@ -90,7 +95,7 @@ export async function renderPrompt(
       "The rendered prompt is too large.",
     );
   }
-  return { prompt_key: key, version: chain[0]!.version, text: text ?? "" };
+  return { prompt_key: key, version: chain[0]!.version, text: text ?? "", recommendedModel: profile.recommendedModel };
 }
 
 /** The version and the ones it extends, child first: from the cache, reading only what it lacks. */

@@ -22,7 +22,7 @@ export const thinkOp = defineOperation({
   body: s.ReasoningThinkRequest,
   response: s.ReasoningThinkResponse,
   successStatus: 200,
-  problems: ["budget_exceeded", "reasoning_unavailable", "model_call_failed"],
+  problems: ["budget_exceeded", "model_unpriced", "reasoning_unavailable", "model_call_failed"],
   async handler(ctx) {
     const admitted = await admitThink(ctx, ctx.body);
     ctx.setResource(admitted.callId);

@@ -10,7 +10,8 @@ type Request = Asked & { messages: NonNullable<Asked["messages"]> };
 /**
  * A think request's messages with its `prompt` rendered in: the rendered text is the system
  * message, first, or the only (user) message when the request has none. Returns the prompt
- * version the call is attributed to (its `prompt_key` and `prompt_version`). Input errors name
+ * version the call is attributed to (its `prompt_key` and `prompt_version`) and the model its
+ * profile recommends (set by a person or an applied learning proposal), which the router prefers. Input errors name
  * JSON Pointers under `/prompt/inputs`; an unknown prompt or version is a 400 naming `/prompt/key`
  * or `/prompt/version`.
  */
@@ -18,7 +19,7 @@ export async function withPromptMessages(
   db: Db,
   orgDid: string,
   asked: Asked,
-): Promise<{ request: Request; prompt: { key: string; version: string } | null }> {
+): Promise<{ request: Request; prompt: { key: string; version: string; recommendedModel: string | null } | null }> {
   const request = { ...asked, messages: asked.messages ?? [] };
   if (!request.prompt) {
     if (asked.messages === undefined)
@@ -50,5 +51,8 @@ export async function withPromptMessages(
     request.messages.length === 0
       ? [{ role: "user", content: rendered.text }]
       : [{ role: "system", content: rendered.text }, ...request.messages];
-  return { request: { ...request, messages }, prompt: { key: rendered.prompt_key, version: rendered.version } };
+  return {
+    request: { ...request, messages },
+    prompt: { key: rendered.prompt_key, version: rendered.version, recommendedModel: rendered.recommendedModel },
+  };
 }

@@ -62,6 +62,8 @@ export interface RouteRequest {
   remainingUsd?: number;
   /** The organization's routing rules. */
   rules?: readonly Rule[];
+  /** The model the call's prompt recommends (its profile's `recommended_model`): preferred before a routing rule. */
+  promptRecommendation?: { promptKey: string; model: string };
 }
 
 export interface Ranked {
@@ -75,7 +77,9 @@ export type RouteOutcome =
   | { ok: true; chain: Ranked[]; reason: string }
   | { ok: false; kind: "no_model"; detail: string }
   | { ok: false; kind: "unknown_pinned"; detail: string }
-  | { ok: false; kind: "over_budget"; requiredUsd: number; detail: string };
+  | { ok: false; kind: "over_budget"; requiredUsd: number; detail: string }
+  /** Under a budget, the only models that could take the call have no known price. */
+  | { ok: false; kind: "unpriced"; models: string[]; detail: string };
 
 /** The most a call can cost on `m`. */
 export function worstCaseUsd(m: CatalogueModel, inputTokens: number, maxTokens: number): number {
@@ -117,9 +121,9 @@ export function route(
     if (budgeted && !pinned.priced)
       return {
         ok: false,
-        kind: "over_budget",
-        requiredUsd: 0,
-        detail: `${pinned.modelId} has no known price, so it cannot be used under a delegation budget.`,
+        kind: "unpriced",
+        models: [pinned.key],
+        detail: `${pinned.modelId} (${pinned.provider.name}) has no known price, so it cannot be used under a delegation budget.`,
       };
     if (!fits(r))
       return {
@@ -141,6 +145,22 @@ export function route(
   );
   const active = usable.filter((m) => m.status === "active");
   const pool = active.length > 0 ? active : usable;
+  if (pool.length === 0 && budgeted) {
+    // What the call could use but for the budget: models without a price.
+    const unpriced = models.filter((m) => m.status !== "deprecated" && m.contextLength >= estimated && !m.priced);
+    if (unpriced.length > 0)
+      return {
+        ok: false,
+        kind: "unpriced",
+        models: unpriced.map((m) => m.key),
+        detail: `Your delegation has a budget, and no model that could take this call has a known price: ${unpriced
+          .slice(0, 5)
+          .map((m) => `${m.modelId} (${m.provider.name})`)
+          .join(
+            ", ",
+          )}${unpriced.length > 5 ? ` and ${unpriced.length - 5} more` : ""}. A call under a budget needs the price of its model.`,
+      };
+  }
   if (pool.length === 0)
     return {
       ok: false,
@@ -166,27 +186,44 @@ export function route(
     ranked.sort((a, b) => b.score - a.score || a.worstCaseUsd - b.worstCaseUsd);
   }
 
-  // A routing rule's model goes first when it is an active candidate that fits the budget.
+  // A preferred model goes first when it is an active candidate that fits the budget: the one the
+  // call's prompt recommends, else the routing rule's. One passed over lets the next one try.
   const rule = req.rules ? ruleFor(req.rules, req.task, req.complexity) : undefined;
-  let ruled: Ranked | undefined;
-  let ruleNote = "";
+  const preferences: { who: string; chosenBy: string; model: string }[] = [];
+  if (req.promptRecommendation)
+    preferences.push({
+      who: `prompt ${req.promptRecommendation.promptKey}'s recommendation`,
+      chosenBy: `recommended for prompt ${req.promptRecommendation.promptKey}`,
+      model: req.promptRecommendation.model,
+    });
   if (rule) {
     const target = targetOf(rule.task, rule.complexity);
-    const wanted = ruleModel(models, rule.model);
-    // The rule overrides minimize's quality floor, not the pool (active, context, priced under a budget).
+    preferences.push({
+      who: `routing rule ${target}`,
+      chosenBy: `chosen by the routing rule ${target}`,
+      model: rule.model,
+    });
+  }
+  let ruled: Ranked | undefined;
+  let chosenBy = "";
+  let ruleNote = "";
+  for (const p of preferences) {
+    const wanted = ruleModel(models, p.model);
+    // A preference overrides minimize's quality floor, not the pool (active, context, priced under a budget).
     const candidate =
       wanted && pool.includes(wanted) ? (ranked.find((r) => r.model === wanted) ?? rank(wanted)) : undefined;
-    if (!wanted)
-      ruleNote = `; routing rule ${target} prefers ${rule.model}, which is not in the catalogue: passed over`;
+    if (!wanted) ruleNote += `; ${p.who} prefers ${p.model}, which is not in the catalogue: passed over`;
     else if (wanted.status !== "active")
-      ruleNote = `; routing rule ${target} prefers ${wanted.modelId}, which is ${wanted.status}: passed over`;
+      ruleNote += `; ${p.who} prefers ${wanted.modelId}, which is ${wanted.status}: passed over`;
     else if (!candidate)
-      ruleNote = `; routing rule ${target} prefers ${wanted.modelId}, which cannot take this call (context${budgeted ? " or price" : ""}): passed over`;
+      ruleNote += `; ${p.who} prefers ${wanted.modelId}, which cannot take this call (context${budgeted ? " or price" : ""}): passed over`;
     else if (!fits(candidate))
-      ruleNote = `; routing rule ${target} prefers ${wanted.modelId}, which may cost up to ${usd(candidate.worstCaseUsd)}, over the remaining budget (${usd(req.remainingUsd!)}): passed over`;
+      ruleNote += `; ${p.who} prefers ${wanted.modelId}, which may cost up to ${usd(candidate.worstCaseUsd)}, over the remaining budget (${usd(req.remainingUsd!)}): passed over`;
     else {
       ruled = candidate;
+      chosenBy = p.chosenBy;
       ranked = [candidate, ...ranked.filter((r) => r !== candidate)];
+      break;
     }
   }
 
@@ -218,7 +255,7 @@ export function route(
   const chain = ranked.slice(0, req.maxAttempts);
   const selected = chain[0]!;
   const why = ruled
-    ? `chosen by the routing rule ${targetOf(rule!.task, rule!.complexity)} (quality ${fmt(selected.quality)}, up to ${usd(selected.worstCaseUsd)})`
+    ? `${chosenBy} (quality ${fmt(selected.quality)}, up to ${usd(selected.worstCaseUsd)})`
     : req.budget === "minimize"
       ? `the cheapest (up to ${usd(selected.worstCaseUsd)}) with quality ${fmt(selected.quality)} ≥ ${QUALITY_FLOOR[req.complexity]}`
       : req.budget === "optimize"

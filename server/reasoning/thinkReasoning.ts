@@ -73,6 +73,9 @@ export async function admitThink(
     maxAttempts: settings.maxAttempts,
     remainingUsd: tightest?.remainingUsd,
     rules,
+    promptRecommendation: withPrompt.prompt?.recommendedModel
+      ? { promptKey: withPrompt.prompt.key, model: withPrompt.prompt.recommendedModel }
+      : undefined,
   });
   if (!outcome.ok) {
     if (outcome.kind === "unknown_pinned")
@@ -84,6 +87,8 @@ export async function admitThink(
           received: request.pinned_model!.slice(0, 200),
         },
       ]);
+    if (outcome.kind === "unpriced")
+      throw domainError("model_unpriced", outcome.detail, { unpriced_models: outcome.models });
     if (outcome.kind === "over_budget")
       throw budgetExceeded(tightest!, outcome.requiredUsd, outcome.detail, config().publicUrl);
     throw domainError("reasoning_unavailable", outcome.detail);

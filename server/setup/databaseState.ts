@@ -26,11 +26,18 @@ export type DatabaseState = "missing" | "not_migrated" | "no_root_organization" 
 export async function databaseState(cfg: Config = config()): Promise<DatabaseState> {
   if (cfg.engine === "sqlite" && !existsSync(sqliteFile(cfg))) return "missing";
   const db = await database();
-  const [migrations] = await db.raw.query<{ n: number | string }>(
-    db.engine === "sqlite"
-      ? `SELECT COUNT(*) AS "n" FROM sqlite_master WHERE type = 'table' AND name IN ('_prisma_migrations', 'service_state')`
-      : `SELECT COUNT(*) AS "n" FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('_prisma_migrations', 'service_state')`,
-  );
+  let migrations: { n: number | string } | undefined;
+  try {
+    [migrations] = await db.raw.query<{ n: number | string }>(
+      db.engine === "sqlite"
+        ? `SELECT COUNT(*) AS "n" FROM sqlite_master WHERE type = 'table' AND name IN ('_prisma_migrations', 'service_state')`
+        : `SELECT COUNT(*) AS "n" FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('_prisma_migrations', 'service_state')`,
+    );
+  } catch (e) {
+    // PostgreSQL: the server answers, the database does not exist (`--init` creates it).
+    if (errorCode(e) === "3D000") return "missing";
+    throw e;
+  }
   if (Number(migrations?.n ?? 0) < 2) return "not_migrated";
   const [root] = await db.raw.query<{ value: string }>(
     `SELECT "value" FROM "service_state" WHERE "key" = 'root_org_did'`,
@@ -39,7 +46,14 @@ export async function databaseState(cfg: Config = config()): Promise<DatabaseSta
 }
 
 export const DATABASE_STATE_EXPLAINED: Record<Exclude<DatabaseState, "ready">, string> = {
-  missing: "does not exist",
+  missing: "does not exist (--init creates it: on PostgreSQL the role needs the right to create databases)",
   not_migrated: "has no svc tables (it was never migrated)",
   no_root_organization: "has no root organization (no svc server was ever started on it)",
 };
+
+function errorCode(e: unknown): string | undefined {
+  for (let cur: unknown = e; cur && typeof cur === "object"; cur = (cur as { cause?: unknown }).cause)
+    if (typeof (cur as { code?: unknown }).code === "string" && /^[0-9A-Z]{5}$/.test((cur as { code: string }).code))
+      return (cur as { code: string }).code;
+  return undefined;
+}

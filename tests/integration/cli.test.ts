@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, useTestServer } from "./harness";
-import { createTestDatabase, dropTestDatabase } from "./postgres";
+import { adminUrl, createTestDatabase, dropTestDatabase } from "./postgres";
 
 // Engine-specific tests are not registered at all on the other engine: a skipped test fails CI.
 const itNever = (..._args: unknown[]) => undefined;
@@ -92,6 +92,29 @@ describe("the command line's database", () => {
         expect(r.stderr).toMatch(/never migrated[\s\S]*--init/);
       } finally {
         await dropTestDatabase(empty.name);
+      }
+    },
+  );
+
+  (process.env.SVC_TEST_ENGINE === "postgres" ? it : itNever)(
+    "a PostgreSQL database that does not exist: refused without --init (naming it), created by migrate --init and keys create --init",
+    async () => {
+      const name = `svc_test_missing_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+      const url = new URL(adminUrl());
+      url.pathname = `/${name}`;
+      const env = { DATABASE_URL: url.toString(), DATA_DIR: join(scratch, "pg-missing") };
+      try {
+        const refused = await svc(["keys", "create"], env);
+        expect(refused.code, refused.stderr).toBe(3);
+        expect(refused.stderr).toMatch(/does not exist[\s\S]*--init/);
+        const migrated = await svc(["migrate", "--init"], env);
+        expect(migrated.code, migrated.stderr).toBe(0);
+        expect(migrated.stdout + migrated.stderr).toContain(`created the PostgreSQL database ${name}`);
+        const key = await svc(["keys", "create", "--init", "--token-only"], env);
+        expect(key.code, key.stderr).toBe(0);
+        expect(key.stdout.trim().split(".")).toHaveLength(3);
+      } finally {
+        await dropTestDatabase(name);
       }
     },
   );

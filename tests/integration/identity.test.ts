@@ -484,3 +484,80 @@ describe("capabilities are checked against the catalogue", () => {
     ).toBe(400);
   });
 });
+
+describe("answers that fit the caller's situation", () => {
+  const remediation = (body: { remediation?: { description: string }[] }) =>
+    (body.remediation ?? []).map((r) => r.description).join(" ");
+
+  it("a delegation token takes a name, shown on the delegation", async () => {
+    const passport = await call(t.server.url, "POST", "/v1/passports", {
+      token: t.root.token,
+      body: { type: "agent", name: "named-key-holder", public_key: ed25519Jwk() },
+    });
+    const issued = await call(t.server.url, "POST", "/v1/delegation-tokens", {
+      token: t.root.token,
+      body: {
+        delegate_did: passport.body.did,
+        capabilities: ["svc_api:passports:read"],
+        duration_seconds: 600,
+        name: "reporting bot",
+      },
+    });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(201);
+    const got = await call(t.server.url, "GET", `/v1/delegations/${issued.body.delegation_id}`, {
+      token: t.root.token,
+    });
+    expect(got.body.name).toBe("reporting bot");
+  });
+
+  it("a revoked token is told to use another, not to send an Authorization header it sent", async () => {
+    const passport = await call(t.server.url, "POST", "/v1/passports", {
+      token: t.root.token,
+      body: { type: "agent", name: "soon-revoked", public_key: ed25519Jwk() },
+    });
+    const issued = await call(t.server.url, "POST", "/v1/delegation-tokens", {
+      token: t.root.token,
+      body: { delegate_did: passport.body.did, capabilities: ["svc_api:passports:read"], duration_seconds: 600 },
+    });
+    await call(t.server.url, "POST", `/v1/delegations/${issued.body.delegation_id}/revoke`, {
+      token: t.root.token,
+      body: { reason: "test" },
+    });
+    const refused = await call(t.server.url, "GET", "/v1/passports", { token: issued.body.token });
+    expect(refused.status).toBe(401);
+    expect(remediation(refused.body)).not.toMatch(/Include an Authorization header/);
+    expect(remediation(refused.body)).toMatch(/another API key|create a new one/);
+    // Without a header, the header is what to send.
+    const bare = await call(t.server.url, "GET", "/v1/passports", {});
+    expect(remediation(bare.body)).toMatch(/Include an Authorization header/);
+  });
+
+  it("a 403 sends the caller to an administrator only for a missing capability", async () => {
+    const passport = await call(t.server.url, "POST", "/v1/passports", {
+      token: t.root.token,
+      body: { type: "agent", name: "narrow", public_key: ed25519Jwk() },
+    });
+    const narrow = await call(t.server.url, "POST", "/v1/delegation-tokens", {
+      token: t.root.token,
+      body: { delegate_did: passport.body.did, capabilities: ["svc_api:passports:read"], duration_seconds: 600 },
+    });
+    const missing = await call(t.server.url, "POST", "/v1/events/emit", {
+      token: narrow.body.token,
+      body: { type: "x.y" },
+    });
+    expect(missing.status).toBe(403);
+    expect(remediation(missing.body)).toMatch(/administrator.*svc_api:events:write/);
+    // The requester deciding its own approval: no delegation would change that.
+    const asked = await call(t.server.url, "POST", "/v1/approvals", {
+      token: t.root.token,
+      body: { task_id: "t-own", agent_id: "agt_own", action_description: "pay", risk_level: "low" },
+    });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+    const own = await call(t.server.url, "POST", `/v1/approvals/${asked.body.id}/respond`, {
+      token: t.root.token,
+      body: { decision: "approve" },
+    });
+    expect(own.status).toBe(403);
+    expect(remediation(own.body)).not.toMatch(/Ask an administrator/);
+  });
+});

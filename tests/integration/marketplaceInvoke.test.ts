@@ -337,7 +337,7 @@ describe("health check", () => {
 });
 
 describe("ctx.connectors.invoke", () => {
-  it("runs the governed invoke under the run's delegation and returns the action's result; refusals reach the guest by code", async () => {
+  it("runs the governed invoke under the run's delegation and returns the /v1 invoke's answer; refusals reach the guest by code", async () => {
     const id = await install({ granted_permissions: ["get_json"] });
     const code = `export default async (input, ctx) => {
       const ok = await ctx.connectors.invoke(input.installation_id, "get_json", { resource: "from-agent", n: 1 });
@@ -363,14 +363,26 @@ describe("ctx.connectors.invoke", () => {
       30_000,
     );
     expect(run.status, JSON.stringify(run)).toBe("completed");
+    // The same shape as the /v1 invoke's answer.
     expect(run.result_json).toMatchObject({
-      ok: { method: "GET", path: "/api/from-agent", query: { n: "1" } },
+      ok: {
+        invocation_id: expect.stringMatching(/^\w+_/),
+        status_code: 200,
+        successful: true,
+        error: null,
+        provenance_id: expect.stringMatching(/^prv_/),
+        result: { method: "GET", path: "/api/from-agent", query: { n: "1" } },
+      },
       refused: { name: "action_not_granted" },
       invalid: { name: "validation_failed" },
     });
     const db = await database();
     const rows = await db.read.connectorInvocation.findMany({ where: { installationId: id } });
     expect(rows).toHaveLength(1);
+    expect(run.result_json.ok).toMatchObject({
+      invocation_id: rows[0]!.id,
+      provenance_id: rows[0]!.provenanceRecordId,
+    });
     const record = await db.read.provenanceRecord.findUniqueOrThrow({ where: { id: rows[0]!.provenanceRecordId! } });
     const execution = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: run.id } });
     expect(record).toMatchObject({ delegationId: execution.delegationId, decision: "allowed" });

@@ -1,8 +1,13 @@
-import { execFile, execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
+import { resetConfig } from "@/server/config";
+import { forgetDiscoveredModels } from "@/server/reasoning/discoverModels";
+import { forgetRoutingCatalogue } from "@/server/reasoning/routingCatalogue";
+import { resetReasoningSettings } from "@/server/reasoning/settings";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { useTestServer } from "./harness";
 import { withSdkPackLock } from "./sdkPackLock";
@@ -10,17 +15,22 @@ import { withSdkPackLock } from "./sdkPackLock";
 /**
  * Every fenced block of README.md is preceded by a marker saying what the test does with it:
  *
- *   <!-- test: run -->                    run with bash (`set -euo pipefail`), must exit 0
+ *   <!-- test: run -->                    run, must succeed
  *   <!-- test: run; output: <regex> -->   and its stdout must match the regular expression
  *   <!-- test: skip (<reason>) -->        not run, for the reason given
  *
- * A block without a marker fails the test. Runnable blocks run in order, from the project's
- * directory as the README says, against a test server on this file's own DATA_DIR / DATABASE_URL
- * with the worker running. They take the server's address from `$SVC_URL` (here the test
- * server's) and write their files under `$WORK` (here a scratch directory), never into the
- * repository: the test fails if a block hard-codes localhost:3000 or leaves a file behind in the
- * project. `npx svc` runs bin/svc.mjs directly (npx's own start-up costs seconds); `$T` starts as
- * a root API key unless a block sets it.
+ * A block without a marker fails the test. Runnable blocks run as a user runs them: in order, in
+ * ONE bash session (`set -euo pipefail`) started in the project's directory, so a block that
+ * changes directory, or relies on a variable or function no earlier block set, fails here as it
+ * would for them. The session runs against a test server on this file's own DATA_DIR /
+ * DATABASE_URL with the worker running; blocks take the server's address from `$SVC_URL` (here
+ * the test server's) and write their files under `$WORK` (here a scratch directory), never into
+ * the repository: the test fails if a block hard-codes localhost:3000 or leaves a file behind in
+ * the project. `npx` is the real one, with every install from a registry refused (an unreachable
+ * registry, offline, an empty cache, no prompt): `npx svc` resolves the project's own bin only
+ * from the project's directory, and a block that reaches a package outside the project (`npx svc`
+ * run from elsewhere would fetch an unrelated package named `svc`) fails. `$T` starts as a root
+ * API key until the quick start mints its own.
  */
 interface Block {
   line: number;
@@ -51,6 +61,26 @@ export function readmeBlocks(markdown: string): Block[] {
   return blocks;
 }
 
+/**
+ * The error answers a block quotes in its comments (`# → 4xx …` and its `#   ` continuation
+ * lines): each double-quoted text, cut at every `…` (what the quote leaves out), must be in what
+ * the block printed, so a quoted refusal cannot drift from the live one.
+ */
+export function quotedErrorTexts(code: string): string[] {
+  const lines = code.split("\n");
+  const texts: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^\s*#\s*→\s*[45]\d\d\b/.test(lines[i]!)) continue;
+    let comment = lines[i]!.replace(/^\s*#\s*→\s*/, "");
+    while (i + 1 < lines.length && /^\s*# {3}/.test(lines[i + 1]!))
+      comment += " " + lines[++i]!.replace(/^\s*# {3}/, "");
+    for (const m of comment.matchAll(/"((?:[^"\\]|\\.)*)"/g))
+      for (const part of m[1]!.split("…").map((p) => p.trim()))
+        if (part.length >= 3) texts.push(part.replace(/\s+/g, " "));
+  }
+  return texts;
+}
+
 const readme = readFileSync(join(process.cwd(), "README.md"), "utf8");
 const blocks = readmeBlocks(readme);
 const ctx = useTestServer();
@@ -67,44 +97,135 @@ function projectChanges(): Set<string> {
 }
 let changesBefore: Set<string>;
 
-beforeAll(() => {
+/** A free loopback port for the README's demo model provider, which the server is configured with. */
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+let demoModelPort: number;
+
+beforeAll(async () => {
   changesBefore = projectChanges();
-  const bin = join(scratch, ".bin");
-  rmSync(bin, { recursive: true, force: true });
-  mkdirSync(bin);
-  writeFileSync(
-    join(bin, "npx"),
-    `#!/bin/sh\nif [ "$1" = "svc" ]; then shift; exec "${process.execPath}" "${join(process.cwd(), "bin/svc.mjs")}" "$@"; fi\necho "the README test runs only npx svc, not npx $1" >&2; exit 127\n`,
-  );
-  chmodSync(join(bin, "npx"), 0o755);
+  // What the README tells the user to start svc with for its demo model provider (Reasoning).
+  demoModelPort = await freePort();
+  process.env.SVC_OUTBOUND_ALLOW = [process.env.SVC_OUTBOUND_ALLOW, `127.0.0.1:${demoModelPort}`]
+    .filter(Boolean)
+    .join(",");
+  process.env.SVC_MODEL_PROVIDERS = JSON.stringify([
+    {
+      name: "demo",
+      kind: "openai-compatible",
+      base_url: `http://127.0.0.1:${demoModelPort}/v1`,
+      models: [
+        { model_id: "local-small", input_cost_per_million: 0.1, output_cost_per_million: 0.2 },
+        { model_id: "local-large", input_cost_per_million: 2, output_cost_per_million: 6 },
+      ],
+    },
+  ]);
+  resetConfig();
+  resetReasoningSettings();
+  forgetDiscoveredModels();
+  forgetRoutingCatalogue();
   worker = startWorker({ log: () => undefined });
 });
 afterAll(async () => {
+  delete process.env.SVC_MODEL_PROVIDERS;
+  resetReasoningSettings();
   await worker?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
 
-function bash(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    NODE_ENV: "test" as const,
-    PATH: `${join(scratch, ".bin")}:${process.env.PATH}`,
+/** The environment of the user's shell: the real npx, which may not install anything. */
+function shellEnv(): NodeJS.ProcessEnv {
+  return {
+    NODE_ENV: "test",
+    PATH: process.env.PATH,
     HOME: process.env.HOME,
     DATA_DIR: process.env.DATA_DIR,
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     T: ctx.root.token,
     SVC_URL: ctx.server.url,
     WORK: scratch,
+    DEMO_MODEL_PORT: String(demoModelPort),
+    npm_config_registry: "http://127.0.0.1:9/",
+    npm_config_offline: "true",
+    npm_config_yes: "false",
+    npm_config_cache: join(scratch, ".npm-cache"),
+    npm_config_update_notifier: "false",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
   };
-  return new Promise((resolve) => {
-    execFile(
-      "bash",
-      ["-c", `set -euo pipefail\n${script}`],
-      { cwd: process.cwd(), env, timeout: 120_000 }, // npm pack builds the SDK (esbuild and tsc): slow on a loaded machine
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
+}
+
+/**
+ * One bash session fed one block at a time: each block is sourced from a file, its stdout and
+ * stderr to files of its own, and the session says when it is done. Under `set -e` a failing
+ * block ends the session, which is how its failure is seen.
+ */
+function shellSession() {
+  const dir = join(scratch, ".blocks");
+  mkdirSync(dir, { recursive: true });
+  // Its own process group, so that closing it also stops what a block left running (the demo provider).
+  const child = spawn("bash", ["--noprofile", "--norc"], { cwd: process.cwd(), env: shellEnv(), detached: true });
+  let exited: number | null = null;
+  let seen = "";
+  const waiters = new Set<() => void>();
+  child.stdout.on("data", (d: Buffer) => {
+    seen += d.toString();
+    for (const w of waiters) w();
   });
+  child.stderr.on("data", (d: Buffer) => (seen += d.toString()));
+  child.on("exit", (code, signal) => {
+    exited = code ?? (signal ? 128 : 1);
+    for (const w of waiters) w();
+  });
+  child.stdin.write("set -euo pipefail\n");
+  return {
+    async run(i: number, code: string, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+      const file = (ext: string) => join(dir, `${i}.${ext}`);
+      writeFileSync(file("sh"), code + "\n");
+      const done = `__readme_block_done_${i}__`;
+      if (exited === null)
+        child.stdin.write(`source '${file("sh")}' </dev/null >'${file("out")}' 2>'${file("err")}'; echo ${done}\n`);
+      const finished = await new Promise<boolean>((resolve) => {
+        const check = () => {
+          if (seen.includes(done)) finish(true);
+          else if (exited !== null) finish(false);
+        };
+        const timer = setTimeout(() => finish(false), timeoutMs);
+        const finish = (ok: boolean) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(ok);
+        };
+        waiters.add(check);
+        check();
+      });
+      const read = (ext: string) => {
+        try {
+          return readFileSync(file(ext), "utf8");
+        } catch {
+          return "";
+        }
+      };
+      if (!finished && exited === null) child.kill("SIGKILL");
+      return {
+        code: finished ? 0 : (exited ?? 124),
+        stdout: read("out"),
+        stderr: read("err") + (finished ? "" : `\n(session: ${exited === null ? "timed out" : `exited ${exited}`})`),
+      };
+    },
+    close() {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // the group has ended
+      }
+    },
+  };
 }
 
 describe("README.md", () => {
@@ -130,19 +251,56 @@ describe("README.md", () => {
     }
   });
 
-  it("runs every runnable snippet against a real server, in order, leaving the project as it was", async () => {
-    for (const b of blocks.filter((x) => x.marker?.run)) {
-      // Packing the SDK rebuilds sdk/dist: it takes turns with the SDK's own test (sdkPackLock.ts).
-      const r = /npm pack/.test(b.code) ? await withSdkPackLock(() => bash(b.code)) : await bash(b.code);
-      const where = `README.md line ${b.line}:\n${b.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-      expect(r.code, where).toBe(0);
-      const marker = b.marker as { run: true; output?: RegExp };
-      if (marker.output) expect(r.stdout, where).toMatch(marker.output);
+  it("runs every runnable snippet in one shell, in order, against a real server, leaving the project as it was", async () => {
+    const shell = shellSession();
+    try {
+      for (const b of blocks.filter((x) => x.marker?.run)) {
+        // A block has two minutes (npm pack builds the SDK: esbuild and tsc, slow on a loaded
+        // machine); packing takes turns with the SDK's own test (sdkPackLock.ts).
+        const r = /npm pack/.test(b.code)
+          ? await withSdkPackLock(() => shell.run(b.line, b.code, 120_000))
+          : await shell.run(b.line, b.code, 120_000);
+        const where = `README.md line ${b.line}:\n${b.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+        expect(r.code, where).toBe(0);
+        const marker = b.marker as { run: true; output?: RegExp };
+        if (marker.output) expect(r.stdout, where).toMatch(marker.output);
+        const printed = r.stdout.replace(/\s+/g, " ");
+        for (const quoted of quotedErrorTexts(b.code))
+          expect(
+            printed.includes(quoted),
+            `${where}\n--- the quoted error text not in the live answer: ${quoted}`,
+          ).toBe(true);
+      }
+    } finally {
+      shell.close();
     }
     const left = [...projectChanges()].filter((c) => !changesBefore.has(c));
     expect(left, "files the README's snippets wrote into the project (write them under $WORK)").toEqual([]);
-    // Every block has its own 30 s limit; together they take minutes on a loaded machine (the SDK's pack builds it).
-  }, 300_000);
+  }, 600_000);
+
+  it("runs npx so that a package from outside the project cannot be reached", () => {
+    // From $WORK, `npx svc` is not the project's bin: it must fail rather than fetch a package.
+    let failed = false;
+    try {
+      execFileSync("npx", ["svc", "--help"], { cwd: scratch, env: shellEnv(), stdio: "pipe", timeout: 60_000 });
+    } catch (e) {
+      failed = true;
+      expect(String((e as { stderr?: Buffer }).stderr)).toMatch(
+        /ENOTCACHED|canceled|could not determine executable|404|ECONNREFUSED/,
+      );
+    }
+    expect(failed, "npx svc from outside the project must not run anything").toBe(true);
+  });
+});
+
+describe("the quoted error reader", () => {
+  it("takes each quoted text of a quoted 4xx/5xx answer, cut at the ellipses, across continuation lines", () => {
+    expect(
+      quotedErrorTexts(
+        'curl x\n# → 400 … "errors":[{"code":"INVALID_VALUE","message":"The URL must\n#   use https …"}]\n# → 200 {"ok":"yes"}',
+      ),
+    ).toEqual(["errors", "code", "INVALID_VALUE", "message", "The URL must use https"]);
+  });
 });
 
 describe("the marker reader", () => {

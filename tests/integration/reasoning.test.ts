@@ -339,6 +339,30 @@ describe("budgets inside delegations", () => {
     expect(await db.read.budgetCharge.count({ where: { budgetDelegationId: t.body.delegation_id } })).toBe(0);
   });
 
+  it("refuses a budgeted call whose models have no price with 402 model_unpriced, naming them and how to price them", async () => {
+    const t = await agentToken({ limit_usd: 1, period: "total" });
+    useProviders([{ ...fakeProvider(), name: "unpriced", models: [{ model_id: "no-price-model" }] }]);
+    try {
+      const before = peer.requests.length;
+      const res = await think({ messages: msg(), max_tokens: 100 }, t.body.token);
+      expect(res.status, JSON.stringify(res.body)).toBe(402);
+      expect(res.body.type).toMatch(/#model_unpriced$/);
+      expect(res.body.unpriced_models).toEqual(["unpriced/no-price-model"]);
+      expect(res.body.detail).toContain("no-price-model (unpriced)");
+      expect(res.body.remediation.map((r: { description: string }) => r.description).join(" ")).toMatch(
+        /input_cost_per_million[\s\S]*Add provider/,
+      );
+      const pinned = await think({ messages: msg(), pinned_model: "no-price-model" }, t.body.token);
+      expect(pinned.status).toBe(402);
+      expect(pinned.body.unpriced_models).toEqual(["unpriced/no-price-model"]);
+      expect(peer.requests.length).toBe(before);
+      // Without a budget the same model answers.
+      expect((await think({ messages: msg(), max_tokens: 100 })).status).toBe(200);
+    } finally {
+      useProviders([fakeProvider()]);
+    }
+  });
+
   it("optimize picks a cheaper model that fits; unlimited refuses and says optimize would fit", async () => {
     const limit = (worstCase("small") + worstCase("mid")) / 2;
     const t = await agentToken({ limit_usd: limit, period: "day" });

@@ -264,3 +264,64 @@ describe("the routing_rule learning applier", () => {
     expect(await inTx((tx) => applier.current(tx, "did:svc:another-org", "coding"))).toEqual({ model: "small" });
   });
 });
+
+describe("a prompt's recommended model", () => {
+  it("an applied prompt_recommended_model proposal steers a call that names the prompt, and the reason says so", async () => {
+    const api = (method: string, path: string, token: string, body?: unknown) =>
+      call(ctx.server.url, method, path, { token, ...(body === undefined ? {} : { body }) });
+    const published = await api("POST", "/v1/prompts/support.triage/versions", ctx.root.token, {
+      meta: { id: "support.triage", namespace: "support", scope: "organization", description: "" },
+      version: "1.0.0",
+      content: "Triage this ticket: {{ticket}}",
+    });
+    expect(published.status, JSON.stringify(published.body)).toBe(201);
+    const ask = { prompt: { key: "support.triage", inputs: { ticket: "printer on fire" } }, task: "general" };
+    // optimize at medium complexity, no recommendation: the cheaper model wins on score.
+    const before = await think({ ...ask, messages: [] });
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    expect(before.body.metadata.routingDecision.selected).not.toBe("large");
+
+    // Proposed by the organization's key, approved by another passport, then applied.
+    const passport = await api("POST", "/v1/passports", ctx.root.token, {
+      type: "organization",
+      name: "prompt-reviewer",
+      public_key: (await import("./harness")).ed25519Jwk(),
+    });
+    const decider = await api("POST", "/v1/delegation-tokens", ctx.root.token, {
+      delegate_did: passport.body.did,
+      capabilities: ["svc_api:learning:decide", "svc_api:learning:read"],
+      duration_seconds: 600,
+    });
+    const proposal = await api("POST", "/v1/svcos/learning/proposals", ctx.root.token, {
+      kind: "prompt_recommended_model",
+      target: "support.triage",
+      proposed: { recommended_model: "large" },
+    });
+    expect(proposal.status, JSON.stringify(proposal.body)).toBe(201);
+    const approved = await api(
+      "POST",
+      `/v1/svcos/learning/proposals/${proposal.body.id}/approve`,
+      decider.body.token,
+      {},
+    );
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    const applied = await api("POST", `/v1/svcos/learning/proposals/${proposal.body.id}/apply`, decider.body.token);
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+
+    const after = await think({ ...ask, messages: [] });
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    expect(after.body.metadata.routingDecision.selected).toBe("large");
+    expect(after.body.metadata.routingDecision.reason).toContain("recommended for prompt support.triage");
+    // A pinned model still wins; a call without the prompt routes as before.
+    expect((await think({ ...ask, messages: [], pinned_model: "small" })).body.metadata.routingDecision.selected).toBe(
+      "small",
+    );
+    expect((await think({ task: "general" })).body.metadata.routingDecision.selected).not.toBe("large");
+    // Rolled back, the recommendation is gone and routing is as before.
+    const rolled = await api("POST", `/v1/svcos/learning/proposals/${proposal.body.id}/rollback`, decider.body.token);
+    expect(rolled.status, JSON.stringify(rolled.body)).toBe(200);
+    expect((await think({ ...ask, messages: [] })).body.metadata.routingDecision.selected).toBe(
+      before.body.metadata.routingDecision.selected,
+    );
+  });
+});

@@ -2951,7 +2951,8 @@ export interface components {
          *         "svc_api:agents:invoke"
          *       ],
          *       "duration_seconds": 86400,
-         *       "environment": "production"
+         *       "environment": "production",
+         *       "name": "invoice-bot key"
          *     }
          */
         DelegationTokenRequest: {
@@ -2962,6 +2963,8 @@ export interface components {
             environment?: string;
             /** @description A spending limit for reasoning calls under the delegation (and those derived from it); it can only narrow the caller's */
             budget?: components["schemas"]["DelegationBudget"];
+            /** @description A name for the key, shown in the console (API keys, Spend) and on GET /v1/delegations/{id} */
+            name?: string;
         };
         /**
          * @example {
@@ -19864,7 +19867,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `budget_exceeded` (Budget exceeded): A reasoning call's worst case (its input tokens, counted as an upper bound, plus max_tokens of output at the model's price) does not fit in what the delegation's budget (or a budget of a delegation it derives from) leaves in its period, counting settled calls and the reservations of calls still running. `budget_delegation_id`, `limit_usd`, `period`, `spent_usd`, `reserved_usd`, `remaining_usd` and `required_usd` give the figures. A model without a known price is refused under a budget. The problem's `type` ends in `budget-exceeded`. See /docs/errors#budget_exceeded. */
+            /**
+             * @description `budget_exceeded` (Budget exceeded): A reasoning call's worst case (its input tokens, counted as an upper bound, plus max_tokens of output at the model's price) does not fit in what the delegation's budget (or a budget of a delegation it derives from) leaves in its period, counting settled calls and the reservations of calls still running. `budget_delegation_id`, `limit_usd`, `period`, `spent_usd`, `reserved_usd`, `remaining_usd` and `required_usd` give the figures. A model without a known price is refused under a budget. The problem's `type` ends in `budget-exceeded`. See /docs/errors#budget_exceeded.
+             *
+             *     `model_unpriced` (Model has no price): The caller's delegation (or one it derives from) has a budget, and the model the call pinned, or every model that could take it, has no known price, so its cost could not be reserved against the budget. `unpriced_models` lists them (`<provider>/<model_id>`). See /docs/errors#model_unpriced.
+             */
             402: {
                 headers: {
                     [name: string]: unknown;
