@@ -832,7 +832,7 @@ export interface paths {
         put?: never;
         /**
          * Decide an approval request
-         * @description approve, approve_with_modifications (modified_params), reject, delegate (delegated_to) or override (override_action, needs svc_api:approvals:admin). Not by the requester nor the agent that asked. A high or critical request needs a delegation not issued to an agent (in the console: a passkey confirmation at most 5 minutes old). Puts approval.decided on the bus.
+         * @description approve, approve_with_modifications (modified_params), reject, delegate (delegated_to) or override (override_action, needs svc_api:approvals:admin). Not by the requester, whatever credential they use (403 reason own_request: a chain through the requester's delegation, a chain the requester's derives from, or the same person or agent behind both, a console key counting as the member who minted it), nor through an agent's delegation (403 reason agent_chain); a request assigned to a console role only by members of that role. A high or critical request needs a chain with no agent's delegation (in the console: a passkey confirmation at most 5 minutes old). Past expires_at, swept or not, 409 naming expired. Puts approval.decided on the bus.
          */
         post: operations["respondToApproval"];
         delete?: never;
@@ -872,7 +872,7 @@ export interface paths {
         put?: never;
         /**
          * Act under an approval's grant
-         * @description Checks a call's parameters against the approved ones (the RFC 8785 canonical SHA-256 of modified_params, or of request_data when approved unchanged): equal, the use is counted; different, 403 approval_params_mismatch, recorded.
+         * @description Checks a call's parameters against the approved ones (the RFC 8785 canonical SHA-256 of modified_params, or of request_data when approved unchanged): equal, the use is counted; different, 403 approval_params_mismatch, recorded. After the request's expires_at, 409 naming expired.
          */
         post: operations["useApprovalGrant"];
         delete?: never;
