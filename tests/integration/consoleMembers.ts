@@ -10,7 +10,8 @@ import { softAuthenticator } from "./softAuthenticator";
 
 /**
  * A new member of the root organization with `role`: invited, registered with a passkey, signed
- * in to the console; a tRPC caller on that console session.
+ * in to the console with it (a fresh passkey assertion in the session); a tRPC caller on that
+ * console session.
  */
 export async function consoleMember(role: Role) {
   const db = await database();
@@ -23,7 +24,8 @@ export async function consoleMember(role: Role) {
     softAuthenticator().register(options.challenge) as never,
   );
   const member = (await db.read.member.findUnique({ where: { passportDid: registered.did } }))!;
-  const { delegationId } = await startConsoleSession(db, member);
+  // Signed in with the passkey it just registered: the session's assertion is fresh, as a browser's is.
+  const { delegationId } = await startConsoleSession(db, member, { passkeyAssertedAt: new Date() });
   return {
     did: registered.did,
     delegationId,

@@ -15,6 +15,7 @@ import { endConsoleSession } from "@/server/members/sessions";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { apiKey, call, ed25519Jwk, useTestServer } from "./harness";
 import { bundleOf, deployAndWait, manifestOf } from "./agentsHelpers";
+import { consoleMember } from "./consoleMembers";
 
 process.env.SVC_SANDBOX_THREADS = "2";
 process.env.SVC_EXECUTION_RETRY_BASE_MS = "20";
@@ -363,11 +364,15 @@ describe("executions", () => {
   it("signing out (a revocation that does not cascade) cancels the queued executions derived from the session at once", async () => {
     await worker.stop(); // nothing claims the run: only the revocation can end it
     try {
-      const session = await apiKey(["svc_api:agents:invoke"]);
-      const res = await invoke(agents.scalar!, {}, session.token);
-      expect(res.body.status).toBe("queued");
-      await endConsoleSession(await database(), session.delegationId);
-      const e = (await get(res.body.id)).body;
+      // A real console session (signing out ends sessions only), invoking through the console's procedure.
+      const member = await consoleMember("admin");
+      const queued = (await member.caller.agents.invoke({ id: agents.scalar!, input: {} })) as {
+        id: string;
+        status: string;
+      };
+      expect(queued.status).toBe("queued");
+      await endConsoleSession(await database(), member.delegationId);
+      const e = (await get(queued.id)).body;
       expect(e).toMatchObject({ status: "cancelled", error_json: { code: "delegation_revoked" } });
     } finally {
       worker = startWorker({ log: () => undefined, tasks: [] });

@@ -7,7 +7,7 @@ import { forgetDiscoveredModels } from "@/server/reasoning/discoverModels";
 import { forgetRoutingCatalogue } from "@/server/reasoning/routingCatalogue";
 import { resetReasoningSettings } from "@/server/reasoning/settings";
 import { rootOrgDid } from "@/server/setup/bootstrap";
-import { call, useTestServer } from "./harness";
+import { apiKey, call, useTestServer } from "./harness";
 import { consoleMember } from "./consoleMembers";
 import { startFakeOpenAI, type FakeOpenAI } from "./peers/fakeOpenAI";
 
@@ -281,13 +281,14 @@ describe("a prompt's recommended model", () => {
     expect(before.status, JSON.stringify(before.body)).toBe(200);
     expect(before.body.metadata.routingDecision.selected).not.toBe("large");
 
-    // Proposed by the organization's key, approved by another passport, then applied.
+    // Proposed by the organization's key, approved by another passport holding a token from another
+    // of the operator's keys (one derived from the proposer's key would be the proposer's own), then applied.
     const passport = await api("POST", "/v1/passports", ctx.root.token, {
       type: "organization",
       name: "prompt-reviewer",
       public_key: (await import("./harness")).ed25519Jwk(),
     });
-    const decider = await api("POST", "/v1/delegation-tokens", ctx.root.token, {
+    const decider = await api("POST", "/v1/delegation-tokens", (await apiKey(["svc_api:*"])).token, {
       delegate_did: passport.body.did,
       capabilities: ["svc_api:learning:decide", "svc_api:learning:read"],
       duration_seconds: 600,
