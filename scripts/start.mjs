@@ -42,8 +42,11 @@ if (stale || process.env.SVC_FORCE_BUILD === "1") {
 }
 // V8 grows its heap lazily under load (RSS climbed past 500 MB in the benchmark with the
 // defaults); a small young generation and a capped old space keep the server near 260 MB at the
-// same throughput. SVC_MAX_HEAP_MB raises the cap for unusual workloads.
-const heap = [`--max-old-space-size=${Number(process.env.SVC_MAX_HEAP_MB || 256)}`, "--max-semi-space-size=4"];
+// same throughput. SVC_MAX_HEAP_MB raises the cap for unusual workloads. The default was 256 MB
+// until the whole Playwright run (25 minutes of journeys on one server) ended in "JavaScript heap
+// out of memory" at that cap with this round's code: 512 MB until what grew is found (README,
+// known limits).
+const heap = [`--max-old-space-size=${Number(process.env.SVC_MAX_HEAP_MB || 512)}`, "--max-semi-space-size=4"];
 // The server runs as a child; a signal sent to this process (a supervisor's or Kubernetes' SIGTERM
 // reaches only the PID it started) is passed on, so the server drains (server/main.ts) instead of
 // being orphaned, and this process exits as the server did.
