@@ -13,13 +13,15 @@ import { marketplaceInvoke } from "./marketplaceInvoke";
 import { prompts } from "./prompts";
 import { reasoning } from "./reasoning";
 import { scaleOut } from "./scale-out";
+import { measureUnit } from "./lib/unit";
 import { webhooks } from "./webhooks";
 import { workflows } from "./workflows";
 
 /**
  * `npm run bench`: every benchmark, one after the other (they would distort each other if run
  * together). Each starts and stops its own server or processes. Targets are informational: a miss
- * is printed, not failed on; only a bench that could not run at all fails the command.
+ * is printed, not failed on; only a bench that could not run at all fails the command. CPU targets
+ * are in units of a bare request's CPU, measured before and after the benches (bench/lib/unit.ts).
  *
  * `npm run bench -- ledger` (or `npx tsx bench/run.ts ledger governed-call`) runs only the named ones.
  */
@@ -46,9 +48,13 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-// The figures of issue 15's table, gathered from every bench (and its children) and printed at the end.
+// The figures, gathered from every bench (and its children) and printed at the end.
 const figuresFile = join(mkdtempSync(join(tmpdir(), "svc-bench-figures-")), "figures.ndjson");
 process.env.BENCH_FIGURES_FILE = figuresFile;
+// The unit (a bare request's server CPU), before and after the benches: every CPU figure is
+// printed in it too. BENCH_UNIT=0 skips it (a quick look at one bench's own output).
+const withUnit = process.env.BENCH_UNIT !== "0";
+if (withUnit) await measureUnit("before");
 
 for (const [name, run] of benches) {
   if (names.length > 0 && !names.includes(name)) continue;
@@ -59,4 +65,5 @@ for (const [name, run] of benches) {
     process.exitCode = 1;
   }
 }
+if (withUnit) await measureUnit("after");
 printFigures(figuresFile);
