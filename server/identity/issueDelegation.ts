@@ -6,8 +6,10 @@ import { DomainError, domainError, Forbidden, ValidationFailed } from "../errors
 import { newId } from "../ids";
 import { signDelegationToken } from "../keys/tokens";
 import type { Principal } from "../governance/principal";
-import { attachBudget, type Budget } from "../reasoning/budgets";
+import type { z } from "zod";
 import { coveredBy, missingCapabilities } from "./capabilities";
+import { runIssuanceHooks } from "./issuanceHooks";
+import type { DelegationBudget } from "./schemas";
 
 const MAX_CHAIN_DEPTH = 16;
 
@@ -21,8 +23,11 @@ export interface DelegationRequest {
   riskLevel?: string;
   kind: "api_key" | "delegation_token" | "session" | "execution" | "trigger" | "workflow";
   name?: string | null;
-  /** A reasoning budget of its own (server/reasoning/budgets.ts): it can only narrow the chain's. */
-  budget?: Budget;
+  /**
+   * A reasoning budget of its own: it can only narrow the chain's. Reasoning attaches it through
+   * its issuance hook (server/reasoning/budgets.ts).
+   */
+  budget?: z.output<typeof DelegationBudget>;
   /** The person minting it in a console session: what it decides counts as theirs. */
   mintedByDid?: string | null;
 }
@@ -125,7 +130,8 @@ export async function deriveDelegation(db: Db, grantor: Principal, req: Delegati
     mintedByDid: req.mintedByDid ?? null,
   };
   await insertDelegation(db, row);
-  if (req.budget) await attachBudget(db, grantor, row.id, req.budget);
+  // What other areas attach to a new delegation (its budget), in the same transaction.
+  await runIssuanceHooks(db, grantor, row, req);
   return { row, delegate, budget: req.budget };
 }
 
