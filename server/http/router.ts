@@ -16,8 +16,9 @@ import { logger } from "../telemetry/log";
 import { processWide } from "../processWide";
 
 /**
- * The one routing table of the public API: every declared operation (server/http/operations.ts),
- * the public documents (health, OpenAPI, JWKS), and problem+json 404s and 405s for the rest.
+ * The one routing table of the public API: every declared operation (as the root registers them,
+ * server/http/operationRegistry.ts), the public documents (health, OpenAPI, JWKS), and
+ * problem+json 404s and 405s for the rest.
  * Both transports use it: svc's node:http fast path (`handleV1`, also what the integration tests
  * mount) and Next.js's catch-all `app/v1/[[...path]]/route.ts` (`dispatchV1`). A new operation needs
  * no route file: declaring it in its area's operations.ts is enough.
