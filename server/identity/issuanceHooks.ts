@@ -1,8 +1,29 @@
+import type { z } from "zod";
 import type { Db } from "../db/client";
 import type { Delegation } from "../db/generated/sqlite/client";
 import type { Principal } from "../governance/principal";
 import { processWide } from "../processWide";
-import type { DelegationRequest } from "./issueDelegation";
+import type { DelegationBudget } from "./schemas";
+
+/** What a delegation is derived from (server/identity/issueDelegation.ts); issuance hooks see it whole. */
+export interface DelegationRequest {
+  delegateDid: string;
+  capabilities: string[];
+  /** Explicit lifetime; when absent, `defaultSeconds` clamped to what the grantor has left. */
+  durationSeconds?: number;
+  defaultSeconds?: number;
+  environment?: string | null;
+  riskLevel?: string;
+  kind: "api_key" | "delegation_token" | "session" | "execution" | "trigger" | "workflow";
+  name?: string | null;
+  /**
+   * A reasoning budget of its own: it can only narrow the chain's. Reasoning attaches it through
+   * its issuance hook (server/reasoning/budgets.ts).
+   */
+  budget?: z.output<typeof DelegationBudget>;
+  /** The person minting it in a console session: what it decides counts as theirs. */
+  mintedByDid?: string | null;
+}
 
 /**
  * What other areas do, in the issuing transaction, when a delegation is derived (reasoning

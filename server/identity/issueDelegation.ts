@@ -6,31 +6,10 @@ import { DomainError, domainError, Forbidden, ValidationFailed } from "../errors
 import { newId } from "../ids";
 import { signDelegationToken } from "../keys/tokens";
 import type { Principal } from "../governance/principal";
-import type { z } from "zod";
 import { coveredBy, missingCapabilities } from "./capabilities";
-import { runIssuanceHooks } from "./issuanceHooks";
-import type { DelegationBudget } from "./schemas";
+import { runIssuanceHooks, type DelegationRequest } from "./issuanceHooks";
 
 const MAX_CHAIN_DEPTH = 16;
-
-export interface DelegationRequest {
-  delegateDid: string;
-  capabilities: string[];
-  /** Explicit lifetime; when absent, `defaultSeconds` clamped to what the grantor has left. */
-  durationSeconds?: number;
-  defaultSeconds?: number;
-  environment?: string | null;
-  riskLevel?: string;
-  kind: "api_key" | "delegation_token" | "session" | "execution" | "trigger" | "workflow";
-  name?: string | null;
-  /**
-   * A reasoning budget of its own: it can only narrow the chain's. Reasoning attaches it through
-   * its issuance hook (server/reasoning/budgets.ts).
-   */
-  budget?: z.output<typeof DelegationBudget>;
-  /** The person minting it in a console session: what it decides counts as theirs. */
-  mintedByDid?: string | null;
-}
 
 /**
  * Derives a delegation from the caller's own and returns its token, once (it is never stored).
