@@ -9,18 +9,21 @@
 //    `server/http/listSchemas.ts`: plain zod, checked by schemasArePure.test.ts): never a service,
 //    the database or anything that needs Node.js.
 // 3. An area (server/<area>/) uses another area through its public modules. Public is every
-//    module of the area except these three, each meant for the composition root
-//    (`server/areas.ts`) only, which names every area once:
-//      - `router.ts`     the area's tRPC adapter;
-//      - `operations.ts` the area's declared actions (app/ and the OpenAPI document get them
-//                        through the root);
-//      - `tasks.ts`      the area's background work (job kinds, periodic tasks, bridge entries);
+//    module of the area except these, each meant for the composition root (`server/areas.ts`)
+//    only, which names every area once:
+//      - `router.ts` and any `…Router.ts`          the area's tRPC adapters;
+//      - `operations.ts` and any `…Operations.ts`  the area's declared actions (app/ and the
+//                                                  OpenAPI document get them through the root);
+//      - `tasks.ts` and any `…Tasks.ts`            the area's background work (job kinds,
+//                                                  periodic tasks, bridge entries);
 //    and anything in a folder named `internal/`. An area imports its own files freely.
-// 4. The shared mechanisms (server/http/, jobs/, worker/, governance/, sandbox/) import no area:
-//    they read the root's lists (http/operations.ts and trpc/root.ts import `server/areas.ts`) or
-//    registries the root fills. They stand on the kernel only: db, keys, signing, outbound, setup,
-//    meta, telemetry (metrics they count into), and the two areas the gate itself is made of,
-//    identity (who calls) and provenance (the record).
+// 4. The kernel imports no area and not the root: the shared mechanisms (server/http/, trpc/,
+//    openapi/, jobs/, worker/, governance/, sandbox/), what they stand on (db, keys, signing,
+//    outbound, meta, telemetry) and the two areas the gate itself is made of, identity (who
+//    calls) and provenance (the record, with its ledger). Where the kernel needs the areas, the
+//    entry points (server/main.ts, app/ route files, the CLI, the worker's main.ts) compose the
+//    root and hand it down, or the root fills a registry (`composeServer` in server/areas.ts):
+//    the /v1 operations, the tRPC router, revocation and issuance hooks, job kinds.
 //
 // Patterns are regular expressions on the import path as written (`@/…` or relative).
 import tseslint from "typescript-eslint";
@@ -32,9 +35,10 @@ const noAppOrComponents = {
   regex: String.raw`^(@/|(\.\./)+)(app|components)(/|$)`,
   message: "server/ must not import app/ or components/ (eslint.config.mjs, rule 1).",
 };
+// `router` also matches `benchmarkRouter`: an area may split its adapters into several files.
 const registryOnly = (file, who) => ({
-  regex: `${otherArea}${file}$`,
-  message: `Another area's ${file}.ts is imported by ${who} only; use the area's services (eslint.config.mjs, rule 3).`,
+  regex: `${otherArea}([A-Za-z0-9_]*${file[0].toUpperCase()}|${file[0]})${file.slice(1)}$`,
+  message: `Another area's ${file}.ts (or …${file[0].toUpperCase()}${file.slice(1)}.ts) is imported by ${who} only; use the area's services (eslint.config.mjs, rule 3).`,
 });
 const internal = {
   regex: `${otherArea}internal(/|$)`,
@@ -56,9 +60,10 @@ function serverPatterns({ root = false } = {}) {
   ];
 }
 
-// The folders a shared mechanism may import besides its own: the root, the kernel and the other mechanisms (rule 4).
+// What the kernel may import besides its own folder: the kernel's other modules (rule 4). Not the
+// root (`areas`, `appRouter`), not an area, and of server/setup only the root organization (its
+// bootstrap, run by the entry points, creates the first member's invitation).
 const KERNEL = [
-  "areas",
   "processWide",
   "config",
   "errors",
@@ -68,10 +73,12 @@ const KERNEL = [
   "keys",
   "signing",
   "outbound",
-  "setup",
+  "setup/rootOrg",
   "meta",
   "identity",
   "provenance",
+  // The provenance ledger's Merkle tree, proofs and checkpoints.
+  "ledger",
   "http",
   "jobs",
   "worker",
@@ -82,10 +89,12 @@ const KERNEL = [
   // server/telemetry: traces, metrics, logs (issue 20): a mechanism every layer calls into.
   "telemetry",
 ];
+// The kernel's folders, held to rule 4.
+const KERNEL_FOLDERS = KERNEL.filter((k) => !/^(processWide|config|errors|errorCatalogue|ids|setup\/.*)$/.test(k));
 const noArea = {
   regex: String.raw`^(@/server/|(\.\./)+(server/)?)(?!(${KERNEL.join("|")})(/|$))[A-Za-z0-9_-]+(/|$)`,
   message:
-    "server/http, jobs, worker, governance and sandbox import no area: take what you need from the composition root (server/areas.ts) or a registry it fills (eslint.config.mjs, rule 4).",
+    "The kernel (server/http, trpc, openapi, jobs, worker, governance, sandbox, db, identity, provenance, ledger, …) imports no area and not the composition root: the entry points compose the root and hand it down, or the root fills a registry (eslint.config.mjs, rule 4).",
 };
 
 const restrict = (patterns) => ({ "@typescript-eslint/no-restricted-imports": ["error", { patterns }] });
@@ -116,8 +125,9 @@ export default tseslint.config(
   { files: ["server/**/*.{ts,tsx}"], rules: restrict(serverPatterns()) },
   { files: ["server/areas.ts"], rules: restrict(serverPatterns({ root: true })) },
   {
-    files: ["server/{http,jobs,worker,governance,sandbox}/**/*.{ts,tsx}"],
-    ignores: ["**/*.test.ts"],
+    files: [`server/{${KERNEL_FOLDERS.join(",")}}/**/*.{ts,tsx}`],
+    // The worker's main.ts is an entry point: it composes the root.
+    ignores: ["**/*.test.ts", "server/worker/main.ts"],
     rules: restrict([...serverPatterns(), noArea]),
   },
   // Unit tests beside the code may reach into what they test.

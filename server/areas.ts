@@ -23,8 +23,10 @@ import { executionOperations } from "./executions/operations";
 import { executionsRouter } from "./executions/router";
 import { executionJobKinds } from "./executions/tasks";
 import type { Operation } from "./http/operation";
+import { registerOperations } from "./http/operationRegistry";
 import { idempotencyTasks } from "./http/tasks";
 import { capabilityAreaOf, offerCapabilityAreas } from "./identity/capabilityCatalogue";
+import { onDelegationIssued, type IssuanceHook } from "./identity/issuanceHooks";
 import { identityOperations } from "./identity/operations";
 import { onDelegationsRevoked, type RevocationHook } from "./identity/revocationHooks";
 import { identityRouter } from "./identity/router";
@@ -52,6 +54,7 @@ import { provenanceOperations } from "./provenance/operations";
 import { provenanceRouter } from "./provenance/router";
 import { reasoningOperations } from "./reasoning/operations";
 import { reasoningRouter } from "./reasoning/router";
+import { attachRequestedBudget } from "./reasoning/budgets";
 import { routingRuleApplier } from "./reasoning/routingRuleApplier";
 import { reasoningBridgeEntries, reasoningTasks } from "./reasoning/tasks";
 import { registerBridgeEntry, type BridgeHandler } from "./sandbox/bridge";
@@ -108,6 +111,8 @@ export interface Area {
   tasks?: readonly Task[];
   /** The `ctx.<name>` entries it offers sandboxed runs. */
   bridge?: Readonly<Record<string, BridgeHandler>>;
+  /** What it does, in the issuing transaction, when a delegation is derived (server/identity/issuanceHooks.ts). */
+  issuanceHooks?: Readonly<Record<string, IssuanceHook>>;
   /** What it does, in the revoking transaction, when delegations are revoked. */
   revocationHooks?: Readonly<Record<string, RevocationHook>>;
   /** What it does, in the transaction that records a run's end, when a run ends (server/executions/runEndHooks.ts). */
@@ -223,6 +228,7 @@ export const areas = {
     router: reasoningRouter,
     bridge: reasoningBridgeEntries,
     tasks: reasoningTasks,
+    issuanceHooks: { budgets: attachRequestedBudget },
     learningAppliers: [routingRuleApplier],
     nav: [
       { href: "/reasoning/models", label: "Models", section: "Models", icon: "Cpu" },
@@ -318,9 +324,10 @@ export const offeredCapabilityAreas: ReadonlySet<string> = new Set(
 );
 
 /**
- * Fills the process's registries from the root: job kinds, periodic tasks, sandbox bridge
- * entries, revocation hooks, run-end hooks, subscription dispatchers, approval waiters, platform
- * event types, the operations a workflow node can call and the capability catalogue's offer.
+ * Fills the process's registries from the root: the /v1 operations, job kinds, periodic tasks,
+ * sandbox bridge entries, issuance and revocation hooks, run-end hooks, subscription dispatchers,
+ * approval waiters, platform event types, the operations a workflow node can call and the
+ * capability catalogue's offer.
  * Every entry point calls it before serving (server/main.ts, the worker, Next.js's
  * instrumentation, the CLI, the tests); it runs once per process, whichever copy of the modules
  * (Next.js bundles its own) calls first, and the registries are the process's (server/processWide.ts).
@@ -334,6 +341,7 @@ export function composeServer(): void {
     for (const [kind, definition] of Object.entries(area.jobKinds ?? {})) registerJobKind(kind, definition);
     for (const task of area.tasks ?? []) registerTask(task);
     for (const [name, handler] of Object.entries(area.bridge ?? {})) registerBridgeEntry(name, handler);
+    for (const [name, hook] of Object.entries(area.issuanceHooks ?? {})) onDelegationIssued(name, hook);
     for (const [name, hook] of Object.entries(area.revocationHooks ?? {})) onDelegationsRevoked(name, hook);
     for (const [name, hook] of Object.entries(area.runEndHooks ?? {})) onRunEnded(name, hook);
     for (const [kind, dispatcher] of Object.entries(area.subscriptionDispatchers ?? {}))
@@ -344,6 +352,8 @@ export function composeServer(): void {
   // The shared rate limit's past windows (PostgreSQL), swept by whichever worker runs.
   registerTask(rateLimitSweep);
   registerPlatformEventTypes(platformEventTypes);
+  // The routing table and the OpenAPI document (server/http/operationRegistry.ts).
+  registerOperations(areaOperations);
   // A workflow's `svc` nodes call the platform's operations by id.
   registerNodeOperations(areaOperations);
   offerCapabilityAreas(offeredCapabilityAreas);

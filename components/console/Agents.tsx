@@ -8,7 +8,7 @@ import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { AgentDetail } from "./AgentDetail";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { DeployAgentDialog } from "./DeployAgent";

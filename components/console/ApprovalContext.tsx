@@ -5,7 +5,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useEffect } from "react";
 import { Badge, Card } from "@/components/ui/primitives";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { Did } from "./Did";
 import { ago } from "./format";
 import { problemOf, useTRPC } from "./Providers";

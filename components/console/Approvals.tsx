@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Badge, Card, Label } from "@/components/ui/primitives";
 import { STEP_UP_RISK_LEVELS } from "@/server/approvals/schemas";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "./ConsoleShell";
 import { ago } from "./format";
 import { confirmWithPasskey } from "./passkeyClient";

@@ -13,7 +13,7 @@ import { categoricalColor, type Series } from "@/components/charts/series";
 import { DataTable } from "@/components/ui/data-table";
 import { Card, Label, Mono, NativeSelect } from "@/components/ui/primitives";
 import { cn } from "@/components/ui/cn";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "./ConsoleShell";
 import { ago } from "./format";
 import { useTRPC } from "./Providers";

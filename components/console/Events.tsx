@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Badge, FieldError, Input, Label } from "@/components/ui/primitives";
 import { EventType } from "@/server/events/schemas";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "./ConsoleShell";
 import { ago } from "./format";
 import { problemOf, useTRPC } from "./Providers";

@@ -13,7 +13,7 @@ import { DataTable } from "@/components/ui/data-table";
 import { Confirm, Dialog } from "@/components/ui/dialog";
 import { Badge, FieldError, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
 import { decidingCapabilities, type CapabilityGroup } from "@/server/identity/capabilityCatalogue";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import type { inferRouterOutputs } from "@trpc/server";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";

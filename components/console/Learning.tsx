@@ -10,7 +10,7 @@ import { cn } from "@/components/ui/cn";
 import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card, NativeSelect, Label } from "@/components/ui/primitives";
 import { APPROVAL_STATES, parseAffinityWindow, PROVENANCE_ID, type ApprovalState } from "@/server/learning/schemas";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { jsonDiff } from "./approvalDiff";
 import { JsonDiffList } from "./JsonDiffList";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";

@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Confirm, Dialog } from "@/components/ui/dialog";
 import { Badge, Label, Mono, NativeSelect } from "@/components/ui/primitives";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
 import { problemOf, useTRPC } from "./Providers";

@@ -14,7 +14,7 @@ import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
 import { Badge, Card, FieldError, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
 import { Skeleton } from "@/components/ui/skeleton";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
 import { RoutingRules } from "./RoutingRules";

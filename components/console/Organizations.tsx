@@ -14,7 +14,7 @@ import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
 import { Badge, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import { AutonomyProfile, DeploymentMode } from "@/server/controlPlane/schemas";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ago, Did } from "./format";
 import { applyProblem, problemOf, useTRPC } from "./Providers";

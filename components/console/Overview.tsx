@@ -10,7 +10,7 @@ import { StackedBarChart } from "@/components/charts/StackedBarChart";
 import { SERIES } from "@/components/charts/series";
 import { Badge, Card } from "@/components/ui/primitives";
 import { Skeleton } from "@/components/ui/skeleton";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
 import { useTRPC } from "./Providers";

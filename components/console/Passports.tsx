@@ -16,7 +16,7 @@ import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
 import { Badge, Card, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import { RegisterablePassportType } from "@/server/identity/schemas";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ago, Did } from "./format";
 import { applyProblem, problemOf, useTRPC } from "./Providers";

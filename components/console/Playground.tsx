@@ -7,7 +7,7 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Badge, Card, FieldError, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "./ConsoleShell";
 import { problemOf, useTRPC } from "./Providers";
 

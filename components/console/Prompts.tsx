@@ -14,7 +14,7 @@ import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { DataTable } from "@/components/ui/data-table";
 import { Badge, Card, Label, Mono, NativeSelect } from "@/components/ui/primitives";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ago } from "./format";
 import { SchemaForm, type ObjectSchema } from "./marketplace/SchemaForm";

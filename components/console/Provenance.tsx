@@ -12,7 +12,7 @@ import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
 import { Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
 import { verifyInBrowser, type BrowserVerification } from "@/components/provenance/verifyInBrowser";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
 import { problemOf, useTRPC } from "./Providers";

@@ -7,7 +7,7 @@ import { ThemeProvider, useTheme } from "next-themes";
 import { useState, useSyncExternalStore, type ReactNode } from "react";
 import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
 import { Toaster } from "sonner";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 

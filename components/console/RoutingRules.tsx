@@ -7,7 +7,7 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Badge, FieldError, Label, Mono, NativeSelect } from "@/components/ui/primitives";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { ago } from "./format";
 import { problemOf, useTRPC } from "./Providers";
 

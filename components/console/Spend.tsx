@@ -7,7 +7,7 @@ import { useSearchParams } from "next/navigation";
 import { useMemo } from "react";
 import { DataTable } from "@/components/ui/data-table";
 import { Badge, Card, Label, Mono, NativeSelect } from "@/components/ui/primitives";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "./ConsoleShell";
 import { usdExact } from "./Playground";
 import { problemOf, useTRPC } from "./Providers";

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { when } from "./executionFormat";
 import { applyProblem, problemOf, useTRPC } from "./Providers";

@@ -3,7 +3,7 @@ import { cn } from "@/components/ui/cn";
 import { Badge } from "@/components/ui/primitives";
 import { Progress } from "@/components/ui/progress";
 import { FINAL_EXECUTION_STATUSES } from "@/server/executions/schemas";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 
 export type Execution = inferRouterOutputs<AppRouter>["executions"]["get"];
 

@@ -7,7 +7,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { Badge, Mono } from "@/components/ui/primitives";
 import { isReservedEventType } from "@/server/events/platformEventTypes";
 import { isEventPattern } from "@/server/events/schemas";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { ago } from "./format";
 
 export type Subscription = inferRouterOutputs<AppRouter>["webhooks"]["list"]["data"][number];

@@ -9,14 +9,16 @@ import { openApiResponse } from "../openapi/document";
 import { CLIENT_ADDRESS_HEADER, clientAddress, clientAddressOf } from "./clientAddress";
 import { requestIdFor, serveOperation } from "./gate";
 import type { Operation } from "./operation";
-import { operations } from "./operations";
+import { registeredOperations } from "./operationRegistry";
 import { problemResponse, toProblem } from "./problem";
 import { rateLimitHeaders, takeToken, type RateLimitState } from "./rateLimit";
 import { logger } from "../telemetry/log";
+import { processWide } from "../processWide";
 
 /**
- * The one routing table of the public API: every declared operation (server/http/operations.ts),
- * the public documents (health, OpenAPI, JWKS), and problem+json 404s and 405s for the rest.
+ * The one routing table of the public API: every declared operation (as the root registers them,
+ * server/http/operationRegistry.ts), the public documents (health, OpenAPI, JWKS), and
+ * problem+json 404s and 405s for the rest.
  * Both transports use it: svc's node:http fast path (`handleV1`, also what the integration tests
  * mount) and Next.js's catch-all `app/v1/[[...path]]/route.ts` (`dispatchV1`). A new operation needs
  * no route file: declaring it in its area's operations.ts is enough.
@@ -45,13 +47,30 @@ function compile(method: string, template: string, target: Route["target"]): Rou
   return { method, template, pattern: new RegExp(`^${source}$`), names, target };
 }
 
-const routes: Route[] = [
-  ...operations.map((op) => compile(op.method, op.path, { op })),
-  compile("GET", "/v1/health", { document: { id: "health", serve: health } }),
-  compile("GET", "/v1/openapi.json", { document: { id: "openapi", serve: openApiResponse } }),
-  compile("GET", "/.well-known/jwks.json", { document: { id: "jwks", serve: jwksResponse } }),
-  // Static segments win over parameters, as in Next.js.
-].sort((a, b) => a.names.length - b.names.length);
+function compileTable(operations: readonly Operation[]): Route[] {
+  return [
+    ...operations.map((op) => compile(op.method, op.path, { op })),
+    compile("GET", "/v1/health", { document: { id: "health", serve: health } }),
+    compile("GET", "/v1/openapi.json", { document: { id: "openapi", serve: openApiResponse } }),
+    compile("GET", "/.well-known/jwks.json", { document: { id: "jwks", serve: jwksResponse } }),
+    // Static segments win over parameters, as in Next.js.
+  ].sort((a, b) => a.names.length - b.names.length);
+}
+
+// Compiled on the first request, once the entry point has registered the root's operations.
+const table = processWide("http.routingTable", () => ({
+  operations: undefined as readonly Operation[] | undefined,
+  routes: [] as Route[],
+}));
+
+function routes(): Route[] {
+  const operations = registeredOperations();
+  if (table.operations !== operations) {
+    table.routes = compileTable(operations);
+    table.operations = operations;
+  }
+  return table.routes;
+}
 
 export type Resolution =
   | { kind: "route"; route: Route; params: Record<string, string> }
@@ -64,9 +83,10 @@ export type Resolution =
  * method it does not serve is a 405 naming those it does. HEAD is served by GET.
  */
 export function resolveV1(method: string, pathname: string): Resolution {
-  const first = routes.find((r) => r.pattern.test(pathname));
+  const all = routes();
+  const first = all.find((r) => r.pattern.test(pathname));
   if (!first) return { kind: "not_found" };
-  const same = routes.filter((r) => r.template === first.template);
+  const same = all.filter((r) => r.template === first.template);
   const route = same.find((r) => r.method === method || (method === "HEAD" && r.method === "GET"));
   if (!route) {
     const methods = same.map((r) => r.method);

@@ -6,26 +6,10 @@ import { DomainError, domainError, Forbidden, ValidationFailed } from "../errors
 import { newId } from "../ids";
 import { signDelegationToken } from "../keys/tokens";
 import type { Principal } from "../governance/principal";
-import { attachBudget, type Budget } from "../reasoning/budgets";
 import { coveredBy, missingCapabilities } from "./capabilities";
+import { runIssuanceHooks, type DelegationRequest } from "./issuanceHooks";
 
 const MAX_CHAIN_DEPTH = 16;
-
-export interface DelegationRequest {
-  delegateDid: string;
-  capabilities: string[];
-  /** Explicit lifetime; when absent, `defaultSeconds` clamped to what the grantor has left. */
-  durationSeconds?: number;
-  defaultSeconds?: number;
-  environment?: string | null;
-  riskLevel?: string;
-  kind: "api_key" | "delegation_token" | "session" | "execution" | "trigger" | "workflow";
-  name?: string | null;
-  /** A reasoning budget of its own (server/reasoning/budgets.ts): it can only narrow the chain's. */
-  budget?: Budget;
-  /** The person minting it in a console session: what it decides counts as theirs. */
-  mintedByDid?: string | null;
-}
 
 /**
  * Derives a delegation from the caller's own and returns its token, once (it is never stored).
@@ -125,7 +109,8 @@ export async function deriveDelegation(db: Db, grantor: Principal, req: Delegati
     mintedByDid: req.mintedByDid ?? null,
   };
   await insertDelegation(db, row);
-  if (req.budget) await attachBudget(db, grantor, row.id, req.budget);
+  // What other areas attach to a new delegation (its budget), in the same transaction.
+  await runIssuanceHooks(db, grantor, row, req);
   return { row, delegate, budget: req.budget };
 }
 

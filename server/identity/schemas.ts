@@ -1,9 +1,25 @@
 import { z } from "zod";
-import { DelegationBudget } from "../reasoning/schemas";
 import { PaginationInfo } from "../http/listSchemas";
 import { CAPABILITY_PATTERN } from "./capabilities";
 import { EXAMPLE } from "../openapi/examples";
 import { isKnownCapability } from "./capabilityCatalogue";
+
+// ── budgets (inside delegations): issued here, enforced by reasoning (server/reasoning/budgets.ts) ──
+
+export const BudgetPeriod = z.enum(["total", "day", "month"]);
+
+export const DelegationBudget = z
+  .object({
+    limit_usd: z
+      .number()
+      .min(0.000001)
+      .max(1_000_000)
+      .describe("The most reasoning calls under this delegation may cost, USD: more than 0 (at least 0.000001)"),
+    period: BudgetPeriod.describe("total: over the delegation's life; day / month: per UTC day / calendar month"),
+  })
+  .strict()
+  .describe("A spending limit for reasoning calls; a derived delegation's budget can only narrow its grantor's")
+  .meta({ id: "DelegationBudget", example: { limit_usd: 5, period: "day" } });
 
 const Did = z
   .string()

@@ -6,7 +6,8 @@ import type { PublicKeyJwk } from "../identity/didKey";
 import { appendInTransaction } from "../provenance/appendProvenance";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { ROLES, type Role } from "./roles";
-import { consoleEntry, recordConsoleEvent, revokeGrantsOf } from "./sessions";
+import { consoleEntry } from "../governance/consoleEntry";
+import { recordConsoleEvent, revokeGrantsOf } from "./sessions";
 
 /**
  * Company sign-in: the console signs people in through the company's OpenID Connect provider

@@ -18,7 +18,8 @@ import {
   registrationOptions,
   tokenHash,
 } from "./passkeys";
-import { consoleEntry, recordConsoleEvent } from "./sessions";
+import { consoleEntry } from "../governance/consoleEntry";
+import { recordConsoleEvent } from "./sessions";
 import { recordAnonymousRefusal } from "../governance/anonymousRefusals";
 
 /**

@@ -1,11 +1,12 @@
+import { ROLES, type Role } from "../governance/roles";
 import { isKnownCapability, READ_CAPABILITIES } from "../identity/capabilityCatalogue";
 
 /**
  * Console roles and what a person's session delegation may do. Procedure tiers check the role;
- * the gate checks the capabilities, so a role can never reach past them.
+ * the gate checks the capabilities, so a role can never reach past them. The roles' names are the
+ * gate's (server/governance/roles.ts), re-exported for the areas that already read them here.
  */
-export const ROLES = ["admin", "approver", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
 // Every read of the catalogue (server/identity/capabilityCatalogue.ts): a new area's reads reach
 // viewers without an edit here.

@@ -7,7 +7,7 @@ import { Conflict } from "../errors";
 import { runRevocationHooks } from "../identity/revocationHooks";
 import { newId } from "../ids";
 import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
-import { EMPTY_SHA256 } from "../governance/governCall";
+import { consoleEntry } from "../governance/consoleEntry";
 import { tokenHash } from "./passkeys";
 import {
   MEMBER_GRANT_RENEW_BELOW_SECONDS,
@@ -128,33 +128,6 @@ export async function endConsoleSession(db: Database, delegationId: string, reas
       ),
     );
   });
-}
-
-/** A record for a console event outside the tRPC gate (sign-in, registration, sign-out). */
-export function consoleEntry(
-  operation: string,
-  orgDid: string,
-  actorDid: string | null,
-  delegationId: string | null,
-  status: number,
-  decision: "allowed" | "denied",
-  resourceType: string | null = null,
-  resourceId: string | null = null,
-) {
-  return {
-    org_did: orgDid,
-    actor_did: actorDid,
-    delegation_id: delegationId,
-    grantor_did: delegationId ? orgDid : null,
-    capability: null,
-    operation,
-    resource_type: resourceType,
-    resource_id: resourceId,
-    decision,
-    status,
-    request_hash: EMPTY_SHA256,
-    request_id: newId("req"),
-  };
 }
 
 /** Records a refused or completed console event (pre-authentication calls included). */

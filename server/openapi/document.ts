@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { areaOperations as operations } from "../areas";
 import type { Operation } from "../http/operation";
+import { registeredOperations } from "../http/operationRegistry";
 import { SERVICE_VERSION } from "../meta/health";
 import { EXAMPLE } from "./examples";
 import { problemCodesOf, problemResponses } from "./problems";
@@ -183,6 +183,7 @@ const built = processWide("openapi.document", () => ({ document: undefined as Js
 
 export function openApiDocument(): Json {
   if (built.document) return built.document;
+  const operations = registeredOperations();
   const inputs = componentsFor("input");
   const outputs = componentsFor("output");
   const requestIds = new Set(operations.map((op) => idOf(op.body)).filter(Boolean));

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { countPassports } from "../identity/passports";
 import { ledgerIdentity } from "../ledger/origin";
 import { inclusionProof, ledgerSync } from "../ledger/proofs";
-import { ROLES } from "../members/roles";
+import { ROLES } from "../governance/roles";
 import { defineConsoleProcedure } from "../trpc/procedures";
 import * as s from "./schemas";
 

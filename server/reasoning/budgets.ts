@@ -4,8 +4,9 @@ import type { RawQueryable } from "../db/raw";
 import { domainError, Forbidden } from "../errors";
 import { newId } from "../ids";
 import type { Principal } from "../governance/principal";
+import type { IssuanceHook } from "../identity/issuanceHooks";
 import { takeLedgerLock } from "../provenance/appendProvenance";
-import type { DelegationBudget as BudgetSchema } from "./schemas";
+import type { DelegationBudget as BudgetSchema } from "../identity/schemas";
 
 /**
  * Budgets inside delegations. A delegation may carry `{limit_usd, period}`; every reasoning call
@@ -56,6 +57,11 @@ export async function attachBudget(db: Db, grantor: Principal, delegationId: str
     data: { delegationId, orgDid: grantor.orgDid, limitUsd: budget.limit_usd, period: budget.period },
   });
 }
+
+/** Identity's issuance hook (registered by server/areas.ts): a delegation issued with a budget gets it. */
+export const attachRequestedBudget: IssuanceHook = async (tx, grantor, delegation, request) => {
+  if (request.budget) await attachBudget(tx, grantor, delegation.id, request.budget);
+};
 
 /** The budget a delegation carries itself, in its API shape. */
 export async function budgetOf(db: Db, delegationId: string): Promise<Budget | null> {

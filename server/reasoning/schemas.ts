@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ListQuery, PaginationInfo } from "../http/listSchemas";
 import { EXAMPLE } from "../openapi/examples";
+import { DelegationBudget } from "../identity/schemas";
 import { ReasoningPromptRef } from "../prompts/schemas";
 
 // Pure zod: the console's reasoning pages (providers, playground, spend) import these.
@@ -358,22 +359,7 @@ export const ReasoningFeedbackRequest = z
     example: { score: 1, signal: "positive", comment: "Right answer, short." },
   });
 
-// ── budgets (inside delegations) ──
-
-export const BudgetPeriod = z.enum(["total", "day", "month"]);
-
-export const DelegationBudget = z
-  .object({
-    limit_usd: z
-      .number()
-      .min(0.000001)
-      .max(1_000_000)
-      .describe("The most reasoning calls under this delegation may cost, USD: more than 0 (at least 0.000001)"),
-    period: BudgetPeriod.describe("total: over the delegation's life; day / month: per UTC day / calendar month"),
-  })
-  .strict()
-  .describe("A spending limit for reasoning calls; a derived delegation's budget can only narrow its grantor's")
-  .meta({ id: "DelegationBudget", example: { limit_usd: 5, period: "day" } });
+// ── budgets (inside delegations: their shape is identity's, server/identity/schemas.ts) ──
 
 export const Spend = z.object({
   spent_usd: z.number().describe("Settled cost of recorded calls in the period"),

@@ -1,3 +1,4 @@
+import type { AnyRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { config } from "../config";
 import { database } from "../db/client";
@@ -8,29 +9,30 @@ import { problemResponse, toProblem } from "../http/problem";
 import { crossSiteRefusal } from "../http/sameOrigin";
 import { authenticateSession } from "../identity/authenticate";
 import { newId } from "../ids";
-import { sessionUser } from "../members/consoleSession";
-import { consoleEntry } from "../members/sessions";
 import { recordAnonymousRefusal } from "../governance/anonymousRefusals";
+import { consoleEntry } from "../governance/consoleEntry";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { contextFromHeaders } from "./init";
-import { appRouter } from "./root";
 
 /** Every batched call is a governed call with its own record: batches stay small. */
 export const MAX_BATCH_SIZE = 10;
+
+type Session = () => Promise<{ delegationId: string } | null>;
 
 /**
  * The console's tRPC endpoint: a signed-in person's session, or a bearer token, is the caller.
  * What is refused before any procedure runs (cross-site, a body over the limit, a batch too large)
  * is answered as problem+json and leaves a denied record, like every other call.
+ *
+ * The entry point hands down the root's router (server/appRouter.ts) and its way of reading the
+ * session cookie (Next.js's, in app/api/trpc/[trpc]/route.ts; tests have none): the mechanism
+ * imports neither the areas nor the members area's sessions.
  */
-export const trpcHandler = handlerWithSession(sessionUser);
-
-/** The endpoint with its way of reading the session cookie (Next.js's; tests have none). */
-export function handlerWithSession(session: () => Promise<{ delegationId: string } | null>) {
-  return (request: Request) => handle(request, session);
+export function handlerWithSession(router: AnyRouter, session: Session) {
+  return (request: Request) => handle(request, router, session);
 }
 
-async function handle(original: Request, session: () => Promise<{ delegationId: string } | null>): Promise<Response> {
+async function handle(original: Request, router: AnyRouter, session: Session): Promise<Response> {
   const url = new URL(original.url);
   // The console only calls its own origin (server/http/sameOrigin.ts).
   const crossSite = crossSiteRefusal(original);
@@ -67,7 +69,7 @@ async function handle(original: Request, session: () => Promise<{ delegationId: 
   const response = await fetchRequestHandler({
     endpoint: "/api/trpc",
     req,
-    router: appRouter,
+    router,
     maxBatchSize: MAX_BATCH_SIZE,
     createContext: () => {
       const ctx = contextFromHeaders(req.headers, clientAddress(req));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { config } from "@/server/config";
 import { database } from "@/server/db/client";
+import { appRouter } from "@/server/appRouter";
 import { handlerWithSession } from "@/server/trpc/handler";
 import { consoleMember } from "./consoleMembers";
 
@@ -10,7 +11,7 @@ import { consoleMember } from "./consoleMembers";
  * or `Referer` without it, is checked against SVC_PUBLIC_URL and the request's own host.
  */
 const invite = (admin: { delegationId: string }, headers: Record<string, string>) =>
-  handlerWithSession(async () => ({ delegationId: admin.delegationId }))(
+  handlerWithSession(appRouter, async () => ({ delegationId: admin.delegationId }))(
     new Request("http://svc.internal:3000/api/trpc/members.invite", {
       method: "POST",
       headers: { "Content-Type": "application/json", ...headers },

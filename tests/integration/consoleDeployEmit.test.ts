@@ -32,7 +32,7 @@ describe("a deploy through the console's copy of the modules", () => {
   it("creates the sandbox pool there, and a later run (this copy's worker) calls ctx.events.emit successfully", async () => {
     // Next.js's copy: a second instance of every server module, as its bundle is.
     vi.resetModules();
-    const consoleCopy = await import("@/server/trpc/root");
+    const consoleCopy = await import("@/server/appRouter");
     const caller = consoleCopy.createCaller({
       authorization: `Bearer ${ctx.root.token}`,
       clientAddress: "127.0.0.1",

@@ -5,7 +5,7 @@ import { completeRegistration, registrationOptions } from "@/server/members/pass
 import type { Role } from "@/server/members/roles";
 import { createInvite, startConsoleSession } from "@/server/members/sessions";
 import { rootOrgDid } from "@/server/setup/bootstrap";
-import { createCaller } from "@/server/trpc/root";
+import { createCaller } from "@/server/appRouter";
 import { softAuthenticator } from "./softAuthenticator";
 
 /**

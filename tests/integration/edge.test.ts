@@ -2,7 +2,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { newId } from "@/server/ids";
 import { contextFromHeaders } from "@/server/trpc/init";
-import { appRouter, createCaller } from "@/server/trpc/root";
+import { appRouter, createCaller } from "@/server/appRouter";
 import { apiKey, call, ed25519Jwk, inFreshMinute, lastProvenance, provenanceCount, useTestServer } from "./harness";
 
 /** What an outsider sends at the edge of the API: each answer is problem+json, carries the contract's headers, and leaves a record. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "@/server/ids";
-import { createCaller } from "@/server/trpc/root";
+import { createCaller } from "@/server/appRouter";
 import { apiKey, call, ed25519Jwk, lastProvenance, useTestServer } from "./harness";
 
 /** Attacks found in review: each must fail cleanly, with a problem+json answer and a record. */

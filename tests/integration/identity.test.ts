@@ -443,7 +443,7 @@ describe("capabilities are checked against the catalogue", () => {
     });
     expect(match.status).toBe(400);
     await expect(apiKey(["svc_api:pasports:read"])).rejects.toMatchObject({ status: 400 });
-    const { createCaller } = await import("@/server/trpc/root");
+    const { createCaller } = await import("@/server/appRouter");
     const { newId } = await import("@/server/ids");
     const trpc = createCaller({
       authorization: `Bearer ${t.root.token}`,

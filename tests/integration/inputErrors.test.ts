@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { appRouter } from "@/server/appRouter";
 import { handlerWithSession } from "@/server/trpc/handler";
 import { call, ed25519Jwk, useTestServer } from "./harness";
 
@@ -179,7 +180,7 @@ describe("input the gate lets through no more (issue 14, item 19)", () => {
   });
 
   it("the tRPC endpoint's 415 is labelled application/json", async () => {
-    const handler = handlerWithSession(async () => null);
+    const handler = handlerWithSession(appRouter, async () => null);
     const res = await handler(
       new Request("http://127.0.0.1/api/trpc/events.emit", {
         method: "POST",

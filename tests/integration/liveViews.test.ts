@@ -2,6 +2,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { closeChanges, notifyChange, publish, subscribeChanges, type Change } from "@/server/db/changes";
 import { database } from "@/server/db/client";
+import { appRouter } from "@/server/appRouter";
 import { handlerWithSession } from "@/server/trpc/handler";
 import { bundleOf, manifestOf } from "./agentsHelpers";
 import { apiKey, call, useTestServer } from "./harness";
@@ -17,7 +18,7 @@ import { putEvent } from "./webhooksHelpers";
 process.env.SVC_SANDBOX_THREADS = "1";
 
 const ctx = useTestServer();
-const trpc = handlerWithSession(async () => null);
+const trpc = handlerWithSession(appRouter, async () => null);
 const outbound = useReceiverAndWorker({ after: closeChanges });
 
 interface Stream {

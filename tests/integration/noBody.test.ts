@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { operations } from "@/server/http/operations";
+import { areaOperations as operations } from "@/server/areas";
 import { call, useTestServer } from "./harness";
 
 /**

@@ -10,7 +10,7 @@ import { mapRole, oidcSettings, type OidcSettings } from "@/server/members/oidcS
 import { roleCapabilities, type Role } from "@/server/members/roles";
 import { revokeMember } from "@/server/members/sessions";
 import { rootOrgDid } from "@/server/setup/bootstrap";
-import { createCaller } from "@/server/trpc/root";
+import { createCaller } from "@/server/appRouter";
 import { startOAuthProvider, type OAuthProviderPeer } from "./peers/oauthProvider";
 
 /**

@@ -1904,857 +1904,6 @@ export interface components {
             pagination: components["schemas"]["PaginationInfo"];
         };
         /**
-         * @example {
-         *       "prompt_uri": "prompt://support/support.triage",
-         *       "prompt_key": "support.triage",
-         *       "org_id": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
-         *       "scope": "organization",
-         *       "namespace": "support",
-         *       "active_version": "1.2.0",
-         *       "recommended_model": "gpt-4o-mini",
-         *       "created_at": "2026-11-21T09:30:00.000Z",
-         *       "updated_at": "2026-11-21T09:30:00.000Z"
-         *     }
-         */
-        PromptProfile: {
-            /** @description `prompt://<namespace>/<key>`; `extends_uri` names it with `@<version>` */
-            prompt_uri: string;
-            prompt_key: string;
-            /** @description The organization's DID */
-            org_id: string;
-            /** @description From the first version's `meta.scope` */
-            scope: string;
-            /** @description From the first version's `meta.namespace` */
-            namespace: string;
-            /** @description What a render without a version uses */
-            active_version: string;
-            /** @description The model a learning proposal recommended for this prompt; null when none */
-            recommended_model: string | null;
-            created_at: string;
-            updated_at: string;
-        };
-        /**
-         * @example {
-         *       "prompt_uri": "prompt://support/support.triage",
-         *       "prompt_key": "support.triage",
-         *       "org_id": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
-         *       "version": "1.2.0",
-         *       "content": "Classify the ticket from {{customer}}:\n{{ticket}}",
-         *       "extends_uri": "prompt://support/support.base@1.0.0",
-         *       "published_by": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
-         *       "meta": {
-         *         "id": "support.triage",
-         *         "namespace": "support",
-         *         "scope": "organization",
-         *         "description": "Triage a ticket"
-         *       },
-         *       "input_schema": {
-         *         "type": "object",
-         *         "properties": {
-         *           "customer": {
-         *             "type": "string"
-         *           },
-         *           "ticket": {
-         *             "type": "string"
-         *           }
-         *         },
-         *         "required": [
-         *           "ticket"
-         *         ]
-         *       },
-         *       "published_at": "2026-11-21T09:30:00.000Z",
-         *       "status": "active"
-         *     }
-         */
-        PromptVersion: {
-            prompt_uri: string;
-            prompt_key: string;
-            org_id: string;
-            /** @description Semantic version */
-            version: string;
-            /** @description The Mustache template */
-            content: string;
-            /** @description `<prompt_uri>@<version>` this version renders inside; null when none */
-            extends_uri: string | null;
-            /** @description The publishing actor's DID */
-            published_by: string;
-            meta: {
-                [key: string]: unknown;
-            };
-            /** @description JSON Schema of the inputs; null when none */
-            input_schema: {
-                [key: string]: unknown;
-            } | null;
-            published_at: string;
-            /** @enum {string} */
-            status: "active" | "deprecated";
-        };
-        /**
-         * @example {
-         *       "version": "1.2.0",
-         *       "content": "Classify the ticket from {{customer}}:\n{{ticket}}",
-         *       "meta": {
-         *         "id": "support.triage",
-         *         "namespace": "support",
-         *         "scope": "organization",
-         *         "description": "Triage a ticket"
-         *       },
-         *       "input_schema": {
-         *         "type": "object",
-         *         "properties": {
-         *           "customer": {
-         *             "type": "string"
-         *           },
-         *           "ticket": {
-         *             "type": "string"
-         *           }
-         *         },
-         *         "required": [
-         *           "ticket"
-         *         ]
-         *       },
-         *       "extends_uri": "prompt://support/support.base@1.0.0"
-         *     }
-         */
-        PromptPublishRequest: {
-            /** @description Semantic version, greater than every published version of the key */
-            version: string;
-            /** @description The prompt body: a Mustache template */
-            content: string;
-            /** @description Stored as given; at most 16 KiB as JSON */
-            meta: {
-                /** @description The prompt's key (the path's `{key}`) */
-                id: string;
-                /** @description The prompt's namespace; fixed by its first version */
-                namespace: string;
-                /** @description Who the prompt is for (e.g. `organization`); fixed by its first version */
-                scope: string;
-                description: string;
-            } & {
-                [key: string]: unknown;
-            };
-            /** @description JSON Schema of the render inputs, in the dialect its `$schema` names (draft-07 by default; 2019-09, 2020-12); at most 64 KiB as JSON */
-            input_schema?: {
-                [key: string]: unknown;
-            };
-            /** @description `<prompt_uri>@<version>` (an exact published version) to render inside */
-            extends_uri?: string;
-        };
-        /**
-         * @example {
-         *       "data": [
-         *         {
-         *           "prompt_uri": "prompt://support/support.triage",
-         *           "prompt_key": "support.triage",
-         *           "org_id": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
-         *           "scope": "organization",
-         *           "namespace": "support",
-         *           "active_version": "1.2.0",
-         *           "recommended_model": "gpt-4o-mini",
-         *           "created_at": "2026-11-21T09:30:00.000Z",
-         *           "updated_at": "2026-11-21T09:30:00.000Z"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "has_more": false,
-         *         "next_cursor": null
-         *       }
-         *     }
-         */
-        PromptListResponse: {
-            data: components["schemas"]["PromptProfile"][];
-            pagination: components["schemas"]["PaginationInfo"];
-        };
-        /**
-         * @example {
-         *       "data": [
-         *         {
-         *           "prompt_uri": "prompt://support/support.triage",
-         *           "prompt_key": "support.triage",
-         *           "org_id": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
-         *           "version": "1.2.0",
-         *           "content": "Classify the ticket from {{customer}}:\n{{ticket}}",
-         *           "extends_uri": "prompt://support/support.base@1.0.0",
-         *           "published_by": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
-         *           "meta": {
-         *             "id": "support.triage",
-         *             "namespace": "support",
-         *             "scope": "organization",
-         *             "description": "Triage a ticket"
-         *           },
-         *           "input_schema": {
-         *             "type": "object",
-         *             "properties": {
-         *               "customer": {
-         *                 "type": "string"
-         *               },
-         *               "ticket": {
-         *                 "type": "string"
-         *               }
-         *             },
-         *             "required": [
-         *               "ticket"
-         *             ]
-         *           },
-         *           "published_at": "2026-11-21T09:30:00.000Z",
-         *           "status": "active"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "has_more": false,
-         *         "next_cursor": null
-         *       }
-         *     }
-         */
-        PromptVersionListResponse: {
-            data: components["schemas"]["PromptVersion"][];
-            pagination: components["schemas"]["PaginationInfo"];
-        };
-        /**
-         * @example {
-         *       "version": "^1.2",
-         *       "inputs": {
-         *         "customer": "Acme",
-         *         "ticket": "Login fails"
-         *       }
-         *     }
-         */
-        PromptRenderRequest: {
-            /** @description Exact version or semver range; the active version when absent */
-            version?: string;
-            /**
-             * @description Validated against the version's `input_schema`
-             * @default {}
-             */
-            inputs?: {
-                [key: string]: unknown;
-            };
-        };
-        /**
-         * @example {
-         *       "prompt_key": "support.triage",
-         *       "version": "1.2.0",
-         *       "text": "You are a support agent.\n\nClassify the ticket from Acme:\nLogin fails"
-         *     }
-         */
-        PromptRenderResponse: {
-            prompt_key: string;
-            /** @description The version rendered */
-            version: string;
-            /** @description The rendered text, the `extends_uri` chain included */
-            text: string;
-        };
-        /**
-         * @example {
-         *       "version": "1.2.0"
-         *     }
-         */
-        PromptActiveVersionRequest: {
-            /** @description An exact published, non-deprecated version */
-            version: string;
-        };
-        /**
-         * @example {
-         *       "id": "phs_01m806mp6t2k9d8c7b6a5z4y3x",
-         *       "prompt_key": "support.triage",
-         *       "change": "active_version",
-         *       "from": "1.1.0",
-         *       "to": "1.2.0",
-         *       "actor": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
-         *       "source": "call",
-         *       "request_id": "req_01m806mp6s05dka2k9fejrktqr",
-         *       "proposal_id": null,
-         *       "at": "2026-11-21T09:30:00.000Z"
-         *     }
-         */
-        PromptHistoryEntry: {
-            id: string;
-            prompt_key: string;
-            /**
-             * @description What moved (`deprecation`: `to` is the version deprecated)
-             * @enum {string}
-             */
-            change: "active_version" | "recommended_model" | "deprecation";
-            from: string | null;
-            to: string | null;
-            /** @description Who moved it (a DID) */
-            actor: string;
-            /**
-             * @description A first publication, a /v1 or console call, or a learning proposal
-             * @enum {string}
-             */
-            source: "publish" | "call" | "learning_apply" | "learning_rollback";
-            /** @description The call's request id (its provenance record names it) */
-            request_id: string | null;
-            /** @description The learning proposal that applied or rolled back the change */
-            proposal_id: string | null;
-            at: string;
-        };
-        /**
-         * @example {
-         *       "data": [
-         *         {
-         *           "id": "phs_01m806mp6t2k9d8c7b6a5z4y3x",
-         *           "prompt_key": "support.triage",
-         *           "change": "active_version",
-         *           "from": "1.1.0",
-         *           "to": "1.2.0",
-         *           "actor": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
-         *           "source": "call",
-         *           "request_id": "req_01m806mp6s05dka2k9fejrktqr",
-         *           "proposal_id": null,
-         *           "at": "2026-11-21T09:30:00.000Z"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "has_more": false,
-         *         "next_cursor": null
-         *       }
-         *     }
-         */
-        PromptHistoryResponse: {
-            data: components["schemas"]["PromptHistoryEntry"][];
-            pagination: components["schemas"]["PaginationInfo"];
-        };
-        /**
-         * @example {
-         *       "prompt_key": "support.triage",
-         *       "window": {
-         *         "start": "2026-10-22T09:30:00.000Z",
-         *         "end": "2026-11-21T09:30:00.000Z"
-         *       },
-         *       "stats": {
-         *         "total_calls": 1240,
-         *         "avg_tokens": 812,
-         *         "avg_cost_usd": 0.00041,
-         *         "avg_duration_ms": 930,
-         *         "positive_signals": 210,
-         *         "negative_signals": 31,
-         *         "rephrases": 12,
-         *         "corrections": 9
-         *       },
-         *       "model_breakdown": [
-         *         {
-         *           "model_id": "gpt-4o-mini",
-         *           "provider": "openai",
-         *           "call_count": 1100,
-         *           "avg_latency_ms": 880,
-         *           "avg_cost_usd": 0.00032,
-         *           "avg_tokens": 790,
-         *           "success_rate": 0.99
-         *         }
-         *       ],
-         *       "recommended_model": "gpt-4o-mini"
-         *     }
-         */
-        PromptPerformanceResponse: {
-            prompt_key: string;
-            window: {
-                start: string;
-                end: string;
-            };
-            stats: {
-                total_calls: number;
-                avg_tokens: number;
-                avg_cost_usd: number;
-                avg_duration_ms: number;
-                positive_signals: number;
-                negative_signals: number;
-                rephrases: number;
-                corrections: number;
-            };
-            /** @description Per model that answered, most calls first */
-            model_breakdown: {
-                model_id: string;
-                provider: string;
-                call_count: number;
-                avg_latency_ms: number;
-                avg_cost_usd: number;
-                /** @description Input plus output tokens */
-                avg_tokens: number;
-                /** @description Succeeded calls over calls, 0..1 */
-                success_rate: number;
-            }[];
-            recommended_model: string | null;
-        };
-        /**
-         * @example {
-         *       "data": [
-         *         {
-         *           "prompt_key": "support.triage",
-         *           "model_id": "gpt-4o-mini",
-         *           "provider": "openai",
-         *           "sample_size": 1100,
-         *           "stats": {
-         *             "avg_latency_ms": 880,
-         *             "avg_cost_usd": 0.00032,
-         *             "avg_tokens": 790,
-         *             "success_rate": 0.99
-         *           },
-         *           "affinity_score": 0.87
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "has_more": false,
-         *         "next_cursor": null
-         *       }
-         *     }
-         */
-        PromptAffinityResponse: {
-            data: {
-                prompt_key: string;
-                model_id: string;
-                provider: string;
-                sample_size: number;
-                stats: {
-                    avg_latency_ms: number;
-                    avg_cost_usd: number;
-                    avg_tokens: number;
-                    success_rate: number;
-                };
-                /** @description 0..1, the README's formula */
-                affinity_score: number;
-            }[];
-            pagination: components["schemas"]["PaginationInfo"];
-        };
-        /**
-         * @example {
-         *       "messages": [
-         *         {
-         *           "role": "system",
-         *           "content": "You answer in one sentence."
-         *         },
-         *         {
-         *           "role": "user",
-         *           "content": "Why do delegations expire?"
-         *         }
-         *       ],
-         *       "task": "reasoning",
-         *       "complexity": "medium",
-         *       "budget": "optimize",
-         *       "entity_id": "team-support",
-         *       "temperature": 0.2,
-         *       "max_tokens": 256
-         *     }
-         */
-        ReasoningThinkRequest: {
-            /** @description The conversation, oldest first; required, with at least one message, unless `prompt` is given */
-            messages?: {
-                /**
-                 * @description Who speaks: system, user or assistant
-                 * @enum {string}
-                 */
-                role: "system" | "user" | "assistant";
-                /** @description The message's text */
-                content: string;
-            }[];
-            /** @description A registered prompt (`POST /v1/prompts/{key}/render`): its rendered text is the call's system message (the first message), or its only (user) message when `messages` is empty; the call is attributed to the prompt's version */
-            prompt?: {
-                /** @description The prompt's key in its organization, e.g. `support.triage` (not `affinity`, a path of its own) */
-                key: string;
-                /** @description Exact version or semver range; the active version when absent */
-                version?: string;
-                /** @default {} */
-                inputs?: {
-                    [key: string]: unknown;
-                };
-            };
-            /**
-             * @description What the call is for (default general)
-             * @enum {string}
-             */
-            task?: "reasoning" | "coding" | "summarization" | "creative" | "math" | "general";
-            /**
-             * @description How hard it is (default medium)
-             * @enum {string}
-             */
-            complexity?: "simple" | "medium" | "complex";
-            /**
-             * @description How price weighs in routing (default optimize)
-             * @enum {string}
-             */
-            budget?: "minimize" | "optimize" | "unlimited";
-            /** @description A model_id (or `<provider>/<model_id>`) that overrides routing; no fallback then */
-            pinned_model?: string;
-            /** @description The organization or entity the cost is attributed to (spend per entity) */
-            entity_id?: string;
-            /** @description Sampling temperature, 0 to 2, passed to the provider */
-            temperature?: number;
-            /** @description The most output tokens, passed to the provider (default SVC_REASONING_DEFAULT_MAX_TOKENS, 1024); the budget reserves this much output */
-            max_tokens?: number;
-        };
-        RoutingDecision: {
-            /** @description The model_id that answered */
-            selected: string;
-            /** @description Why it was selected, in words (and which models failed before it) */
-            reason: string;
-            /** @description The fallback chain after the first choice, in order (model ids) */
-            alternatives: string[];
-        };
-        /**
-         * @example {
-         *       "success": true,
-         *       "data": {
-         *         "model": "gpt-4o-mini",
-         *         "provider": "openai",
-         *         "text": "So that a leaked token stops working by itself.",
-         *         "usage": {
-         *           "inputTokens": 24,
-         *           "outputTokens": 11,
-         *           "totalTokens": 35
-         *         }
-         *       },
-         *       "metadata": {
-         *         "costUsd": 0.0000102,
-         *         "durationMs": 812,
-         *         "routingDecision": {
-         *           "selected": "gpt-4o-mini",
-         *           "reason": "optimize for reasoning at medium complexity: gpt-4o-mini scored 0.71 (quality 0.78, price weight 0.3); claude-3-5-haiku-latest 0.62 next",
-         *           "alternatives": [
-         *             "claude-3-5-haiku-latest"
-         *           ]
-         *         },
-         *         "call_id": "rsn_01m806mp6t2k9d8c7b6a5z4y3x"
-         *       }
-         *     }
-         */
-        ReasoningThinkResponse: {
-            success: boolean;
-            data: {
-                /** @description The model_id that answered */
-                model: string;
-                /** @description Its provider's name */
-                provider: string;
-                text: string;
-                usage: {
-                    /** @description Input tokens, as the provider counted them */
-                    inputTokens: number;
-                    /** @description Output tokens, as the provider counted them */
-                    outputTokens: number;
-                    totalTokens: number;
-                };
-            };
-            metadata: {
-                /** @description Provider token counts × the model's price per million, in USD */
-                costUsd: number;
-                /** @description From admission to the answer, fallbacks included */
-                durationMs: number;
-                routingDecision: components["schemas"]["RoutingDecision"];
-                /** @description The recorded call (GET /v1/reasoning/calls/{id}; feedback) */
-                call_id?: string;
-            };
-        };
-        /** @description Scores 0..1 from the price table (server/reasoning/modelTable.json), 0.5 where unknown */
-        ModelCapabilities: {
-            reasoning: number;
-            coding: number;
-            summarization: number;
-            multilingual: number;
-            math_reasoning: number;
-            creative_writing: number;
-            instruction_following: number;
-        };
-        /**
-         * @example {
-         *       "model_id": "gpt-4o-mini",
-         *       "provider": "openai",
-         *       "display_name": "GPT-4o mini",
-         *       "description": "OpenAI's small multimodal model",
-         *       "capabilities": {
-         *         "reasoning": 0.72,
-         *         "coding": 0.7,
-         *         "summarization": 0.8,
-         *         "multilingual": 0.78,
-         *         "math_reasoning": 0.7,
-         *         "creative_writing": 0.72,
-         *         "instruction_following": 0.8
-         *       },
-         *       "context_length": 128000,
-         *       "supports_streaming": true,
-         *       "supports_function_calling": true,
-         *       "supports_vision": true,
-         *       "performance": {
-         *         "avg_latency_ms": 640,
-         *         "reliability": 0.99,
-         *         "success_rate": 0.98
-         *       },
-         *       "cost": {
-         *         "input_cost_per_million": 0.15,
-         *         "output_cost_per_million": 0.6
-         *       },
-         *       "status": "active"
-         *     }
-         */
-        ModelInfo: {
-            model_id: string;
-            /** @description The provider's name (SVC_MODEL_PROVIDERS or the console) */
-            provider: string;
-            display_name: string;
-            description: string;
-            capabilities: components["schemas"]["ModelCapabilities"];
-            context_length: number;
-            supports_streaming: boolean;
-            supports_function_calling: boolean;
-            supports_vision: boolean;
-            /** @description Measured from this organization's recorded attempts, not constants */
-            performance: {
-                /** @description Mean latency of its successful attempts (last 30 days); 0 before any */
-                avg_latency_ms: number;
-                /** @description Share of attempts that were not a provider error or timeout (rate limits excluded); 1 before any */
-                reliability: number;
-                /** @description Share of attempts that answered; 1 before any */
-                success_rate: number;
-            };
-            cost: {
-                /** @description USD per million input tokens */
-                input_cost_per_million: number;
-                /** @description USD per million output tokens */
-                output_cost_per_million: number;
-            };
-            /** @enum {string} */
-            status: "active" | "deprecated" | "experimental";
-        };
-        /**
-         * @example {
-         *       "models": [
-         *         {
-         *           "model_id": "gpt-4o-mini",
-         *           "provider": "openai",
-         *           "display_name": "GPT-4o mini",
-         *           "description": "OpenAI's small multimodal model",
-         *           "capabilities": {
-         *             "reasoning": 0.72,
-         *             "coding": 0.7,
-         *             "summarization": 0.8,
-         *             "multilingual": 0.78,
-         *             "math_reasoning": 0.7,
-         *             "creative_writing": 0.72,
-         *             "instruction_following": 0.8
-         *           },
-         *           "context_length": 128000,
-         *           "supports_streaming": true,
-         *           "supports_function_calling": true,
-         *           "supports_vision": true,
-         *           "performance": {
-         *             "avg_latency_ms": 640,
-         *             "reliability": 0.99,
-         *             "success_rate": 0.98
-         *           },
-         *           "cost": {
-         *             "input_cost_per_million": 0.15,
-         *             "output_cost_per_million": 0.6
-         *           },
-         *           "status": "active"
-         *         }
-         *       ]
-         *     }
-         */
-        ModelListResponse: {
-            models: components["schemas"]["ModelInfo"][];
-        };
-        /**
-         * @example {
-         *       "model_id": "gpt-4o-mini",
-         *       "total_requests": 42,
-         *       "success_rate": 0.976,
-         *       "avg_latency_ms": 655.2,
-         *       "avg_cost_usd": 0.000031,
-         *       "by_complexity": {
-         *         "simple": {
-         *           "count": 30,
-         *           "success_rate": 1,
-         *           "avg_cost": 0.00002
-         *         },
-         *         "complex": {
-         *           "count": 12,
-         *           "success_rate": 0.917,
-         *           "avg_cost": 0.00006
-         *         }
-         *       }
-         *     }
-         */
-        ModelPerformanceResponse: {
-            model_id: string;
-            total_requests: number;
-            success_rate: number;
-            avg_latency_ms: number;
-            avg_cost_usd: number;
-            by_complexity: {
-                [key: string]: {
-                    count: number;
-                    success_rate: number;
-                    avg_cost: number;
-                };
-            };
-        };
-        /**
-         * @example {
-         *       "id": "rsn_01m806mp6t2k9d8c7b6a5z4y3x",
-         *       "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
-         *       "actor_did": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
-         *       "entity_id": "team-support",
-         *       "task": "reasoning",
-         *       "complexity": "medium",
-         *       "budget": "optimize",
-         *       "pinned_model": null,
-         *       "model": "gpt-4o-mini",
-         *       "provider": "openai",
-         *       "status": "succeeded",
-         *       "reason": "optimize for reasoning at medium complexity: gpt-4o-mini scored 0.71",
-         *       "alternatives": [
-         *         "claude-3-5-haiku-latest"
-         *       ],
-         *       "input_tokens": 24,
-         *       "output_tokens": 11,
-         *       "cost_usd": 0.0000102,
-         *       "reserved_usd": 0.00016,
-         *       "duration_ms": 812,
-         *       "error_code": null,
-         *       "error_message": null,
-         *       "provenance_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
-         *       "request_id": "req_01m806mp6s05dka2k9fejrktqr",
-         *       "feedback": null,
-         *       "prompt_key": null,
-         *       "prompt_version": null,
-         *       "created_at": "2026-11-21T09:30:00.000Z",
-         *       "completed_at": "2026-11-21T09:30:00.000Z"
-         *     }
-         */
-        ReasoningCall: {
-            id: string;
-            delegation_id: string | null;
-            actor_did: string | null;
-            entity_id: string | null;
-            /**
-             * @description What the call is for: the capability score the router ranks models by
-             * @enum {string}
-             */
-            task: "reasoning" | "coding" | "summarization" | "creative" | "math" | "general";
-            /**
-             * @description How hard the call is: how much quality weighs against price, and the least quality accepted
-             * @enum {string}
-             */
-            complexity: "simple" | "medium" | "complex";
-            /**
-             * @description minimize: the cheapest model good enough for the complexity; optimize (default): quality against price; unlimited: the best model, price ignored (a delegation budget still applies)
-             * @enum {string}
-             */
-            budget: "minimize" | "optimize" | "unlimited";
-            pinned_model: string | null;
-            /** @description The model that answered, or the first choice when none did */
-            model: string | null;
-            provider: string | null;
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
-            reason: string;
-            alternatives: string[];
-            input_tokens: number;
-            output_tokens: number;
-            cost_usd: number;
-            /** @description The worst case reserved against the delegation's budget at admission */
-            reserved_usd: number;
-            duration_ms: number | null;
-            error_code: string | null;
-            error_message: string | null;
-            /** @description The provenance record of the call's admission */
-            provenance_id: string | null;
-            request_id: string;
-            feedback: {
-                score: number;
-                /** @enum {string|null} */
-                signal: "positive" | "negative" | "rephrase" | "correction" | null;
-                comment: string | null;
-                /** @description ISO 8601 date-time */
-                created_at: string;
-            } | null;
-            /** @description The registered prompt the call rendered (`prompt` of the request) */
-            prompt_key: string | null;
-            /** @description Its version */
-            prompt_version: string | null;
-            /** @description ISO 8601 date-time */
-            created_at: string;
-            /** @description ISO 8601 date-time */
-            completed_at: string | null;
-            /** @description Each attempt of the fallback chain (GET one call) */
-            attempts?: {
-                /** @description 1 for the first choice, then each fallback */
-                attempt: number;
-                model: string;
-                provider: string;
-                /** @enum {string} */
-                status: "succeeded" | "error" | "timeout" | "rate_limited";
-                error_message: string | null;
-                input_tokens: number;
-                output_tokens: number;
-                cost_usd: number;
-                latency_ms: number;
-                /** @description ISO 8601 date-time */
-                created_at: string;
-            }[];
-        };
-        /**
-         * @example {
-         *       "data": [
-         *         {
-         *           "id": "rsn_01m806mp6t2k9d8c7b6a5z4y3x",
-         *           "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
-         *           "actor_did": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
-         *           "entity_id": "team-support",
-         *           "task": "reasoning",
-         *           "complexity": "medium",
-         *           "budget": "optimize",
-         *           "pinned_model": null,
-         *           "model": "gpt-4o-mini",
-         *           "provider": "openai",
-         *           "status": "succeeded",
-         *           "reason": "optimize for reasoning at medium complexity: gpt-4o-mini scored 0.71",
-         *           "alternatives": [
-         *             "claude-3-5-haiku-latest"
-         *           ],
-         *           "input_tokens": 24,
-         *           "output_tokens": 11,
-         *           "cost_usd": 0.0000102,
-         *           "reserved_usd": 0.00016,
-         *           "duration_ms": 812,
-         *           "error_code": null,
-         *           "error_message": null,
-         *           "provenance_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
-         *           "request_id": "req_01m806mp6s05dka2k9fejrktqr",
-         *           "feedback": null,
-         *           "prompt_key": null,
-         *           "prompt_version": null,
-         *           "created_at": "2026-11-21T09:30:00.000Z",
-         *           "completed_at": "2026-11-21T09:30:00.000Z"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "has_more": false,
-         *         "next_cursor": null
-         *       }
-         *     }
-         */
-        ReasoningCallList: {
-            data: components["schemas"]["ReasoningCall"][];
-            pagination: components["schemas"]["PaginationInfo"];
-        };
-        /**
-         * @example {
-         *       "score": 1,
-         *       "signal": "positive",
-         *       "comment": "Right answer, short."
-         *     }
-         */
-        ReasoningFeedbackRequest: {
-            /** @description -1 bad, 0 neutral, 1 good; when absent, 1 for a positive signal and -1 for the others */
-            score?: number;
-            /**
-             * @description What the caller saw: the answer was good (positive) or bad (negative), the user rephrased the question, or corrected the answer. When absent, a score of 1 is positive and -1 negative. Prompt performance counts these. A score or a signal is needed.
-             * @enum {string}
-             */
-            signal?: "positive" | "negative" | "rephrase" | "correction";
-            comment?: string;
-        };
-        /**
          * @description A spending limit for reasoning calls; a derived delegation's budget can only narrow its grantor's
          * @example {
          *       "limit_usd": 5,
@@ -5100,6 +4249,857 @@ export interface components {
                 code: "outbound_refused" | "outbound_timeout" | "outbound_failed" | "connector_answer_too_large" | "connector_connection_expired";
                 message: string;
             } | null;
+        };
+        /**
+         * @example {
+         *       "prompt_uri": "prompt://support/support.triage",
+         *       "prompt_key": "support.triage",
+         *       "org_id": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
+         *       "scope": "organization",
+         *       "namespace": "support",
+         *       "active_version": "1.2.0",
+         *       "recommended_model": "gpt-4o-mini",
+         *       "created_at": "2026-11-21T09:30:00.000Z",
+         *       "updated_at": "2026-11-21T09:30:00.000Z"
+         *     }
+         */
+        PromptProfile: {
+            /** @description `prompt://<namespace>/<key>`; `extends_uri` names it with `@<version>` */
+            prompt_uri: string;
+            prompt_key: string;
+            /** @description The organization's DID */
+            org_id: string;
+            /** @description From the first version's `meta.scope` */
+            scope: string;
+            /** @description From the first version's `meta.namespace` */
+            namespace: string;
+            /** @description What a render without a version uses */
+            active_version: string;
+            /** @description The model a learning proposal recommended for this prompt; null when none */
+            recommended_model: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "prompt_uri": "prompt://support/support.triage",
+         *       "prompt_key": "support.triage",
+         *       "org_id": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
+         *       "version": "1.2.0",
+         *       "content": "Classify the ticket from {{customer}}:\n{{ticket}}",
+         *       "extends_uri": "prompt://support/support.base@1.0.0",
+         *       "published_by": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *       "meta": {
+         *         "id": "support.triage",
+         *         "namespace": "support",
+         *         "scope": "organization",
+         *         "description": "Triage a ticket"
+         *       },
+         *       "input_schema": {
+         *         "type": "object",
+         *         "properties": {
+         *           "customer": {
+         *             "type": "string"
+         *           },
+         *           "ticket": {
+         *             "type": "string"
+         *           }
+         *         },
+         *         "required": [
+         *           "ticket"
+         *         ]
+         *       },
+         *       "published_at": "2026-11-21T09:30:00.000Z",
+         *       "status": "active"
+         *     }
+         */
+        PromptVersion: {
+            prompt_uri: string;
+            prompt_key: string;
+            org_id: string;
+            /** @description Semantic version */
+            version: string;
+            /** @description The Mustache template */
+            content: string;
+            /** @description `<prompt_uri>@<version>` this version renders inside; null when none */
+            extends_uri: string | null;
+            /** @description The publishing actor's DID */
+            published_by: string;
+            meta: {
+                [key: string]: unknown;
+            };
+            /** @description JSON Schema of the inputs; null when none */
+            input_schema: {
+                [key: string]: unknown;
+            } | null;
+            published_at: string;
+            /** @enum {string} */
+            status: "active" | "deprecated";
+        };
+        /**
+         * @example {
+         *       "version": "1.2.0",
+         *       "content": "Classify the ticket from {{customer}}:\n{{ticket}}",
+         *       "meta": {
+         *         "id": "support.triage",
+         *         "namespace": "support",
+         *         "scope": "organization",
+         *         "description": "Triage a ticket"
+         *       },
+         *       "input_schema": {
+         *         "type": "object",
+         *         "properties": {
+         *           "customer": {
+         *             "type": "string"
+         *           },
+         *           "ticket": {
+         *             "type": "string"
+         *           }
+         *         },
+         *         "required": [
+         *           "ticket"
+         *         ]
+         *       },
+         *       "extends_uri": "prompt://support/support.base@1.0.0"
+         *     }
+         */
+        PromptPublishRequest: {
+            /** @description Semantic version, greater than every published version of the key */
+            version: string;
+            /** @description The prompt body: a Mustache template */
+            content: string;
+            /** @description Stored as given; at most 16 KiB as JSON */
+            meta: {
+                /** @description The prompt's key (the path's `{key}`) */
+                id: string;
+                /** @description The prompt's namespace; fixed by its first version */
+                namespace: string;
+                /** @description Who the prompt is for (e.g. `organization`); fixed by its first version */
+                scope: string;
+                description: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description JSON Schema of the render inputs, in the dialect its `$schema` names (draft-07 by default; 2019-09, 2020-12); at most 64 KiB as JSON */
+            input_schema?: {
+                [key: string]: unknown;
+            };
+            /** @description `<prompt_uri>@<version>` (an exact published version) to render inside */
+            extends_uri?: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "prompt_uri": "prompt://support/support.triage",
+         *           "prompt_key": "support.triage",
+         *           "org_id": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
+         *           "scope": "organization",
+         *           "namespace": "support",
+         *           "active_version": "1.2.0",
+         *           "recommended_model": "gpt-4o-mini",
+         *           "created_at": "2026-11-21T09:30:00.000Z",
+         *           "updated_at": "2026-11-21T09:30:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        PromptListResponse: {
+            data: components["schemas"]["PromptProfile"][];
+            pagination: components["schemas"]["PaginationInfo"];
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "prompt_uri": "prompt://support/support.triage",
+         *           "prompt_key": "support.triage",
+         *           "org_id": "did:key:z6MkqMtj2BAwHhzFtD6J1hkpo4Bsrmi4fgBvfUESLu2XBi88",
+         *           "version": "1.2.0",
+         *           "content": "Classify the ticket from {{customer}}:\n{{ticket}}",
+         *           "extends_uri": "prompt://support/support.base@1.0.0",
+         *           "published_by": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *           "meta": {
+         *             "id": "support.triage",
+         *             "namespace": "support",
+         *             "scope": "organization",
+         *             "description": "Triage a ticket"
+         *           },
+         *           "input_schema": {
+         *             "type": "object",
+         *             "properties": {
+         *               "customer": {
+         *                 "type": "string"
+         *               },
+         *               "ticket": {
+         *                 "type": "string"
+         *               }
+         *             },
+         *             "required": [
+         *               "ticket"
+         *             ]
+         *           },
+         *           "published_at": "2026-11-21T09:30:00.000Z",
+         *           "status": "active"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        PromptVersionListResponse: {
+            data: components["schemas"]["PromptVersion"][];
+            pagination: components["schemas"]["PaginationInfo"];
+        };
+        /**
+         * @example {
+         *       "version": "^1.2",
+         *       "inputs": {
+         *         "customer": "Acme",
+         *         "ticket": "Login fails"
+         *       }
+         *     }
+         */
+        PromptRenderRequest: {
+            /** @description Exact version or semver range; the active version when absent */
+            version?: string;
+            /**
+             * @description Validated against the version's `input_schema`
+             * @default {}
+             */
+            inputs?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @example {
+         *       "prompt_key": "support.triage",
+         *       "version": "1.2.0",
+         *       "text": "You are a support agent.\n\nClassify the ticket from Acme:\nLogin fails"
+         *     }
+         */
+        PromptRenderResponse: {
+            prompt_key: string;
+            /** @description The version rendered */
+            version: string;
+            /** @description The rendered text, the `extends_uri` chain included */
+            text: string;
+        };
+        /**
+         * @example {
+         *       "version": "1.2.0"
+         *     }
+         */
+        PromptActiveVersionRequest: {
+            /** @description An exact published, non-deprecated version */
+            version: string;
+        };
+        /**
+         * @example {
+         *       "id": "phs_01m806mp6t2k9d8c7b6a5z4y3x",
+         *       "prompt_key": "support.triage",
+         *       "change": "active_version",
+         *       "from": "1.1.0",
+         *       "to": "1.2.0",
+         *       "actor": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *       "source": "call",
+         *       "request_id": "req_01m806mp6s05dka2k9fejrktqr",
+         *       "proposal_id": null,
+         *       "at": "2026-11-21T09:30:00.000Z"
+         *     }
+         */
+        PromptHistoryEntry: {
+            id: string;
+            prompt_key: string;
+            /**
+             * @description What moved (`deprecation`: `to` is the version deprecated)
+             * @enum {string}
+             */
+            change: "active_version" | "recommended_model" | "deprecation";
+            from: string | null;
+            to: string | null;
+            /** @description Who moved it (a DID) */
+            actor: string;
+            /**
+             * @description A first publication, a /v1 or console call, or a learning proposal
+             * @enum {string}
+             */
+            source: "publish" | "call" | "learning_apply" | "learning_rollback";
+            /** @description The call's request id (its provenance record names it) */
+            request_id: string | null;
+            /** @description The learning proposal that applied or rolled back the change */
+            proposal_id: string | null;
+            at: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "phs_01m806mp6t2k9d8c7b6a5z4y3x",
+         *           "prompt_key": "support.triage",
+         *           "change": "active_version",
+         *           "from": "1.1.0",
+         *           "to": "1.2.0",
+         *           "actor": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *           "source": "call",
+         *           "request_id": "req_01m806mp6s05dka2k9fejrktqr",
+         *           "proposal_id": null,
+         *           "at": "2026-11-21T09:30:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        PromptHistoryResponse: {
+            data: components["schemas"]["PromptHistoryEntry"][];
+            pagination: components["schemas"]["PaginationInfo"];
+        };
+        /**
+         * @example {
+         *       "prompt_key": "support.triage",
+         *       "window": {
+         *         "start": "2026-10-22T09:30:00.000Z",
+         *         "end": "2026-11-21T09:30:00.000Z"
+         *       },
+         *       "stats": {
+         *         "total_calls": 1240,
+         *         "avg_tokens": 812,
+         *         "avg_cost_usd": 0.00041,
+         *         "avg_duration_ms": 930,
+         *         "positive_signals": 210,
+         *         "negative_signals": 31,
+         *         "rephrases": 12,
+         *         "corrections": 9
+         *       },
+         *       "model_breakdown": [
+         *         {
+         *           "model_id": "gpt-4o-mini",
+         *           "provider": "openai",
+         *           "call_count": 1100,
+         *           "avg_latency_ms": 880,
+         *           "avg_cost_usd": 0.00032,
+         *           "avg_tokens": 790,
+         *           "success_rate": 0.99
+         *         }
+         *       ],
+         *       "recommended_model": "gpt-4o-mini"
+         *     }
+         */
+        PromptPerformanceResponse: {
+            prompt_key: string;
+            window: {
+                start: string;
+                end: string;
+            };
+            stats: {
+                total_calls: number;
+                avg_tokens: number;
+                avg_cost_usd: number;
+                avg_duration_ms: number;
+                positive_signals: number;
+                negative_signals: number;
+                rephrases: number;
+                corrections: number;
+            };
+            /** @description Per model that answered, most calls first */
+            model_breakdown: {
+                model_id: string;
+                provider: string;
+                call_count: number;
+                avg_latency_ms: number;
+                avg_cost_usd: number;
+                /** @description Input plus output tokens */
+                avg_tokens: number;
+                /** @description Succeeded calls over calls, 0..1 */
+                success_rate: number;
+            }[];
+            recommended_model: string | null;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "prompt_key": "support.triage",
+         *           "model_id": "gpt-4o-mini",
+         *           "provider": "openai",
+         *           "sample_size": 1100,
+         *           "stats": {
+         *             "avg_latency_ms": 880,
+         *             "avg_cost_usd": 0.00032,
+         *             "avg_tokens": 790,
+         *             "success_rate": 0.99
+         *           },
+         *           "affinity_score": 0.87
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        PromptAffinityResponse: {
+            data: {
+                prompt_key: string;
+                model_id: string;
+                provider: string;
+                sample_size: number;
+                stats: {
+                    avg_latency_ms: number;
+                    avg_cost_usd: number;
+                    avg_tokens: number;
+                    success_rate: number;
+                };
+                /** @description 0..1, the README's formula */
+                affinity_score: number;
+            }[];
+            pagination: components["schemas"]["PaginationInfo"];
+        };
+        /**
+         * @example {
+         *       "messages": [
+         *         {
+         *           "role": "system",
+         *           "content": "You answer in one sentence."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Why do delegations expire?"
+         *         }
+         *       ],
+         *       "task": "reasoning",
+         *       "complexity": "medium",
+         *       "budget": "optimize",
+         *       "entity_id": "team-support",
+         *       "temperature": 0.2,
+         *       "max_tokens": 256
+         *     }
+         */
+        ReasoningThinkRequest: {
+            /** @description The conversation, oldest first; required, with at least one message, unless `prompt` is given */
+            messages?: {
+                /**
+                 * @description Who speaks: system, user or assistant
+                 * @enum {string}
+                 */
+                role: "system" | "user" | "assistant";
+                /** @description The message's text */
+                content: string;
+            }[];
+            /** @description A registered prompt (`POST /v1/prompts/{key}/render`): its rendered text is the call's system message (the first message), or its only (user) message when `messages` is empty; the call is attributed to the prompt's version */
+            prompt?: {
+                /** @description The prompt's key in its organization, e.g. `support.triage` (not `affinity`, a path of its own) */
+                key: string;
+                /** @description Exact version or semver range; the active version when absent */
+                version?: string;
+                /** @default {} */
+                inputs?: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * @description What the call is for (default general)
+             * @enum {string}
+             */
+            task?: "reasoning" | "coding" | "summarization" | "creative" | "math" | "general";
+            /**
+             * @description How hard it is (default medium)
+             * @enum {string}
+             */
+            complexity?: "simple" | "medium" | "complex";
+            /**
+             * @description How price weighs in routing (default optimize)
+             * @enum {string}
+             */
+            budget?: "minimize" | "optimize" | "unlimited";
+            /** @description A model_id (or `<provider>/<model_id>`) that overrides routing; no fallback then */
+            pinned_model?: string;
+            /** @description The organization or entity the cost is attributed to (spend per entity) */
+            entity_id?: string;
+            /** @description Sampling temperature, 0 to 2, passed to the provider */
+            temperature?: number;
+            /** @description The most output tokens, passed to the provider (default SVC_REASONING_DEFAULT_MAX_TOKENS, 1024); the budget reserves this much output */
+            max_tokens?: number;
+        };
+        RoutingDecision: {
+            /** @description The model_id that answered */
+            selected: string;
+            /** @description Why it was selected, in words (and which models failed before it) */
+            reason: string;
+            /** @description The fallback chain after the first choice, in order (model ids) */
+            alternatives: string[];
+        };
+        /**
+         * @example {
+         *       "success": true,
+         *       "data": {
+         *         "model": "gpt-4o-mini",
+         *         "provider": "openai",
+         *         "text": "So that a leaked token stops working by itself.",
+         *         "usage": {
+         *           "inputTokens": 24,
+         *           "outputTokens": 11,
+         *           "totalTokens": 35
+         *         }
+         *       },
+         *       "metadata": {
+         *         "costUsd": 0.0000102,
+         *         "durationMs": 812,
+         *         "routingDecision": {
+         *           "selected": "gpt-4o-mini",
+         *           "reason": "optimize for reasoning at medium complexity: gpt-4o-mini scored 0.71 (quality 0.78, price weight 0.3); claude-3-5-haiku-latest 0.62 next",
+         *           "alternatives": [
+         *             "claude-3-5-haiku-latest"
+         *           ]
+         *         },
+         *         "call_id": "rsn_01m806mp6t2k9d8c7b6a5z4y3x"
+         *       }
+         *     }
+         */
+        ReasoningThinkResponse: {
+            success: boolean;
+            data: {
+                /** @description The model_id that answered */
+                model: string;
+                /** @description Its provider's name */
+                provider: string;
+                text: string;
+                usage: {
+                    /** @description Input tokens, as the provider counted them */
+                    inputTokens: number;
+                    /** @description Output tokens, as the provider counted them */
+                    outputTokens: number;
+                    totalTokens: number;
+                };
+            };
+            metadata: {
+                /** @description Provider token counts × the model's price per million, in USD */
+                costUsd: number;
+                /** @description From admission to the answer, fallbacks included */
+                durationMs: number;
+                routingDecision: components["schemas"]["RoutingDecision"];
+                /** @description The recorded call (GET /v1/reasoning/calls/{id}; feedback) */
+                call_id?: string;
+            };
+        };
+        /** @description Scores 0..1 from the price table (server/reasoning/modelTable.json), 0.5 where unknown */
+        ModelCapabilities: {
+            reasoning: number;
+            coding: number;
+            summarization: number;
+            multilingual: number;
+            math_reasoning: number;
+            creative_writing: number;
+            instruction_following: number;
+        };
+        /**
+         * @example {
+         *       "model_id": "gpt-4o-mini",
+         *       "provider": "openai",
+         *       "display_name": "GPT-4o mini",
+         *       "description": "OpenAI's small multimodal model",
+         *       "capabilities": {
+         *         "reasoning": 0.72,
+         *         "coding": 0.7,
+         *         "summarization": 0.8,
+         *         "multilingual": 0.78,
+         *         "math_reasoning": 0.7,
+         *         "creative_writing": 0.72,
+         *         "instruction_following": 0.8
+         *       },
+         *       "context_length": 128000,
+         *       "supports_streaming": true,
+         *       "supports_function_calling": true,
+         *       "supports_vision": true,
+         *       "performance": {
+         *         "avg_latency_ms": 640,
+         *         "reliability": 0.99,
+         *         "success_rate": 0.98
+         *       },
+         *       "cost": {
+         *         "input_cost_per_million": 0.15,
+         *         "output_cost_per_million": 0.6
+         *       },
+         *       "status": "active"
+         *     }
+         */
+        ModelInfo: {
+            model_id: string;
+            /** @description The provider's name (SVC_MODEL_PROVIDERS or the console) */
+            provider: string;
+            display_name: string;
+            description: string;
+            capabilities: components["schemas"]["ModelCapabilities"];
+            context_length: number;
+            supports_streaming: boolean;
+            supports_function_calling: boolean;
+            supports_vision: boolean;
+            /** @description Measured from this organization's recorded attempts, not constants */
+            performance: {
+                /** @description Mean latency of its successful attempts (last 30 days); 0 before any */
+                avg_latency_ms: number;
+                /** @description Share of attempts that were not a provider error or timeout (rate limits excluded); 1 before any */
+                reliability: number;
+                /** @description Share of attempts that answered; 1 before any */
+                success_rate: number;
+            };
+            cost: {
+                /** @description USD per million input tokens */
+                input_cost_per_million: number;
+                /** @description USD per million output tokens */
+                output_cost_per_million: number;
+            };
+            /** @enum {string} */
+            status: "active" | "deprecated" | "experimental";
+        };
+        /**
+         * @example {
+         *       "models": [
+         *         {
+         *           "model_id": "gpt-4o-mini",
+         *           "provider": "openai",
+         *           "display_name": "GPT-4o mini",
+         *           "description": "OpenAI's small multimodal model",
+         *           "capabilities": {
+         *             "reasoning": 0.72,
+         *             "coding": 0.7,
+         *             "summarization": 0.8,
+         *             "multilingual": 0.78,
+         *             "math_reasoning": 0.7,
+         *             "creative_writing": 0.72,
+         *             "instruction_following": 0.8
+         *           },
+         *           "context_length": 128000,
+         *           "supports_streaming": true,
+         *           "supports_function_calling": true,
+         *           "supports_vision": true,
+         *           "performance": {
+         *             "avg_latency_ms": 640,
+         *             "reliability": 0.99,
+         *             "success_rate": 0.98
+         *           },
+         *           "cost": {
+         *             "input_cost_per_million": 0.15,
+         *             "output_cost_per_million": 0.6
+         *           },
+         *           "status": "active"
+         *         }
+         *       ]
+         *     }
+         */
+        ModelListResponse: {
+            models: components["schemas"]["ModelInfo"][];
+        };
+        /**
+         * @example {
+         *       "model_id": "gpt-4o-mini",
+         *       "total_requests": 42,
+         *       "success_rate": 0.976,
+         *       "avg_latency_ms": 655.2,
+         *       "avg_cost_usd": 0.000031,
+         *       "by_complexity": {
+         *         "simple": {
+         *           "count": 30,
+         *           "success_rate": 1,
+         *           "avg_cost": 0.00002
+         *         },
+         *         "complex": {
+         *           "count": 12,
+         *           "success_rate": 0.917,
+         *           "avg_cost": 0.00006
+         *         }
+         *       }
+         *     }
+         */
+        ModelPerformanceResponse: {
+            model_id: string;
+            total_requests: number;
+            success_rate: number;
+            avg_latency_ms: number;
+            avg_cost_usd: number;
+            by_complexity: {
+                [key: string]: {
+                    count: number;
+                    success_rate: number;
+                    avg_cost: number;
+                };
+            };
+        };
+        /**
+         * @example {
+         *       "id": "rsn_01m806mp6t2k9d8c7b6a5z4y3x",
+         *       "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
+         *       "actor_did": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *       "entity_id": "team-support",
+         *       "task": "reasoning",
+         *       "complexity": "medium",
+         *       "budget": "optimize",
+         *       "pinned_model": null,
+         *       "model": "gpt-4o-mini",
+         *       "provider": "openai",
+         *       "status": "succeeded",
+         *       "reason": "optimize for reasoning at medium complexity: gpt-4o-mini scored 0.71",
+         *       "alternatives": [
+         *         "claude-3-5-haiku-latest"
+         *       ],
+         *       "input_tokens": 24,
+         *       "output_tokens": 11,
+         *       "cost_usd": 0.0000102,
+         *       "reserved_usd": 0.00016,
+         *       "duration_ms": 812,
+         *       "error_code": null,
+         *       "error_message": null,
+         *       "provenance_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
+         *       "request_id": "req_01m806mp6s05dka2k9fejrktqr",
+         *       "feedback": null,
+         *       "prompt_key": null,
+         *       "prompt_version": null,
+         *       "created_at": "2026-11-21T09:30:00.000Z",
+         *       "completed_at": "2026-11-21T09:30:00.000Z"
+         *     }
+         */
+        ReasoningCall: {
+            id: string;
+            delegation_id: string | null;
+            actor_did: string | null;
+            entity_id: string | null;
+            /**
+             * @description What the call is for: the capability score the router ranks models by
+             * @enum {string}
+             */
+            task: "reasoning" | "coding" | "summarization" | "creative" | "math" | "general";
+            /**
+             * @description How hard the call is: how much quality weighs against price, and the least quality accepted
+             * @enum {string}
+             */
+            complexity: "simple" | "medium" | "complex";
+            /**
+             * @description minimize: the cheapest model good enough for the complexity; optimize (default): quality against price; unlimited: the best model, price ignored (a delegation budget still applies)
+             * @enum {string}
+             */
+            budget: "minimize" | "optimize" | "unlimited";
+            pinned_model: string | null;
+            /** @description The model that answered, or the first choice when none did */
+            model: string | null;
+            provider: string | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            reason: string;
+            alternatives: string[];
+            input_tokens: number;
+            output_tokens: number;
+            cost_usd: number;
+            /** @description The worst case reserved against the delegation's budget at admission */
+            reserved_usd: number;
+            duration_ms: number | null;
+            error_code: string | null;
+            error_message: string | null;
+            /** @description The provenance record of the call's admission */
+            provenance_id: string | null;
+            request_id: string;
+            feedback: {
+                score: number;
+                /** @enum {string|null} */
+                signal: "positive" | "negative" | "rephrase" | "correction" | null;
+                comment: string | null;
+                /** @description ISO 8601 date-time */
+                created_at: string;
+            } | null;
+            /** @description The registered prompt the call rendered (`prompt` of the request) */
+            prompt_key: string | null;
+            /** @description Its version */
+            prompt_version: string | null;
+            /** @description ISO 8601 date-time */
+            created_at: string;
+            /** @description ISO 8601 date-time */
+            completed_at: string | null;
+            /** @description Each attempt of the fallback chain (GET one call) */
+            attempts?: {
+                /** @description 1 for the first choice, then each fallback */
+                attempt: number;
+                model: string;
+                provider: string;
+                /** @enum {string} */
+                status: "succeeded" | "error" | "timeout" | "rate_limited";
+                error_message: string | null;
+                input_tokens: number;
+                output_tokens: number;
+                cost_usd: number;
+                latency_ms: number;
+                /** @description ISO 8601 date-time */
+                created_at: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "rsn_01m806mp6t2k9d8c7b6a5z4y3x",
+         *           "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
+         *           "actor_did": "did:key:z6MkhvonDFJbx2ioHy4RjcTNMkZUii9tyFTAJmfQ46a689Cd",
+         *           "entity_id": "team-support",
+         *           "task": "reasoning",
+         *           "complexity": "medium",
+         *           "budget": "optimize",
+         *           "pinned_model": null,
+         *           "model": "gpt-4o-mini",
+         *           "provider": "openai",
+         *           "status": "succeeded",
+         *           "reason": "optimize for reasoning at medium complexity: gpt-4o-mini scored 0.71",
+         *           "alternatives": [
+         *             "claude-3-5-haiku-latest"
+         *           ],
+         *           "input_tokens": 24,
+         *           "output_tokens": 11,
+         *           "cost_usd": 0.0000102,
+         *           "reserved_usd": 0.00016,
+         *           "duration_ms": 812,
+         *           "error_code": null,
+         *           "error_message": null,
+         *           "provenance_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
+         *           "request_id": "req_01m806mp6s05dka2k9fejrktqr",
+         *           "feedback": null,
+         *           "prompt_key": null,
+         *           "prompt_version": null,
+         *           "created_at": "2026-11-21T09:30:00.000Z",
+         *           "completed_at": "2026-11-21T09:30:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "has_more": false,
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        ReasoningCallList: {
+            data: components["schemas"]["ReasoningCall"][];
+            pagination: components["schemas"]["PaginationInfo"];
+        };
+        /**
+         * @example {
+         *       "score": 1,
+         *       "signal": "positive",
+         *       "comment": "Right answer, short."
+         *     }
+         */
+        ReasoningFeedbackRequest: {
+            /** @description -1 bad, 0 neutral, 1 good; when absent, 1 for a positive signal and -1 for the others */
+            score?: number;
+            /**
+             * @description What the caller saw: the answer was good (positive) or bad (negative), the user rephrased the question, or corrected the answer. When absent, a score of 1 is positive and -1 negative. Prompt performance counts these. A score or a signal is needed.
+             * @enum {string}
+             */
+            signal?: "positive" | "negative" | "rephrase" | "correction";
+            comment?: string;
         };
         /**
          * @example {

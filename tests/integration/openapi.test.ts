@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CATALOGUE } from "@/server/errorCatalogue";
-import { operations } from "@/server/http/operations";
+import { areaOperations as operations } from "@/server/areas";
 import { resolveV1 } from "@/server/http/router";
 import { apiKey, call, startTestServer, type TestServer } from "./harness";
 

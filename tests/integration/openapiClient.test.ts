@@ -6,7 +6,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/server/config";
 import { database } from "@/server/db/client";
-import { operations } from "@/server/http/operations";
+import { areaOperations as operations } from "@/server/areas";
 import { registerLearningApplier } from "@/server/learning/appliers";
 import { catchUp } from "@/server/ledger/buildTree";
 import { apiKey, call, ed25519Jwk, useTestServer } from "./harness";

@@ -4,7 +4,7 @@ import { database } from "@/server/db/client";
 import { newId } from "@/server/ids";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { rootOrgDid } from "@/server/setup/bootstrap";
-import { createCaller } from "@/server/trpc/root";
+import { createCaller } from "@/server/appRouter";
 import { startWorker, type Worker } from "@/server/worker/worker";
 import { deployAndWait } from "./agentsHelpers";
 import { consoleMember } from "./consoleMembers";

@@ -111,7 +111,7 @@ describe("passkey sign-in", () => {
 
 describe("console sessions", () => {
   it("are delegations: revoking the member ends their session at once, and roles are enforced by the tiers", async () => {
-    const { createCaller } = await import("@/server/trpc/root");
+    const { createCaller } = await import("@/server/appRouter");
     const { authenticateSession } = await import("@/server/identity/authenticate");
     const { startConsoleSession } = await import("@/server/members/sessions");
     const { newId } = await import("@/server/ids");
@@ -150,7 +150,7 @@ describe("links and administrators (review findings)", () => {
     authorization: string | null,
     authenticate?: () => Promise<import("@/server/governance/principal").Principal>,
   ) => {
-    const { createCaller } = await import("@/server/trpc/root");
+    const { createCaller } = await import("@/server/appRouter");
     const { newId } = await import("@/server/ids");
     return createCaller({ authorization, clientAddress: "127.0.0.1", requestId: newId("req"), authenticate });
   };

@@ -13,7 +13,7 @@ import type { Role } from "@/server/members/roles";
 import { withSessionReplacement } from "@/server/members/sessionReplacement";
 import { createInvite } from "@/server/members/sessions";
 import { rootOrgDid } from "@/server/setup/bootstrap";
-import { createCaller } from "@/server/trpc/root";
+import { createCaller } from "@/server/appRouter";
 import { call, ed25519Jwk, useTestServer } from "./harness";
 import { softAuthenticator } from "./softAuthenticator";
 

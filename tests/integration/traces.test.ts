@@ -6,7 +6,7 @@ import { hashLeaf, leafBytes, type ProvenanceRecord } from "@/server/provenance/
 import { rootOrgDid } from "@/server/setup/bootstrap";
 import { startTracing, stopTracing, tracingOn } from "@/server/telemetry/tracing";
 import { startWorker, type Worker } from "@/server/worker/worker";
-import { createCaller } from "@/server/trpc/root";
+import { createCaller } from "@/server/appRouter";
 import { contextFromHeaders } from "@/server/trpc/init";
 import { call, inFreshMinute, lastProvenance, useTestServer, waitFor } from "./harness";
 import { expectLedgerVerifies } from "./ledgerVerify";

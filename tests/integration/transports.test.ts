@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as jwksRoute from "@/app/.well-known/jwks.json/route";
 import * as v1Route from "@/app/v1/[[...path]]/route";
 import { CLIENT_ADDRESS_HEADER } from "@/server/http/gate";
-import { operations } from "@/server/http/operations";
+import { areaOperations as operations } from "@/server/areas";
 import { call, ed25519Jwk, useTestServer } from "./harness";
 
 /**

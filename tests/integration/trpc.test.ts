@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/trpc/root";
+import { createCaller } from "@/server/appRouter";
 import { newId } from "@/server/ids";
 import { apiKey, ed25519Jwk, lastProvenance, provenanceCount } from "./harness";
 import { bundleOf, manifestOf } from "./agentsHelpers";

@@ -4,7 +4,7 @@ import { newId } from "@/server/ids";
 import { endConsoleSession } from "@/server/members/sessions";
 import { rootOrgDid } from "@/server/setup/bootstrap";
 import { handlerWithSession } from "@/server/trpc/handler";
-import { appRouter, createCaller } from "@/server/trpc/root";
+import { appRouter, createCaller } from "@/server/appRouter";
 import { apiKey, ed25519Jwk, lastProvenance } from "./harness";
 import { consoleMember } from "./consoleMembers";
 
@@ -14,7 +14,7 @@ import { consoleMember } from "./consoleMembers";
  * delegation (issue "Found from outside", item 1).
  */
 // The endpoint as Next.js serves it, without a session cookie.
-const trpcHandler = handlerWithSession(async () => null);
+const trpcHandler = handlerWithSession(appRouter, async () => null);
 const bearer = (token: string) =>
   createCaller({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1", requestId: newId("req") });
 
@@ -447,7 +447,7 @@ describe("refusals before any procedure leave a record", () => {
 describe("the console's own calls through the endpoint", () => {
   it("a signed-in administrator's batched reads and a key creation work over HTTP", async () => {
     const admin = await person("admin");
-    const asConsole = handlerWithSession(async () => ({ delegationId: admin.delegationId }));
+    const asConsole = handlerWithSession(appRouter, async () => ({ delegationId: admin.delegationId }));
     const reads = await asConsole(
       new Request(
         `http://127.0.0.1/api/trpc/members.me,provenance.status,identity.passports.list?batch=1&input=${encodeURIComponent(JSON.stringify({ 2: { limit: 5 } }))}`,

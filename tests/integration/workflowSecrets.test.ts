@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { database } from "@/server/db/client";
-import { operations } from "@/server/http/operations";
+import { areaOperations as operations } from "@/server/areas";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { REDACTED } from "@/server/signing/sealedFields";
 import { openNodeValues } from "@/server/workflows/sealedOutputs";

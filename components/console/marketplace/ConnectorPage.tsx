@@ -13,7 +13,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Badge, Card, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import { Skeleton } from "@/components/ui/skeleton";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "../ConsoleShell";
 import { when } from "../executionFormat";
 import { problemOf, useTRPC } from "../Providers";

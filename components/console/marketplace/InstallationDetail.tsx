@@ -14,7 +14,7 @@ import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card, Label, NativeSelect } from "@/components/ui/primitives";
 import { Skeleton } from "@/components/ui/skeleton";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "../ConsoleShell";
 import { JsonBlock, when } from "../executionFormat";
 import { StatusBadge } from "../format";

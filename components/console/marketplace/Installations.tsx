@@ -8,7 +8,7 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { DataTable } from "@/components/ui/data-table";
 import { Label, NativeSelect } from "@/components/ui/primitives";
 import { InstallationStatus } from "@/server/marketplace/schemas";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "../ConsoleShell";
 import { ago, StatusBadge } from "../format";
 import { problemOf, useTRPC } from "../Providers";

@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/button";
 import { Badge, Card, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import { Skeleton } from "@/components/ui/skeleton";
 import { DeploymentMode, PricingModel } from "@/server/marketplace/schemas";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "../ConsoleShell";
 import { problemOf, useTRPC } from "../Providers";
 import { useSearchParamsWriter } from "../useSearchParamsWriter";

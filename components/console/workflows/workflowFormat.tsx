@@ -1,6 +1,6 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import { Badge } from "@/components/ui/primitives";
-import type { AppRouter } from "@/server/trpc/root";
+import type { AppRouter } from "@/server/appRouter";
 
 export type WorkflowDag = inferRouterOutputs<AppRouter>["workflows"]["get"];
 export type WorkflowNodeValue = WorkflowDag["nodes"][number];
