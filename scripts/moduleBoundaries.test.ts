@@ -27,7 +27,7 @@ describe("module boundaries", () => {
       `import { b } from "@/server/provenance/operations";`,
       `import { c } from "../worker/tasks";`,
       `import { d } from "../ledger/internal/x";`,
-      `import { e } from "../controlPlane/orgs";`,
+      `import { e } from "../controlPlane/listOrgs";`,
       `import { f } from "./router";`,
       `export { a, b, c, d, e, f };`,
     ].join("\n");
@@ -54,7 +54,7 @@ describe("module boundaries", () => {
   it("the shared mechanisms import no area, only the root, the kernel and each other", async () => {
     const code = [
       `import { a } from "../agents/agents";`,
-      `import { b } from "@/server/events/events";`,
+      `import { b } from "@/server/events/putEvent";`,
       `import { c } from "../webhooks/deliveryJob";`,
       `import { d } from "../areas";`,
       `import { e } from "../identity/authenticate";`,
@@ -68,14 +68,14 @@ describe("module boundaries", () => {
     }
     // An area may use another area's services.
     expect(
-      await refusals("server/webhooks/probe.ts", `import { a } from "../events/events";\nexport { a };\n`),
+      await refusals("server/webhooks/probe.ts", `import { a } from "../events/putEvent";\nexport { a };\n`),
     ).toEqual([]);
   });
 
   it("components import server types and schemas only", async () => {
     const code = [
       `import { database } from "@/server/db/client";`,
-      `import { listOrgs } from "../../server/controlPlane/orgs";`,
+      `import { listOrgs } from "../../server/controlPlane/listOrgs";`,
       `import type { AppRouter } from "@/server/trpc/root";`,
       `import { CpOrg } from "@/server/controlPlane/schemas";`,
       `export { database, listOrgs, CpOrg };`,
