@@ -27,7 +27,7 @@ describe("module boundaries", () => {
       `import { b } from "@/server/provenance/operations";`,
       `import { c } from "../worker/tasks";`,
       `import { d } from "../ledger/internal/x";`,
-      `import { e } from "../controlPlane/orgs";`,
+      `import { e } from "../controlPlane/listOrgs";`,
       `import { f } from "./router";`,
       `export { a, b, c, d, e, f };`,
     ].join("\n");
@@ -62,7 +62,7 @@ describe("module boundaries", () => {
   it("the kernel imports no area and not the root: only the kernel, its own folder and the root organization", async () => {
     const code = [
       `import { a } from "../agents/agents";`,
-      `import { b } from "@/server/events/events";`,
+      `import { b } from "@/server/events/putEvent";`,
       `import { c } from "../webhooks/deliveryJob";`,
       `import { d } from "../areas";`,
       `import { e } from "@/server/appRouter";`,
@@ -100,14 +100,14 @@ describe("module boundaries", () => {
     expect(await refusals("server/main.ts", compose.replace("../", "./"))).toEqual([]);
     // An area may use another area's services.
     expect(
-      await refusals("server/webhooks/probe.ts", `import { a } from "../events/events";\nexport { a };\n`),
+      await refusals("server/webhooks/probe.ts", `import { a } from "../events/putEvent";\nexport { a };\n`),
     ).toEqual([]);
   });
 
   it("components import server types and schemas only", async () => {
     const code = [
       `import { database } from "@/server/db/client";`,
-      `import { listOrgs } from "../../server/controlPlane/orgs";`,
+      `import { listOrgs } from "../../server/controlPlane/listOrgs";`,
       `import type { AppRouter } from "@/server/appRouter";`,
       `import { CpOrg } from "@/server/controlPlane/schemas";`,
       `export { database, listOrgs, CpOrg };`,

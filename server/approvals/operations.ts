@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { defineOperation } from "../http/operation";
 import { cancelApproval } from "./cancelApproval";
 import { getApproval } from "./getApproval";
@@ -12,29 +11,6 @@ import { approvalWaiter } from "./waiters";
 const tag = "Approvals";
 const read = "svc_api:approvals:read";
 const write = "svc_api:approvals:write";
-
-const IdParams = z.object({ id: z.string().min(1).max(100).describe("The request's id (apr_…)") });
-
-export const ApprovalGrantUse = z
-  .object({ params: z.record(z.string(), z.unknown()).describe("The parameters of the call made under the grant") })
-  .strict()
-  .meta({ id: "ApprovalGrantUse", example: { params: { invoice: "INV-2041", amount: 1000, currency: "EUR" } } });
-export const ApprovalGrantUsed = z
-  .object({
-    approval_id: z.string(),
-    status: s.ApprovalStatus,
-    params_hash: z.string().describe("SHA-256 (hex) of the canonical parameters, equal to the decision's"),
-    uses: z.number().int().describe("Calls made under the grant so far, this one included"),
-  })
-  .meta({
-    id: "ApprovalGrantUsed",
-    example: {
-      approval_id: "apr_01m806mp6t2k9d8c7b6a5z4y3x",
-      status: "approved_with_modifications",
-      params_hash: "9f2c4e8a1b7d3f6e0c5a2b8d4e1f7a3c6b9d2e5f8a1c4b7e0d3f6a9c2b5e8d1f",
-      uses: 1,
-    },
-  });
 
 export const listApprovalsOp = defineOperation({
   id: "listApprovals",
@@ -84,7 +60,7 @@ export const getApprovalOp = defineOperation({
   summary: "Get an approval request",
   capability: read,
   resourceType: "approval",
-  params: IdParams,
+  params: s.ApprovalIdParams,
   response: s.ApprovalRequest,
   successStatus: 200,
   handler: (ctx) => getApproval(ctx.db, ctx.principal, ctx.params.id),
@@ -99,7 +75,7 @@ export const respondApprovalOp = defineOperation({
   description: `approve, approve_with_modifications (modified_params), reject, delegate (delegated_to) or override (override_action, needs ${ADMIN_CAPABILITY}). Not by the requester, whatever credential they use (403 reason own_request: a chain through the requester's delegation, a chain the requester's derives from, or the same person or agent behind both, a console key counting as the member who minted it), nor through an agent's delegation (403 reason agent_chain); a request assigned to a console role only by members of that role. A high or critical request needs a chain with no agent's delegation (in the console: a passkey confirmation at most 5 minutes old). Past expires_at, swept or not, 409 naming expired. Puts approval.decided on the bus.`,
   capability: RESPOND_CAPABILITY,
   resourceType: "approval",
-  params: IdParams,
+  params: s.ApprovalIdParams,
   body: s.ApprovalRespond,
   response: s.ApprovalRequest,
   successStatus: 200,
@@ -134,7 +110,7 @@ export const cancelApprovalOp = defineOperation({
   description: "Only the requester, only while pending or delegated.",
   capability: write,
   resourceType: "approval",
-  params: IdParams,
+  params: s.ApprovalIdParams,
   response: s.ApprovalRequest,
   successStatus: 200,
   problems: ["illegal_state_transition"],
@@ -154,9 +130,9 @@ export const useApprovalGrantOp = defineOperation({
     "Checks a call's parameters against the approved ones (the RFC 8785 canonical SHA-256 of modified_params, or of request_data when approved unchanged): equal, the use is counted; different, 403 approval_params_mismatch, recorded. After the request's expires_at, 409 naming expired.",
   capability: write,
   resourceType: "approval",
-  params: IdParams,
-  body: ApprovalGrantUse,
-  response: ApprovalGrantUsed,
+  params: s.ApprovalIdParams,
+  body: s.ApprovalGrantUse,
+  response: s.ApprovalGrantUsed,
   successStatus: 200,
   problems: ["illegal_state_transition", "approval_params_mismatch"],
   async handler(ctx) {

@@ -225,3 +225,26 @@ export const ApprovalListQuery = ListQuery.extend({
 export const ApprovalList = z
   .object({ data: z.array(ApprovalRequest), pagination: PaginationInfo })
   .meta({ id: "ApprovalList", example: { data: [], pagination: { has_more: false, next_cursor: null } } });
+
+export const ApprovalIdParams = z.object({ id: z.string().min(1).max(100).describe("The request's id (apr_…)") });
+
+export const ApprovalGrantUse = z
+  .object({ params: z.record(z.string(), z.unknown()).describe("The parameters of the call made under the grant") })
+  .strict()
+  .meta({ id: "ApprovalGrantUse", example: { params: { invoice: "INV-2041", amount: 1000, currency: "EUR" } } });
+export const ApprovalGrantUsed = z
+  .object({
+    approval_id: z.string(),
+    status: ApprovalStatus,
+    params_hash: z.string().describe("SHA-256 (hex) of the canonical parameters, equal to the decision's"),
+    uses: z.number().int().describe("Calls made under the grant so far, this one included"),
+  })
+  .meta({
+    id: "ApprovalGrantUsed",
+    example: {
+      approval_id: "apr_01m806mp6t2k9d8c7b6a5z4y3x",
+      status: "approved_with_modifications",
+      params_hash: "9f2c4e8a1b7d3f6e0c5a2b8d4e1f7a3c6b9d2e5f8a1c4b7e0d3f6a9c2b5e8d1f",
+      uses: 1,
+    },
+  });

@@ -1,6 +1,9 @@
 import { ListQuery } from "../http/cursor";
 import { defineOperation } from "../http/operation";
-import { createOrg, getOrg, listOrgs, updateOrg } from "./orgs";
+import { createOrg } from "./createOrg";
+import { getOrg } from "./getOrg";
+import { listOrgs } from "./listOrgs";
+import { updateOrg } from "./updateOrg";
 import * as s from "./schemas";
 
 const tag = "Control plane";

@@ -7,7 +7,8 @@ import { delegationPrincipal } from "../identity/authenticate";
 import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
 import type { RunInfo } from "../sandbox/bridge";
-import { chainOfRun, putEvent } from "./events";
+import { chainOfRun } from "./chainOfRun";
+import { putEvent } from "./putEvent";
 import { refuseReservedEventType } from "./refuseReservedEventType";
 import { EventBody } from "./schemas";
 

@@ -1,5 +1,7 @@
 import { defineOperation } from "../http/operation";
-import { getEvent, listEvents, putEvent } from "./events";
+import { getEvent } from "./getEvent";
+import { listEvents } from "./listEvents";
+import { putEvent } from "./putEvent";
 import { refuseReservedEventType } from "./refuseReservedEventType";
 import * as s from "./schemas";
 

@@ -7,7 +7,7 @@ import { appendInTransaction } from "../provenance/appendProvenance";
 import { requestHash } from "../provenance/record";
 import { newId } from "../ids";
 import { stopLocalRun } from "./localRuns";
-import { executionChanged } from "./executionChanged";
+import { executionChanged, executionStopped } from "./executionChanged";
 import { runRunEndHooks } from "./runEndHooks";
 
 export const CALLBACK_JOB = "execution.callback";
@@ -68,7 +68,7 @@ export async function queueCallback(tx: Db, e: Pick<AsyncExecution, "id" | "orgD
 /**
  * Cancels executions that have not ended (queued → cancelled, processing → cancelled), with
  * `error_json = {code, message}`: their queued jobs are deleted, their callbacks queued, and a
- * run in this process stops once this commits (runs elsewhere within a poll). Returns those
+ * run in this process stops once this commits (runs elsewhere when they hear of it). Returns those
  * cancelled; an execution that ended meanwhile is left as it is. The areas waiting for a run
  * (runEndHooks.ts) hear of it in the same transaction.
  */
@@ -89,6 +89,8 @@ export async function cancelExecutions(
     await endRunDelegation(tx, e);
     await queueCallback(tx, e);
     afterCommit(tx, () => stopLocalRun(e.id, error.code));
+    // A run of another process stops on hearing it (this process's just stopped, above).
+    executionStopped(tx, e);
     executionChanged(tx, e);
     await runRunEndHooks(tx, { id: e.id, orgDid: e.orgDid, status: "cancelled" });
     cancelled.push((await tx.asyncExecution.findUnique({ where: { id: e.id } }))!);

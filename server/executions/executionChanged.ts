@@ -13,3 +13,15 @@ export function executionChanged(tx: Db, e: { id: string; orgDid: string }): voi
 export function executionChangedNow(e: { id: string; orgDid: string }): void {
   publish({ channel: EXECUTIONS_CHANNEL, org: e.orgDid, id: e.id });
 }
+
+/**
+ * The change channel a worker running an execution follows (server/executions/watchRunEnd.ts): the
+ * execution was ended from outside while it may be running (a cancel, a revoked chain). Its own
+ * channel, so that the run's telemetry, announced on EXECUTIONS_CHANNEL every flush, costs it no read.
+ */
+export const EXECUTION_STOPS_CHANNEL = "execution_stops";
+
+/** Tells the worker running `e`, once `tx` commits and in whichever process, that it must stop. */
+export function executionStopped(tx: Db, e: { id: string; orgDid: string }): void {
+  notifyChange(tx, { channel: EXECUTION_STOPS_CHANNEL, org: e.orgDid, id: e.id });
+}

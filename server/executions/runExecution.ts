@@ -1,7 +1,6 @@
 import { config } from "../config";
-import { database, type Database, type Db, sqlIn } from "../db/client";
-import { commitBatched, commitGrouped, type Batcher } from "../db/groupCommit";
-import { sqliteTimestamp } from "../db/raw";
+import { database, type Database, type Db } from "../db/client";
+import { commitBatched, commitGrouped } from "../db/groupCommit";
 import { backoffDelay, finishJob, retryJob, WorkerLost, type ClaimedJob, type JobHelpers } from "../jobs";
 import { DomainError } from "../errors";
 import { refuseHostileInput } from "../http/validation";
@@ -15,11 +14,21 @@ import { appendRunRecord, cancelExecutions, queueCallback } from "./endExecution
 import { localRuns } from "./localRuns";
 import { AWAITING_APPROVAL, pauseRun } from "./pauseRun";
 import { runRunEndHooks } from "./runEndHooks";
+import {
+  chainEnded,
+  insertLogLines,
+  loadRun,
+  moveRunToEnd,
+  requeueRun,
+  runStarts,
+  writeProgress,
+  type ChainEnd,
+  type Run,
+} from "./runStatements";
 import { executionView, resultJson } from "./views";
+import { watchRunEnd } from "./watchRunEnd";
 
 export const RUN_JOB = "execution.run";
-/** How often a run checks whether it was cancelled or its delegation revoked elsewhere. */
-const POLL_MS = 250;
 /** Progress and log lines are written at most this often while a run goes on (and at its end). */
 const FLUSH_MS = 200;
 const MAX_LOG_LINES = 200;
@@ -33,7 +42,6 @@ const FINAL_CODES = new Set([
   "invalid_result",
 ]);
 
-type ChainEnd = "delegation_revoked" | "delegation_expired";
 const chainEndError = (code: ChainEnd) => ({
   code,
   message: `The delegation this run acts under (or one it derives from) ${code === "delegation_revoked" ? "was revoked" : "has expired"}.`,
@@ -47,7 +55,9 @@ const chainEndError = (code: ChainEnd) => ({
  * the callback's job in one transaction, shared with the calls committing at the same moment
  * (db/groupCommit.ts). A cancel or revocation that commits meanwhile wins: every move is
  * conditional on the execution not having ended and its chain being live, and only when one
- * finds nothing to move does the run read why (`settleContested`).
+ * finds nothing to move does the run read why (`settleContested`). While it runs, a cancel or a
+ * chain's end stops it when announced, not by polling (watchRunEnd.ts). The statements themselves
+ * are in runStatements.ts.
  *
  * Statements on the common path (tests/integration/statementCounts.test.ts): 1 load, the start's
  * BEGIN/UPDATE/INSERT/COMMIT (shared BEGIN/COMMIT and INSERT when runs start together), 1–2 per telemetry flush, and the settle's UPDATE, record (2), job DELETE, BEGIN/COMMIT.
@@ -74,78 +84,6 @@ export async function runExecutionJob(job: ClaimedJob<{ executionId: string }>, 
   );
 }
 
-/** What a run needs of its execution, its version and its delegation, read in one query. */
-interface Run {
-  id: string;
-  orgDid: string;
-  agentId: string;
-  delegationId: string;
-  requesterPassportId: string;
-  callbackUrl: string | null;
-  status: string;
-  /** Whether an earlier attempt started (and may have logged lines). */
-  startedBefore: boolean;
-  maxAttempts: number;
-  input: unknown;
-  bundle: Buffer;
-  memoryMb: number;
-  timeoutMs: number;
-  /** The actor of the run's record: the agent's passport (or the organization). */
-  delegateDid: string;
-  /** The run's delegation and every one it derives from, root first. */
-  chain: string[];
-}
-
-async function loadRun(db: Database, id: string): Promise<Run | undefined> {
-  const [r] = await db.raw.query<Record<string, unknown>>(
-    `SELECT e."id", e."org_did", e."agent_id", e."delegation_id", e."requester_passport_id", e."callback_url", e."status", e."started_at",
-            e."max_attempts", e."input", v."bundle", v."memory_mb", v."timeout_ms", d."delegate_did", d."ancestry"
-       FROM "async_execution" e JOIN "agent_version" v ON v."id" = e."agent_version_id" JOIN "delegation" d ON d."id" = e."delegation_id"
-      WHERE e."id" = $1`,
-    [id],
-  );
-  if (!r) return undefined;
-  // SQLite keeps Prisma's Json as text; node-postgres parses jsonb itself.
-  const input =
-    db.engine === "sqlite" && typeof r.input === "string" ? (JSON.parse(r.input) as unknown) : (r.input ?? null);
-  return {
-    id,
-    orgDid: r.org_did as string,
-    agentId: r.agent_id as string,
-    delegationId: r.delegation_id as string,
-    requesterPassportId: r.requester_passport_id as string,
-    callbackUrl: (r.callback_url as string | null) ?? null,
-    status: r.status as string,
-    startedBefore: r.started_at !== null,
-    maxAttempts: Number(r.max_attempts),
-    input,
-    bundle: Buffer.from(r.bundle as Uint8Array),
-    memoryMb: Number(r.memory_mb),
-    timeoutMs: Number(r.timeout_ms),
-    delegateDid: r.delegate_did as string,
-    chain: [...(r.ancestry as string).split(" ").filter(Boolean), r.delegation_id as string],
-  };
-}
-
-/**
- * How a run's chain stands, as one SQL expression, the only place the rule is written: 2 when a
- * delegation of it was revoked (revocation wins), 1 when one has expired at `now`, else 0. The
- * chain's ids are parameters from `$first` on.
- */
-function chainEndSql(chain: string[], first: number, now: string): string {
-  const ids = chain.map((_, i) => `$${first + i}`).join(",");
-  return `COALESCE((SELECT MAX(CASE WHEN "revoked_at" IS NOT NULL THEN 2 WHEN "expires_at" <= ${now} THEN 1 ELSE 0 END) FROM "delegation" WHERE "id" IN (${ids})), 0)`;
-}
-
-/** The condition of a move that needs the chain live (`chainEndSql` is 0). */
-const chainLive = (chain: string[], first: number, now: string) => `${chainEndSql(chain, first, now)} = 0`;
-
-/** `chainEndSql`'s answer as the reason a run ends. */
-function chainEndOf(value: unknown): ChainEnd | undefined {
-  const n = Number(value);
-  return n === 2 ? "delegation_revoked" : n === 1 ? "delegation_expired" : undefined;
-}
-
 /**
  * queued → processing, in one conditional UPDATE that also checks the chain, with a first
  * attempt's row: one transaction for both, shared by the runs starting at the same moment
@@ -170,39 +108,8 @@ async function startRun(db: Database, job: ClaimedJob, run: Run): Promise<boolea
 }
 
 /**
- * The starts of a group: one UPDATE each (each run's own chain), then one INSERT of the first
- * attempts of those that moved (a later attempt is opened after, by `openAttempt`). Conditional
- * moves only: safe to apply again alone if the batch fails. Answers whether each run moved.
- */
-const runStarts: Batcher<{ job: ClaimedJob; run: Run }, boolean> = {
-  name: "execution.start",
-  async apply(q, engine, items) {
-    const now = at(engine, new Date());
-    const moved: boolean[] = [];
-    for (const { job, run } of items) {
-      const n = await q.execute(
-        `UPDATE "async_execution" SET "status" = 'processing', "current_attempt" = $2, "started_at" = COALESCE("started_at", $3), "updated_at" = $3
-          WHERE "id" = $1 AND "status" IN ('queued', 'processing') AND ${chainLive(run.chain, 4, "$3")}`,
-        [run.id, job.attempts, now, ...run.chain],
-      );
-      moved.push(n > 0);
-    }
-    const firsts = items.filter(({ job }, i) => moved[i] && job.attempts === 1);
-    if (firsts.length > 0) {
-      const values = firsts.map((_, i) => `($${i * 3 + 2},$${i * 3 + 3},1,$${i * 3 + 4},'running',$1)`);
-      await q.execute(
-        `INSERT INTO "execution_attempt" ("id","execution_id","attempt","worker_id","status","started_at") VALUES ${values.join(",")}
-           ON CONFLICT ("execution_id","attempt") DO NOTHING`,
-        [now, ...firsts.flatMap(({ job, run }) => [`${run.id}:1`, run.id, job.workerId])],
-      );
-    }
-    return moved;
-  },
-};
-
-/**
  * Runs the bundle, its progress and log lines kept in memory and written every FLUSH_MS (never on
- * the guest's critical path), and a poll that stops it when the execution is cancelled or its
+ * the guest's critical path), and a watch that stops it when the execution is cancelled or its
  * chain ends elsewhere.
  */
 async function runInSandbox(db: Database, run: Run, helpers: JobHelpers, attempt: number): Promise<SandboxOutcome> {
@@ -222,40 +129,15 @@ async function runInSandbox(db: Database, run: Run, helpers: JobHelpers, attempt
   localRuns.set(run.id, sandboxRun);
   const stop = () => sandboxRun.cancel("worker_stopped");
   helpers.signal.addEventListener("abort", stop);
-  const poller = pollForEnd(db, run, (code) => sandboxRun.cancel(code));
+  const unwatch = watchRunEnd(db, run, (code) => sandboxRun.cancel(code));
   try {
     return await sandboxRun;
   } finally {
-    clearInterval(poller);
+    unwatch();
     helpers.signal.removeEventListener("abort", stop);
     localRuns.delete(run.id);
     await telemetry.close();
   }
-}
-
-function pollForEnd(db: Database, run: Run, cancel: (code: string) => void): NodeJS.Timeout {
-  let polling = false;
-  // One raw read per poll: the execution's status, and how its chain stands.
-  const sql = `SELECT e."status", e."error_json", ${chainEndSql(run.chain, 3, "$2")} AS "chain_end"
-    FROM "async_execution" e WHERE e."id" = $1`;
-  return setInterval(() => {
-    if (polling) return;
-    polling = true;
-    db.raw
-      .query<{ status: string; error_json: unknown; chain_end: number | null }>(sql, [run.id, new Date(), ...run.chain])
-      .then(([now]) => {
-        if (!now) return;
-        if (now.status === "cancelled") {
-          const error = typeof now.error_json === "string" ? (JSON.parse(now.error_json) as unknown) : now.error_json;
-          cancel((error as { code?: string } | null)?.code ?? "cancelled");
-        } else {
-          const ended = chainEndOf(now.chain_end);
-          if (ended) cancel(ended);
-        }
-      })
-      .catch(() => undefined)
-      .finally(() => (polling = false));
-  }, POLL_MS);
 }
 
 /**
@@ -276,21 +158,8 @@ async function openTelemetry(db: Database, run: Run, helpers: JobHelpers, attemp
         const p = progress;
         const batch = lines.splice(0);
         progress = undefined;
-        if (p) {
-          await db.raw.execute(
-            `UPDATE "async_execution" SET "progress_percent" = $2, "progress_message" = $3, "updated_at" = $4 WHERE "id" = $1 AND "status" = 'processing'`,
-            [run.id, p.percent, p.message, new Date()],
-          );
-        }
-        if (batch.length > 0) {
-          const values = batch
-            .map((_, i) => `(${[1, 2, 3, 4, 5, 6, 7].map((k) => `$${i * 7 + k}`).join(",")})`)
-            .join(",");
-          await db.raw.execute(
-            `INSERT INTO "execution_log" ("id","execution_id","seq","level","line","created_at","attempt") VALUES ${values}`,
-            batch.flatMap((l) => [`${run.id}:${l.seq}`, run.id, l.seq, l.level, l.line, l.at, attempt]),
-          );
-        }
+        if (p) await writeProgress(db, run, p);
+        if (batch.length > 0) await insertLogLines(db, run, attempt, batch);
         if (p || batch.length > 0) executionChangedNow(run);
       })
       .catch((err: unknown) =>
@@ -370,9 +239,6 @@ async function settleRun(
   return settleContested(tx, engine, job, run);
 }
 
-const at = (engine: Database["engine"], d: Date) => (engine === "sqlite" ? sqliteTimestamp(d) : d);
-const jsonParam = (engine: Database["engine"], n: number) => (engine === "postgresql" ? `$${n}::jsonb` : `$${n}`);
-
 /** processing → completed | failed with its record, callback, platform event and the job's end; false if it moved nothing. */
 async function endRun(
   tx: Db,
@@ -383,31 +249,10 @@ async function endRun(
   end: { result?: object; error?: object },
 ): Promise<boolean> {
   const provenanceId = newId("prv");
-  const now = at(engine, new Date());
-  const set =
-    status === "completed"
-      ? `"result_json" = ${jsonParam(engine, 4)}, "error_json" = NULL, "progress_percent" = 100`
-      : `"error_json" = ${jsonParam(engine, 4)}`;
-  const moved = await sqlIn(tx, engine).execute(
-    `UPDATE "async_execution" SET "status" = $2, ${set}, "completed_at" = $3, "updated_at" = $3, "provenance_id" = $5
-        WHERE "id" = $1 AND "status" IN ('processing', 'queued') AND ${chainLive(run.chain, 6, "$3")}`,
-    [run.id, status, now, JSON.stringify(status === "completed" ? end.result : end.error), provenanceId, ...run.chain],
-  );
-  if (moved === 0) return false;
+  if (!(await moveRunToEnd(tx, engine, run, status, end, provenanceId))) return false;
   await recordRunEnd(tx, engine, run, status, provenanceId);
   await finishJob(tx, job);
   return true;
-}
-
-/** processing → queued for another attempt, keeping the error; false if it moved nothing. */
-async function requeueRun(tx: Db, engine: Database["engine"], run: Run, error: object): Promise<boolean> {
-  const now = at(engine, new Date());
-  const moved = await sqlIn(tx, engine).execute(
-    `UPDATE "async_execution" SET "status" = 'queued', "error_json" = ${jsonParam(engine, 2)}, "updated_at" = $3
-        WHERE "id" = $1 AND "status" IN ('processing', 'queued') AND ${chainLive(run.chain, 4, "$3")}`,
-    [run.id, JSON.stringify(error), now, ...run.chain],
-  );
-  return moved > 0;
 }
 
 /**
@@ -495,13 +340,4 @@ export async function failExhaustedRun(
   if (count === 0) return;
   executionChanged(tx, now);
   await recordRunEnd(tx, config().engine, now, "failed", provenanceId);
-}
-
-/** Whether a delegation of the chain was revoked, else whether one has expired. */
-async function chainEnded(tx: Db, engine: Database["engine"], chain: string[]): Promise<ChainEnd | undefined> {
-  const [row] = await sqlIn(tx, engine).query<{ chain_end: unknown }>(
-    `SELECT ${chainEndSql(chain, 2, "$1")} AS "chain_end"`,
-    [at(engine, new Date()), ...chain],
-  );
-  return chainEndOf(row?.chain_end);
 }

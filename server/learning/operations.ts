@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { defineOperation } from "../http/operation";
 import { applyProposal, rollbackProposal } from "./applyProposal";
 import { createProposal } from "./createProposal";
@@ -11,13 +10,6 @@ const tag = "Learning";
 const read = "svc_api:learning:read";
 const propose = "svc_api:learning:propose";
 const decide = "svc_api:learning:decide";
-
-const IdParams = z.object({ id: z.string().min(1).max(100).describe("The proposal's id (lrn_…)") });
-
-export const LearningDecision = z
-  .object({ comment: z.string().max(2000).optional().describe("Why, kept on the approval request") })
-  .strict()
-  .meta({ id: "LearningDecision", example: { comment: "The affinity gap is clear over two weeks." } });
 
 export const createLearningProposalOp = defineOperation({
   id: "createLearningProposal",
@@ -70,7 +62,7 @@ export const getLearningProposalOp = defineOperation({
   description: "With its tuning actions (applies and rollbacks).",
   capability: read,
   resourceType: "learning_proposal",
-  params: IdParams,
+  params: s.ProposalIdParams,
   response: s.LearningProposalDetail,
   successStatus: 200,
   handler: (ctx) => getProposal(ctx.db, ctx.principal, ctx.params.id),
@@ -86,8 +78,8 @@ function decideOp(decision: "approve" | "reject") {
     description: `Answers the proposal's approval request (${decision}), under the inbox's rules: not the proposer, not an agent run. pending → ${decision === "approve" ? "approved" : "rejected"}; any other state is 409.`,
     capability: decide,
     resourceType: "learning_proposal",
-    params: IdParams,
-    body: LearningDecision,
+    params: s.ProposalIdParams,
+    body: s.LearningDecision,
     bodyOptional: true,
     response: s.LearningProposal,
     successStatus: 200,
@@ -125,7 +117,7 @@ function changeOp(action: "apply" | "rollback") {
         : "applied → rolled_back: restores `previous` exactly. 409 when the proposal is not applied, or when the target is no longer in its applied state. Puts learning.rolled_back on the bus.",
     capability: decide,
     resourceType: "learning_proposal",
-    params: IdParams,
+    params: s.ProposalIdParams,
     response: s.LearningProposalDetail,
     successStatus: 200,
     problems: ["illegal_state_transition", "learning_target_changed", "conflict"],

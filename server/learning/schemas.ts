@@ -236,3 +236,10 @@ export const LearningProposalList = z.object({ data: z.array(LearningProposal), 
   description: "Newest first.",
   example: { data: [PROPOSAL_EXAMPLE], pagination: { has_more: false, next_cursor: null } },
 });
+
+export const ProposalIdParams = z.object({ id: z.string().min(1).max(100).describe("The proposal's id (lrn_…)") });
+
+export const LearningDecision = z
+  .object({ comment: z.string().max(2000).optional().describe("Why, kept on the approval request") })
+  .strict()
+  .meta({ id: "LearningDecision", example: { comment: "The affinity gap is clear over two weeks." } });

@@ -6,7 +6,7 @@ import { delegationPrincipal } from "../identity/authenticate";
 import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
 import type { RunInfo } from "../sandbox/bridge";
-import { invokeConnectorOp } from "./invocationOperations";
+import { invokeConnectorOp } from "./operations";
 import { completeInvocation, linkInvocation, prepareInvocation } from "./invokeConnector";
 import { InvokeRequest, type InvokeResultT } from "./schemas";
 

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { liveView } from "../trpc/live";
 import { WEBHOOKS_CHANNEL } from "./webhookChanged";
-import { getWebhook, listDeliveries } from "./webhooks";
+import { getWebhook } from "./getWebhook";
+import { listDeliveries } from "./listDeliveries";
 import * as s from "./schemas";
 
 /** One webhook's settings and health with its delivery log's first page, live. */

@@ -1,16 +1,14 @@
 import { defineOperation } from "../http/operation";
 import * as s from "./schemas";
-import {
-  createWebhook,
-  deleteWebhook,
-  getDelivery,
-  getWebhook,
-  listDeliveries,
-  listSubscriptions,
-  retryDelivery,
-  rotateWebhookSecret,
-  updateWebhook,
-} from "./webhooks";
+import { createWebhook } from "./createWebhook";
+import { deleteWebhook } from "./deleteWebhook";
+import { getDelivery } from "./getDelivery";
+import { getWebhook } from "./getWebhook";
+import { listDeliveries } from "./listDeliveries";
+import { listSubscriptions } from "./listSubscriptions";
+import { retryDelivery } from "./retryDelivery";
+import { rotateWebhookSecret } from "./rotateWebhookSecret";
+import { updateWebhook } from "./updateWebhook";
 
 const tag = "Webhooks";
 const read = "svc_api:events:read";

@@ -6,10 +6,12 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { config, resetConfig } from "@/server/config";
+import { subscribeChanges } from "@/server/db/changes";
 import { database } from "@/server/db/client";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { enqueue, startJobWorker } from "@/server/jobs";
 import { CALLBACK_JOB } from "@/server/executions/endExecution";
+import { EXECUTION_STOPS_CHANNEL } from "@/server/executions/executionChanged";
 import { RUN_JOB } from "@/server/executions/runExecution";
 import { endConsoleSession } from "@/server/members/sessions";
 import { startWorker, type Worker } from "@/server/worker/worker";
@@ -281,6 +283,28 @@ describe("executions", () => {
     const again = await call(ctx.server.url, "POST", `/v1/executions/${res.body.id}/cancel`, { token: ctx.root.token });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ current_state: "cancelled", requested_state: "cancelled" });
+  });
+
+  it("a cancel is announced to whichever process runs the execution, which stops on hearing it", async () => {
+    // The worker here also hears the cancel itself (stopLocalRun); a worker in another process
+    // hears only this announcement (LISTEN/NOTIFY on PostgreSQL), and watchRunEnd.test.ts shows
+    // that hearing it stops the run.
+    const heard: string[] = [];
+    const stop = await subscribeChanges(EXECUTION_STOPS_CHANNEL, (change) => heard.push(change.id));
+    try {
+      const res = await invoke(agents.longLoop!, { max_attempts: 1 });
+      await until(res.body.id, (e) => e.status === "processing");
+      expect(heard).not.toContain(res.body.id);
+      const cancel = await call(ctx.server.url, "POST", `/v1/executions/${res.body.id}/cancel`, {
+        token: ctx.root.token,
+      });
+      expect(cancel.status).toBe(200);
+      await expect.poll(() => heard.includes(res.body.id), { timeout: 30_000, interval: 50 }).toBe(true);
+      const e = await until(res.body.id, (x) => x.provenance_id !== null);
+      expect(e.status).toBe("cancelled");
+    } finally {
+      stop();
+    }
   });
 
   it("revoking the invoker's key cancels its running and queued executions within a second, with delegation_revoked", async () => {

@@ -2,7 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
 import { servicePrincipal } from "@/server/events/platformEvents";
-import { updateWebhook } from "@/server/webhooks/webhooks";
+import { updateWebhook } from "@/server/webhooks/updateWebhook";
 import { deployAndWait } from "./agentsHelpers";
 import { apiKey, call, useTestServer } from "./harness";
 import { useReceiverAndWorker } from "./receiverAndWorker";

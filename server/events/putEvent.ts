@@ -3,14 +3,13 @@ import { config } from "../config";
 import { type Database, type Db, sqlIn } from "../db/client";
 import type { Event, EventMatch, Prisma, Subscription } from "../db/generated/sqlite/client";
 import { sqliteTimestamp } from "../db/raw";
-import { domainError, NotFound } from "../errors";
+import { domainError } from "../errors";
 import type { Principal } from "../governance/principal";
-import { keyset, olderThan } from "../http/cursor";
 import { newId } from "../ids";
 import type { ProvenanceRecord } from "../provenance/record";
 import { dispatcherFor, type DispatchOutcome } from "./dispatch";
 import { subscriptionIndex } from "./matcher";
-import type { EventBody, EventListQuery } from "./schemas";
+import type { EventBody } from "./schemas";
 
 export type EventVia = "ingest" | "emit";
 
@@ -186,6 +185,7 @@ async function activeSubscriptions(
 // Prisma's create/createMany, on the path that must take 1,000 events a second. Stored as Prisma
 // stores them: timestamps as ISO 8601 text on SQLite, JSON as text (jsonb on PostgreSQL).
 const jsonParam = (engine: string, n: number) => (engine === "postgresql" ? `$${n}::jsonb` : `$${n}`);
+
 const stamp = (engine: string, d: Date) => (engine === "sqlite" ? sqliteTimestamp(d) : d);
 
 async function insertEvent(tx: Db, e: Event): Promise<void> {
@@ -250,89 +250,4 @@ async function assertFanout(tx: Db, rootEventId: string | null, starting: number
       { max_fanout: max, already_started: already, would_start: starting },
     );
   }
-}
-
-/** Where an event emitted by a run stands in its chain: its depth and the event from outside the chain began with (null for a run invoked directly). */
-export async function chainOfRun(db: Db, executionId: string): Promise<{ depth: number; rootEventId: string | null }> {
-  const match = await db.eventMatch.findFirst({
-    where: { executionId },
-    select: { event: { select: { id: true, depth: true, rootEventId: true } } },
-  });
-  return match
-    ? { depth: match.event.depth + 1, rootEventId: match.event.rootEventId ?? match.event.id }
-    : { depth: 0, rootEventId: null };
-}
-
-/** The chain depth of an event emitted by a run: one more than the event that triggered it, 0 for a run invoked directly. */
-export async function depthOfRun(db: Db, executionId: string): Promise<number> {
-  const match = await db.eventMatch.findFirst({
-    where: { executionId },
-    select: { event: { select: { depth: true } } },
-  });
-  return match ? match.event.depth + 1 : 0;
-}
-
-type EventWithMatches = Event & { matches: EventMatch[] };
-
-async function eventViews(db: Db, rows: EventWithMatches[]) {
-  const ids = [...new Set(rows.flatMap((r) => r.matches.map((m) => m.subscriptionId)))];
-  const subs =
-    ids.length === 0
-      ? []
-      : await db.subscription.findMany({ where: { id: { in: ids } }, select: { id: true, kind: true, agentId: true } });
-  const byId = new Map(subs.map((s) => [s.id, s]));
-  return rows.map((e) => ({
-    id: e.id,
-    type: e.type,
-    payload: e.payload as Record<string, unknown>,
-    sender_id: e.senderId,
-    source: e.source,
-    occurred_at: e.occurredAt.toISOString(),
-    via: e.ingestedVia as EventVia,
-    actor: e.actorDid,
-    delegation_id: e.delegationId,
-    provenance_record_id: e.provenanceId,
-    leaf_index: e.provenanceSeq === null ? null : Number(e.provenanceSeq),
-    depth: e.depth,
-    created_at: e.createdAt.toISOString(),
-    matches: e.matches.map((m) => {
-      const s = byId.get(m.subscriptionId);
-      return {
-        subscription_id: m.subscriptionId,
-        kind: (s?.kind ?? null) as "webhook" | "agent_trigger" | null,
-        agent_id: s?.agentId ?? null,
-        execution_id: m.executionId,
-        delivery_id: m.deliveryId,
-      };
-    }),
-  }));
-}
-
-/** The organization's events, newest first, with what each matched. */
-export async function listEvents(db: Db, principal: Principal, query: z.output<typeof EventListQuery>, secret: Buffer) {
-  const { after, take, page } = keyset<EventWithMatches>(secret, "events", query, (last) => [
-    last.createdAt.toISOString(),
-    last.id,
-  ]);
-  const rows = await db.event.findMany({
-    where: {
-      orgDid: principal.orgDid,
-      ...(query.type ? { type: query.type } : {}),
-      ...olderThan(after, "createdAt", "id"),
-    },
-    include: { matches: { orderBy: { subscriptionId: "asc" } } },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take,
-  });
-  const { items, pagination } = page(rows);
-  return { data: await eventViews(db, items), pagination };
-}
-
-export async function getEvent(db: Db, principal: Principal, id: string) {
-  const row = await db.event.findFirst({
-    where: { id, orgDid: principal.orgDid },
-    include: { matches: { orderBy: { subscriptionId: "asc" } } },
-  });
-  if (!row) throw NotFound("event", id);
-  return (await eventViews(db, [row]))[0]!;
 }
