@@ -248,16 +248,20 @@ class ClaimLoop {
     const limit = Math.min(free, MAX_BATCH);
     this.unclaimed.delete(kind);
     // Those that start now count their attempt in the claim; those that wait count it as they start.
-    const now = Math.min(limit, Math.max(0, concurrency - (this.runningByKind.get(kind) ?? 0)));
+    const startNow = Math.min(limit, Math.max(0, concurrency - (this.runningByKind.get(kind) ?? 0)));
     this.claimingAhead = false;
-    const jobs = now > 0 ? await claimJobs(db, this.id, kind, now, this.leaseMs) : [];
+    const jobs = startNow > 0 ? await claimJobs(db, this.id, kind, startNow, this.leaseMs) : [];
     for (const job of jobs) this.launch(db, def, job);
-    if (jobs.length === now && limit > now) {
+    if (jobs.length === startNow && limit > startNow) {
       this.claimingAhead = true;
-      const ahead = await claimJobs(db, this.id, kind, limit - now, this.leaseMs, { ahead: true });
+      const ahead = await claimJobs(db, this.id, kind, limit - startNow, this.leaseMs, { ahead: true });
       this.claimingAhead = false;
       this.waitingOf(kind).push(...ahead);
       jobs.push(...ahead);
+      // Runs that ended while this claim was in flight freed slots that no waiting job took then
+      // (there was none yet); left waiting, these would sit claimed with a slot free until some
+      // other run ended, and a chain of runs each started by the last (a trigger) would never end.
+      this.startWaiting(db, def, kind);
     }
     if (jobs.length === limit) {
       this.unclaimed.add(kind);
@@ -280,11 +284,19 @@ class ClaimLoop {
       this.runningByKind.set(job.kind, (this.runningByKind.get(job.kind) ?? 1) - 1);
       if (this.stopped) return;
       // The freed slot goes to a job claimed ahead at once, without a claim round trip.
-      const next = this.waitingOf(job.kind).shift();
-      if (next) this.launch(db, def, next);
+      this.startWaiting(db, def, job.kind);
       setImmediate(() => void this.pump(null));
     });
     this.running.set(job.id, { job, abort, done });
+  }
+
+  /** Starts jobs claimed ahead of `kind` while it has free slots. */
+  private startWaiting(db: Database, def: JobKind, kind: string): void {
+    if (this.stopped) return;
+    const concurrency = def.concurrency ?? DEFAULT_CONCURRENCY;
+    const waiting = this.waitingOf(kind);
+    while (waiting.length > 0 && (this.runningByKind.get(kind) ?? 0) < concurrency)
+      this.launch(db, def, waiting.shift()!);
   }
 
   /** The jobs claimed ahead and not started, of every kind. */

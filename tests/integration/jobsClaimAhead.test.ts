@@ -66,6 +66,28 @@ describe("claim-ahead", () => {
     expect([...started].sort()).toEqual([...ids].sort());
     expect(await db.read.job.count({ where: { id: { in: ids } } })).toBe(0);
   });
+  // A run that ended while the claim of jobs to wait was in flight freed its slot before they
+  // arrived: they sat claimed with the slot free, and a chain of runs (each triggered by the last)
+  // hung on PostgreSQL, where that claim takes a round trip.
+  it("jobs claimed ahead start at once when the slot freed while they were being claimed", async () => {
+    const db = await database();
+    const ran: string[] = [];
+    registerJobKind("test.ahead-quick", {
+      concurrency: 1,
+      claimAhead: 2,
+      handler: async (job) => void ran.push(job.id),
+    });
+    const ids = await db.writeTx(async (tx) => {
+      const out: string[] = [];
+      for (let i = 0; i < 3; i++) out.push(await enqueue(tx, "test.ahead-quick", { i }));
+      return out;
+    });
+    const w = startJobWorker({ kinds: ["test.ahead-quick"], leaseMs: 5000, pollMs: 100, log: () => undefined });
+    workers.push(w);
+    await w.ready;
+    await expect.poll(() => ran.length, { timeout: 10_000, interval: 20 }).toBe(3);
+    expect([...ran].sort()).toEqual([...ids].sort());
+  });
   // Issue 27, item 5: a worker killed while holding jobs it had claimed ahead (never started) spent
   // an attempt of each: with max_attempts 1 they came back dead-lettered as "worker lost".
   it("a killed worker's jobs claimed ahead and never started keep their attempts", async () => {
