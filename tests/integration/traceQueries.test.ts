@@ -50,7 +50,7 @@ beforeAll(async () => {
     for (const [name, type] of [
       ["load route module", "LoadComponents.loadRouteModule"],
       ["executing api route (app) /v1/passports", "AppRouteRouteHandlers.runHandler"],
-    ])
+    ] as const)
       next
         .startSpan(name, {
           attributes: { "next.span_category": "nextjs", "next.span_name": name, "next.span_type": type },
