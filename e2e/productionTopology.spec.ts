@@ -216,6 +216,17 @@ function openStream(path: string, input: unknown) {
   return s;
 }
 
+async function jobRows(): Promise<Array<{ id: string; state: string; attempts: number; payload: string }>> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query(`SELECT "id", "state", "attempts", "payload" FROM "job" WHERE "kind" = 'execution.run'`))
+      .rows;
+  } finally {
+    await client.end();
+  }
+}
+
 test.beforeAll(async () => {
   const started = Date.now();
   work = mkdtempSync(join(tmpdir(), "svc-topology-"));
@@ -382,6 +393,49 @@ test("an idle live view outlives three proxy read timeouts, and shows an update 
   expect(stream.ended, "the stream stayed open through the outage").toBeNull();
   console.log(`stream open ${Date.now() - opened} ms, ${stream.pings} pings`);
   stream.close();
+});
+
+test("kill -9 of a worker: the jobs it had claimed but not started keep their attempts", async () => {
+  // One sandbox thread: the worker runs one and claims two ahead.
+  const long = await api("POST", `/v1/agents/${agentId}/invoke`, { input: { ms: 20_000 }, max_attempts: 1 });
+  expect(long.status).toBe(202);
+  await until(
+    "the long run is processing",
+    async () => (await api("GET", `/v1/executions/${long.body.id}`)).body.status === "processing",
+    30_000,
+  );
+  const waiting: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const r = await api("POST", `/v1/agents/${agentId}/invoke`, { input: {}, max_attempts: 1 });
+    expect(r.status).toBe(202);
+    waiting.push(r.body.id);
+  }
+  await until(
+    "the worker holds all three",
+    async () => (await jobRows()).filter((j) => j.state === "running").length === 3,
+    30_000,
+  );
+  process.kill(-worker.child.pid!, "SIGKILL");
+  await worker.exited;
+  worker = npm("worker-2", ["run", "worker"], { SVC_METRICS_PORT: String(METRICS_PORTS.worker2) });
+  for (const id of waiting) {
+    const done = await until(
+      `execution ${id} ends`,
+      async () => {
+        const r = await api("GET", `/v1/executions/${id}`);
+        return ["completed", "failed"].includes(r.body.status) ? r.body : undefined;
+      },
+      60_000,
+      worker,
+    );
+    expect([done.status, done.current_attempt]).toEqual(["completed", 1]);
+  }
+  // The run that had started spent its one attempt with its worker.
+  await until(
+    "the long run fails: its worker was lost",
+    async () => (await api("GET", `/v1/executions/${long.body.id}`)).body.status === "failed",
+    60_000,
+  );
 });
 
 test("SIGTERM to `npm run worker` drains and leaves no process behind", async () => {

@@ -21,6 +21,7 @@ import { dispatchToTrigger } from "./events/triggers";
 import { cancelRunsOfRevokedDelegations } from "./executions/executions";
 import { executionOperations } from "./executions/operations";
 import { executionsRouter } from "./executions/router";
+import { ExecutionStatus } from "./executions/schemas";
 import { executionJobKinds } from "./executions/tasks";
 import type { Operation } from "./http/operation";
 import { registerOperations } from "./http/operationRegistry";
@@ -356,5 +357,9 @@ export function composeServer(): void {
   // A workflow's `svc` nodes call the platform's operations by id.
   registerNodeOperations(areaOperations);
   offerCapabilityAreas(offeredCapabilityAreas);
-  seedMetricSeries({ operations: areaOperations.map((op) => op.id), jobKinds: registeredJobKinds() });
+  seedMetricSeries({
+    operations: areaOperations.map((op) => op.id),
+    jobKinds: registeredJobKinds(),
+    executionStatuses: ExecutionStatus.options,
+  });
 }

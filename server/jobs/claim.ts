@@ -70,9 +70,12 @@ function fairClaimSql(pg: boolean): string {
 
 /**
  * Claims up to `limit` queued jobs of `kind` whose time has come, the organizations with fewer
- * running jobs first (see `fairClaimSql`), then oldest first. Each gets a fresh lease token, a
- * lease `leaseMs` long, and one more attempt. PostgreSQL skips rows another worker is claiming at
- * the same moment.
+ * running jobs first (see `fairClaimSql`), then oldest first. Each gets a fresh lease token and a
+ * lease `leaseMs` long; PostgreSQL skips rows another worker is claiming at the same moment.
+ *
+ * An attempt counts when the run starts, not when it is claimed: jobs claimed to start now get one
+ * more attempt here, jobs claimed ahead of a free slot (`ahead`) get theirs from `startAttempt`
+ * when they start. A worker killed while holding jobs it had not started spends none of theirs.
  */
 export async function claimJobs(
   db: Database,
@@ -80,15 +83,16 @@ export async function claimJobs(
   kind: string,
   limit: number,
   leaseMs: number,
+  { ahead = false }: { ahead?: boolean } = {},
 ): Promise<Array<ClaimedJob>> {
   const now = new Date();
   const pg = db.engine === "postgresql";
   const sql = `${fairClaimSql(pg)}
-    UPDATE "job" SET "state" = 'running', "attempts" = "attempts" + 1, "locked_by" = $1,
+    UPDATE "job" SET "state" = 'running', "attempts" = "attempts" + $7, "locked_by" = $1,
       "lease_token" = ${pg ? `md5(random()::text || "id")` : "lower(hex(randomblob(16)))"}, "available_at" = $2, "updated_at" = $3
     WHERE "id" IN (SELECT "id" FROM picked)
     RETURNING "id", "kind", "org_did", "payload", "attempts", "max_attempts", "lease_token", "traceparent"`;
-  const params = [workerId, new Date(now.getTime() + leaseMs), now, kind, now, limit];
+  const params = [workerId, new Date(now.getTime() + leaseMs), now, kind, now, limit, ahead ? 0 : 1];
   const rows = await db.writeLock(() => db.raw.query<ClaimedRow>(sql, params));
   return rows.map((r) => ({
     id: r.id,
@@ -100,7 +104,25 @@ export async function claimJobs(
     leaseToken: r.lease_token,
     workerId,
     traceparent: r.traceparent,
+    ...(ahead ? { uncounted: true } : {}),
   }));
+}
+
+/**
+ * Counts the attempt of a job claimed ahead, as it starts; fenced by its lease token. Returns
+ * false when the claim is no longer this worker's.
+ */
+export async function startAttempt(db: Database, job: ClaimedJob): Promise<boolean> {
+  const n = await db.writeLock(() =>
+    db.raw.execute(
+      `UPDATE "job" SET "attempts" = "attempts" + 1, "updated_at" = $1 WHERE "id" = $2 AND "lease_token" = $3`,
+      [new Date(), job.id, job.leaseToken],
+    ),
+  );
+  if (n === 0) return false;
+  job.attempts += 1;
+  delete job.uncounted;
+  return true;
 }
 
 /** Extends the leases this worker still holds; returns the `id:token` pairs it still holds. */
@@ -198,12 +220,18 @@ export async function releaseJob(
  * sit `running`, their leases extended by this worker's heartbeat, and at last count as an attempt
  * whose worker was lost. `held` lists the ids the worker does hold.
  */
-export async function releaseOrphanedClaims(db: Database, workerId: string, held: string[]): Promise<number> {
+export async function releaseOrphanedClaims(
+  db: Database,
+  workerId: string,
+  held: string[],
+  { counted = true }: { counted?: boolean } = {},
+): Promise<number> {
   const now = new Date();
   const notHeld = held.length > 0 ? ` AND "id" NOT IN (${held.map((_, i) => `$${i + 3}`).join(", ")})` : "";
+  // A lost claim of jobs to run now had counted their attempt; a lost claim-ahead had not.
   return db.writeLock(() =>
     db.raw.execute(
-      `UPDATE "job" SET "state" = 'queued', "attempts" = "attempts" - 1, "lease_token" = NULL, "locked_by" = NULL, "available_at" = $1, "updated_at" = $1
+      `UPDATE "job" SET "state" = 'queued', "attempts" = "attempts" - ${counted ? 1 : 0}, "lease_token" = NULL, "locked_by" = NULL, "available_at" = $1, "updated_at" = $1
        WHERE "locked_by" = $2 AND "state" = 'running'${notHeld}`,
       [now, workerId, ...held],
     ),

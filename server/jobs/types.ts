@@ -13,6 +13,8 @@ export interface ClaimedJob<P = unknown> {
   workerId: string;
   /** The W3C traceparent of the call that queued it (null when it was not traced). */
   traceparent?: string | null;
+  /** Claimed ahead of a free slot and not started yet: its attempt is counted when it starts. */
+  uncounted?: boolean;
 }
 
 export interface JobHelpers {

@@ -10,6 +10,7 @@ import {
   releaseJob,
   releaseOrphanedClaims,
   releaseRunningJobs,
+  startAttempt,
 } from "./claim";
 import { describeError, outcomeCommitted, retryJob } from "./finishJob";
 import { FinishedJobs } from "./finishedJobs";
@@ -131,6 +132,9 @@ class ClaimLoop {
   private everyKind = true;
   /** A claim failed with its connection: it may have committed, and its jobs are to be given back. */
   private claimUnsure = false;
+  /** Whether the claim in flight is of jobs to wait (their attempt not counted): what to give back if it is lost. */
+  private claimingAhead = false;
+  private orphansCounted = true;
   private stopped = false;
   private abandoned = false;
   private listener: JobListener | undefined;
@@ -214,7 +218,10 @@ class ClaimLoop {
       this.everyKind = true;
       // A claim that failed with its connection may have committed: its jobs are this worker's
       // in the database, not in memory. The next round gives them back.
-      if (isInfrastructureError(e)) this.claimUnsure = true;
+      if (isInfrastructureError(e)) {
+        this.orphansCounted = (this.claimUnsure && this.orphansCounted) || !this.claimingAhead;
+        this.claimUnsure = true;
+      }
       if (!this.stopped) this.failed("claiming jobs", e);
     }
     return claimed;
@@ -222,7 +229,7 @@ class ClaimLoop {
 
   private async releaseOrphans(db: Database): Promise<void> {
     const held = [...this.running.keys(), ...this.finished.ids(), ...this.allWaiting().map((j) => j.id)];
-    const n = await releaseOrphanedClaims(db, this.id, held);
+    const n = await releaseOrphanedClaims(db, this.id, held, { counted: this.orphansCounted });
     this.claimUnsure = false;
     if (n > 0) this.log(`gave back ${n} job(s) whose claim was committed but its answer lost with the connection`);
   }
@@ -240,10 +247,21 @@ class ClaimLoop {
     if (free <= 0) return 0; // it stays unclaimed: a freed slot claims it
     const limit = Math.min(free, MAX_BATCH);
     this.unclaimed.delete(kind);
-    const jobs = await claimJobs(db, this.id, kind, limit, this.leaseMs);
-    for (const job of jobs) {
-      if ((this.runningByKind.get(kind) ?? 0) < concurrency) this.launch(db, def, job);
-      else this.waitingOf(kind).push(job);
+    // Those that start now count their attempt in the claim; those that wait count it as they start.
+    const startNow = Math.min(limit, Math.max(0, concurrency - (this.runningByKind.get(kind) ?? 0)));
+    this.claimingAhead = false;
+    const jobs = startNow > 0 ? await claimJobs(db, this.id, kind, startNow, this.leaseMs) : [];
+    for (const job of jobs) this.launch(db, def, job);
+    if (jobs.length === startNow && limit > startNow) {
+      this.claimingAhead = true;
+      const ahead = await claimJobs(db, this.id, kind, limit - startNow, this.leaseMs, { ahead: true });
+      this.claimingAhead = false;
+      this.waitingOf(kind).push(...ahead);
+      jobs.push(...ahead);
+      // Runs that ended while this claim was in flight freed slots that no waiting job took then
+      // (there was none yet); left waiting, these would sit claimed with a slot free until some
+      // other run ended, and a chain of runs each started by the last (a trigger) would never end.
+      this.startWaiting(db, def, kind);
     }
     if (jobs.length === limit) {
       this.unclaimed.add(kind);
@@ -266,11 +284,19 @@ class ClaimLoop {
       this.runningByKind.set(job.kind, (this.runningByKind.get(job.kind) ?? 1) - 1);
       if (this.stopped) return;
       // The freed slot goes to a job claimed ahead at once, without a claim round trip.
-      const next = this.waitingOf(job.kind).shift();
-      if (next) this.launch(db, def, next);
+      this.startWaiting(db, def, job.kind);
       setImmediate(() => void this.pump(null));
     });
     this.running.set(job.id, { job, abort, done });
+  }
+
+  /** Starts jobs claimed ahead of `kind` while it has free slots. */
+  private startWaiting(db: Database, def: JobKind, kind: string): void {
+    if (this.stopped) return;
+    const concurrency = def.concurrency ?? DEFAULT_CONCURRENCY;
+    const waiting = this.waitingOf(kind);
+    while (waiting.length > 0 && (this.runningByKind.get(kind) ?? 0) < concurrency)
+      this.launch(db, def, waiting.shift()!);
   }
 
   /** The jobs claimed ahead and not started, of every kind. */
@@ -281,6 +307,20 @@ class ClaimLoop {
   /** One claim of a job: its handler, then whatever outcome the handler left to the worker. */
   private async attempt(db: Database, def: JobKind, job: ClaimedJob, signal: AbortSignal): Promise<void> {
     const startedAt = performance.now();
+    if (job.uncounted) {
+      let held: boolean;
+      try {
+        held = await startAttempt(db, job);
+      } catch (e) {
+        // Not started: back to the queue as it was (a failed release leaves it to its lease).
+        if (!this.stopped) this.failed("starting a job claimed ahead", e);
+        await releaseJob(db, job, "its start failed with the database", OUTAGE_RELEASE_MS, { uncounted: false }).catch(
+          () => false,
+        );
+        return;
+      }
+      if (!held) return observeJob(job.kind, "lease_lost", startedAt);
+    }
     observeJob(job.kind, await this.runAttempt(db, def, job, signal), startedAt);
   }
 
@@ -443,11 +483,11 @@ class ClaimLoop {
       this.finished.abandon();
       for (const r of this.running.values()) r.abort.abort(new Error("the worker stopped"));
     } else {
-      // Jobs claimed ahead and never started go back to the queue, their attempt given back.
+      // Jobs claimed ahead and never started go back to the queue; their attempt was never counted.
       const db = await this.db;
       await Promise.all(
         waiting.map((job) =>
-          releaseJob(db, job, "the worker stopped before starting it", 0, { uncounted: true }).catch(() => false),
+          releaseJob(db, job, "the worker stopped before starting it", 0, { uncounted: false }).catch(() => false),
         ),
       );
       // The heartbeat goes on until the handlers end: a lapsed lease would let another worker run them again.

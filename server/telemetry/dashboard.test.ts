@@ -42,4 +42,14 @@ describe("ops/grafana/svc-dashboard.json", () => {
     expect(own.length).toBeGreaterThan(10);
     for (const name of own) expect(referenced, name).toContain(name);
   });
+
+  // Issue 27: the processes are scraped one by one; a panel over every job would mix deployments.
+  it("keeps every query to one Prometheus job, chosen in its `job` variable", () => {
+    expect(dashboard.templating.list).toContainEqual(
+      expect.objectContaining({ name: "job", type: "query", query: "label_values(svc_requests_total, job)" }),
+    );
+    const selectors = exprs.flatMap((e) => [...e.matchAll(/\bsvc_[a-z0-9_]+(\{[^}]*\})?/g)].map((m) => m[0]));
+    expect(selectors.length).toBeGreaterThanOrEqual(exprs.length);
+    for (const selector of selectors) expect(selector).toMatch(/\{job="\$job"[,}]/);
+  });
 });

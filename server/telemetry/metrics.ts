@@ -2,6 +2,14 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import { processWide } from "../processWide";
 import { databaseSnapshot, type DatabaseSnapshot } from "./snapshot";
 
+/** The job states the queue gauge counts (`failed`: dead-lettered). */
+const QUEUE_STATES = ["queued", "running", "failed"] as const;
+/** The labels known at start that the database gauges report at 0 when nothing has them (seedMetricSeries). */
+const known = processWide("telemetry.knownLabels", () => ({
+  jobKinds: [] as readonly string[],
+  executionStatuses: [] as readonly string[],
+}));
+
 /**
  * The process's Prometheus metrics (prom-client), served by `GET /metrics` (server/telemetry/operations.ts)
  * and on `SVC_METRICS_PORT` (server/telemetry/metricsServer.ts).
@@ -173,19 +181,28 @@ function createMetrics() {
       "svc_job_queue_depth",
       "Jobs in the queue by kind and state (queued, running, failed = dead-lettered). Deployment-wide.",
       ["kind", "state"],
-      (g, s) => s.jobs.forEach((j) => g.set({ kind: j.kind, state: j.state }, j.count)),
+      (g, s) => {
+        for (const kind of known.jobKinds) for (const state of QUEUE_STATES) g.set({ kind, state }, 0);
+        s.jobs.forEach((j) => g.set({ kind: j.kind, state: j.state }, j.count));
+      },
     ),
     oldestJobAge: fromDatabase(
       "svc_job_oldest_age_seconds",
       "How long the oldest due queued job of each kind has been waiting to be claimed (0: none due). Deployment-wide.",
       ["kind"],
-      (g, s) => s.oldestDue.forEach((j) => g.set({ kind: j.kind }, j.ageSeconds)),
+      (g, s) => {
+        for (const kind of known.jobKinds) g.set({ kind }, 0);
+        s.oldestDue.forEach((j) => g.set({ kind: j.kind }, j.ageSeconds));
+      },
     ),
     executions: fromDatabase(
       "svc_executions",
       "Agent executions by status (queued, processing, completed, failed, cancelled). Deployment-wide.",
       ["status"],
-      (g, s) => s.executions.forEach((e) => g.set({ status: e.status }, e.count)),
+      (g, s) => {
+        for (const status of known.executionStatuses) g.set({ status }, 0);
+        s.executions.forEach((e) => g.set({ status: e.status }, e.count));
+      },
     ),
     approvalsPending: fromDatabase(
       "svc_approvals_pending",
@@ -260,17 +277,22 @@ const SERVER_ERRORS = ["500", "503"] as const;
 
 /**
  * Creates at zero the series whose labels are known at start (each operation's server errors,
- * each job kind's outcomes, the delivery outcomes). A series that first appears with a value has
- * no earlier sample: `increase()` and `rate()` cannot count its first burst (after a restart, 24
- * answers 500 read as 5.2), and a panel shows "No data" instead of 0.
+ * each job kind's outcomes, the delivery outcomes; at each scrape, each job kind's queue states
+ * and each execution status). A series that first appears with a value has no earlier sample:
+ * `increase()` and `rate()` cannot count its first burst (after a restart, 24 answers 500 read as
+ * 5.2), and a panel shows "No data" instead of 0.
  */
 export function seedMetricSeries({
   operations,
   jobKinds,
+  executionStatuses = [],
 }: {
   operations: readonly string[];
   jobKinds: readonly string[];
+  executionStatuses?: readonly string[];
 }): void {
+  known.jobKinds = [...jobKinds];
+  known.executionStatuses = [...executionStatuses];
   // `inc(labels, 0)` and `zero(labels)` create a series; `labels()` alone does not.
   for (const operation of operations)
     for (const status of SERVER_ERRORS) {

@@ -13,6 +13,7 @@ import {
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { processWide } from "../processWide";
+import { NextInternalSpanFilter } from "./nextInternalSpans";
 import { QueryStripper } from "./spanQueries";
 
 /**
@@ -54,11 +55,12 @@ export async function startTracing(serviceName = "svc"): Promise<boolean> {
   const [{ NodeSDK }, { getSpanProcessorsFromEnv }] = await Promise.all([
     import("@opentelemetry/sdk-node"),
     // The SDK's own reading of OTEL_TRACES_EXPORTER and the OTLP protocol into processors (what it
-    // does when given none), so the query stripper can go first without re-implementing it.
+    // does when given none), so the query stripper can go first and Next.js's module-loading spans
+    // be kept from them without re-implementing it.
     import("@opentelemetry/sdk-node/build/src/utils.js"),
   ]);
   const sdk = new NodeSDK({
-    spanProcessors: [new QueryStripper(), ...getSpanProcessorsFromEnv(undefined)],
+    spanProcessors: [new QueryStripper(), new NextInternalSpanFilter(getSpanProcessorsFromEnv(undefined))],
     // The SDK's own default is "unknown_service:node"; a name the operator gave wins over ours.
     ...(process.env.OTEL_SERVICE_NAME || /(^|,)\s*service\.name=/.test(process.env.OTEL_RESOURCE_ATTRIBUTES ?? "")
       ? {}

@@ -47,8 +47,9 @@ describe("claim-ahead", () => {
         interval: 50,
       })
       .toEqual([
-        ["running", 1, true],
-        ["running", 1, true],
+        // Not started: no attempt spent yet (issue 27, item 5).
+        ["running", 0, true],
+        ["running", 0, true],
       ]);
     const waiting = await waitingJobs();
     expect(started).toEqual([first]);
@@ -64,5 +65,69 @@ describe("claim-ahead", () => {
     await w.drain();
     expect([...started].sort()).toEqual([...ids].sort());
     expect(await db.read.job.count({ where: { id: { in: ids } } })).toBe(0);
+  });
+  // A run that ended while the claim of jobs to wait was in flight freed its slot before they
+  // arrived: they sat claimed with the slot free, and a chain of runs (each triggered by the last)
+  // hung on PostgreSQL, where that claim takes a round trip.
+  it("jobs claimed ahead start at once when the slot freed while they were being claimed", async () => {
+    const db = await database();
+    const ran: string[] = [];
+    registerJobKind("test.ahead-quick", {
+      concurrency: 1,
+      claimAhead: 2,
+      handler: async (job) => void ran.push(job.id),
+    });
+    const ids = await db.writeTx(async (tx) => {
+      const out: string[] = [];
+      for (let i = 0; i < 3; i++) out.push(await enqueue(tx, "test.ahead-quick", { i }));
+      return out;
+    });
+    const w = startJobWorker({ kinds: ["test.ahead-quick"], leaseMs: 5000, pollMs: 100, log: () => undefined });
+    workers.push(w);
+    await w.ready;
+    await expect.poll(() => ran.length, { timeout: 10_000, interval: 20 }).toBe(3);
+    expect([...ran].sort()).toEqual([...ids].sort());
+  });
+  // Issue 27, item 5: a worker killed while holding jobs it had claimed ahead (never started) spent
+  // an attempt of each: with max_attempts 1 they came back dead-lettered as "worker lost".
+  it("a killed worker's jobs claimed ahead and never started keep their attempts", async () => {
+    const db = await database();
+    const firstWorker: string[] = [];
+    registerJobKind("test.ahead-killed", {
+      concurrency: 1,
+      claimAhead: 2,
+      handler: (job) => {
+        firstWorker.push(job.id);
+        return new Promise<void>(() => undefined); // never ends: its worker is killed
+      },
+    });
+    const a = startJobWorker({ kinds: ["test.ahead-killed"], leaseMs: 600, pollMs: 100, log: () => undefined });
+    workers.push(a);
+    await a.ready;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push(await db.writeTx((tx) => enqueue(tx, "test.ahead-killed", { i }, { maxAttempts: 1 })));
+    const rows = () => db.read.job.findMany({ where: { id: { in: ids } } });
+    await expect.poll(async () => (await rows()).filter((j) => j.state === "running").length).toBe(3);
+    expect(firstWorker).toHaveLength(1);
+    // kill -9: nothing is released, the heartbeat stops; the leases lapse.
+    await a.stop({ abandon: true });
+    const started = firstWorker[0]!;
+    const lost: string[] = [];
+    const ran: string[] = [];
+    registerJobKind("test.ahead-killed", {
+      concurrency: 3,
+      handler: async (job) => void ran.push(job.id),
+      onExhausted: async (_tx, job) => void lost.push(job.id),
+    });
+    const b = startJobWorker({ kinds: ["test.ahead-killed"], leaseMs: 600, pollMs: 100, log: () => undefined });
+    workers.push(b);
+    await b.ready;
+    // The one that had started used its only attempt (dead-lettered, kept as failed); the two that waited ran.
+    await expect
+      .poll(async () => (await rows()).map((j) => [j.id, j.state, j.attempts]), { timeout: 15_000 })
+      .toEqual([[started, "failed", 2]]);
+    expect(lost).toEqual([started]);
+    expect(ran.sort()).toEqual(ids.filter((id) => id !== started).sort());
   });
 });

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
@@ -325,5 +326,16 @@ describe("the metrics port (SVC_METRICS_PORT)", () => {
 
     expect((await fetch(`${base}/other`)).status).toBe(404);
     expect((await fetch(`${base}/metrics`, { method: "POST" })).status).toBe(405);
+  });
+
+  // Issue 27, item 6: the real linter, on what this file's calls, jobs, deliveries and runs left
+  // in the registry (Debian's prometheus package ships promtool; .ci/run installs it).
+  it("passes `promtool check metrics` with no complaint", async () => {
+    const { port } = server!.address() as AddressInfo;
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(text).toContain("svc_requests_total{");
+    const lint = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
+    expect(lint.error, "promtool is not installed (apt-get install prometheus)").toBeUndefined();
+    expect([lint.status, lint.stdout + lint.stderr]).toEqual([0, ""]);
   });
 });

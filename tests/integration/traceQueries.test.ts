@@ -45,6 +45,19 @@ beforeAll(async () => {
   const late = next.startSpan("render");
   late.updateName(`render /invite?token=${SECRET}`);
   late.end();
+  // A request as Next.js traces it: its module loading (dropped) and its handler (kept).
+  next.startActiveSpan("POST /v1/passports", { kind: SpanKind.SERVER }, (request) => {
+    for (const [name, type] of [
+      ["load route module", "LoadComponents.loadRouteModule"],
+      ["executing api route (app) /v1/passports", "AppRouteRouteHandlers.runHandler"],
+    ] as const)
+      next
+        .startSpan(name, {
+          attributes: { "next.span_category": "nextjs", "next.span_name": name, "next.span_type": type },
+        })
+        .end();
+    request.end();
+  });
   await stopTracing(); // flushes
   spans = otlp.spans;
 });
@@ -80,5 +93,15 @@ describe("spans exported", () => {
     expect(sent).toContain("exception");
     expect(sent).not.toContain(SECRET);
     expect(sent).toContain("fetch failed: https://idp.example.com/cb (why?)");
+  });
+
+  // Issue 27, item 7: one per request whatever the module cache, 930 in a short run.
+  it("leave out Next.js's load route module spans, and only those", () => {
+    expect(spans.map((s) => s.name)).not.toContain("load route module");
+    expect(JSON.stringify(spans)).not.toContain("LoadComponents.loadRouteModule");
+    const request = spans.find((s) => s.name === "POST /v1/passports")!;
+    const handler = spans.find((s) => s.name === "executing api route (app) /v1/passports")!;
+    expect(handler.attributes).toMatchObject({ "next.span_type": "AppRouteRouteHandlers.runHandler" });
+    expect(handler.parentSpanId).toBe(request.spanId);
   });
 });
