@@ -31,6 +31,7 @@ export default defineConfig({
           name: engine,
           include: ["tests/integration/**/*.test.ts"],
           environment: "node" as const,
+          globalSetup: ["tests/integration/globalSetup.ts"],
           setupFiles: ["tests/integration/setup.ts"],
           env: { SVC_TEST_ENGINE: engine, NODE_ENV: "test" as const },
           testTimeout: 60_000,
