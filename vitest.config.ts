@@ -6,7 +6,8 @@ const alias = { "@": root.replace(/\/$/, "") };
 
 /**
  * Three projects: unit tests beside the code, and the integration suite run twice, once on
- * SQLite and once on PostgreSQL (tests/integration/setup.ts gives every test file its own database).
+ * SQLite and once on PostgreSQL (tests/integration/setup.ts gives every test file its own database,
+ * copied from a template globalSetup.ts migrates once per run).
  */
 export default defineConfig({
   resolve: { alias },
@@ -37,7 +38,12 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: "forks" as const,
-          fileParallelism: engine === "sqlite",
+          // Two files at a time on both engines, even on 2 cores (vitest's default there is one):
+          // an integration file spends most of its time waiting on its database, its HTTP server or
+          // the processes it starts. Files share nothing: each has its own database (setup.ts), its
+          // servers listen on port 0, and PostgreSQL's advisory locks and LISTEN channels are per
+          // database.
+          maxWorkers: 2,
         },
       })),
     ],
