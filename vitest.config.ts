@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 const alias = { "@": root.replace(/\/$/, "") };
@@ -46,7 +46,7 @@ export default defineConfig({
         test: {
           name: engine,
           include: ["tests/integration/**/*.test.ts"],
-          exclude: engine === "postgres" ? sqliteOnly : [],
+          exclude: engine === "postgres" ? [...configDefaults.exclude, ...sqliteOnly] : configDefaults.exclude,
           environment: "node" as const,
           globalSetup: ["tests/integration/globalSetup.ts"],
           setupFiles: ["tests/integration/setup.ts"],
@@ -54,12 +54,12 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: "forks" as const,
-          // Two files at a time on both engines, even on 2 cores (vitest's default there is one):
-          // an integration file spends most of its time waiting on its database, its HTTP server or
-          // the processes it starts. Files share nothing: each has its own database (setup.ts), its
-          // servers listen on port 0, and PostgreSQL's advisory locks and LISTEN channels are per
-          // database.
-          maxWorkers: 2,
+          // Files share nothing on either engine: each has its own database (setup.ts), its servers
+          // listen on port 0, and PostgreSQL's advisory locks and LISTEN channels are per database.
+          // How many run at once is vitest's default (cores - 1: one on a 2-core machine) unless
+          // SVC_TEST_WORKERS says: two at once on a machine at load 20 pushed the process-level
+          // tests (kill -9, SDK install) past their 60 s guard.
+          ...(process.env.SVC_TEST_WORKERS ? { maxWorkers: Number(process.env.SVC_TEST_WORKERS) } : {}),
         },
       })),
     ],
