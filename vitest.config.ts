@@ -1,12 +1,28 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 const alias = { "@": root.replace(/\/$/, "") };
 
 /**
+ * Process-level tests run on SQLite only: they start, SIGTERM or kill -9 svc processes, or pack
+ * and install the SDK, and what they check is svc's own recovery (leases, drain, restart), the
+ * same code on either engine, whose database statements the other files test on both. On
+ * PostgreSQL the kill does not touch the database server at all, so SQLite, whose database lives
+ * in the killed process's files, is the harder case. The README test stays on both: its snippets
+ * run `npx svc` against the configured database, and the README documents both engines.
+ */
+const sqliteOnly = [
+  "tests/integration/drain.test.ts",
+  "tests/integration/executionsCrash.test.ts",
+  "tests/integration/webhooksCrash.test.ts",
+  "tests/integration/sdkPackage.test.ts",
+];
+
+/**
  * Three projects: unit tests beside the code, and the integration suite run twice, once on
- * SQLite and once on PostgreSQL (tests/integration/setup.ts gives every test file its own database).
+ * SQLite and once on PostgreSQL (tests/integration/setup.ts gives every test file its own database,
+ * copied from a template globalSetup.ts migrates once per run).
  */
 export default defineConfig({
   resolve: { alias },
@@ -30,13 +46,20 @@ export default defineConfig({
         test: {
           name: engine,
           include: ["tests/integration/**/*.test.ts"],
+          exclude: engine === "postgres" ? [...configDefaults.exclude, ...sqliteOnly] : configDefaults.exclude,
           environment: "node" as const,
+          globalSetup: ["tests/integration/globalSetup.ts"],
           setupFiles: ["tests/integration/setup.ts"],
           env: { SVC_TEST_ENGINE: engine, NODE_ENV: "test" as const },
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: "forks" as const,
-          fileParallelism: engine === "sqlite",
+          // Files share nothing on either engine: each has its own database (setup.ts), its servers
+          // listen on port 0, and PostgreSQL's advisory locks and LISTEN channels are per database.
+          // How many run at once is vitest's default (cores - 1: one on a 2-core machine) unless
+          // SVC_TEST_WORKERS says: two at once on a machine at load 20 pushed the process-level
+          // tests (kill -9, SDK install) past their 60 s guard.
+          ...(process.env.SVC_TEST_WORKERS ? { maxWorkers: Number(process.env.SVC_TEST_WORKERS) } : {}),
         },
       })),
     ],

@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { approvals } from "./approvals";
+import { cli } from "./cli";
 import { events } from "./events";
 import { executions } from "./executions";
 import { governedCall } from "./governed-call";
@@ -12,6 +13,7 @@ import { marketplace } from "./marketplace";
 import { marketplaceInvoke } from "./marketplaceInvoke";
 import { prompts } from "./prompts";
 import { reasoning } from "./reasoning";
+import { sandbox } from "./sandbox";
 import { scaleOut } from "./scale-out";
 import { measureUnit } from "./lib/unit";
 import { webhooks } from "./webhooks";
@@ -39,6 +41,8 @@ const benches: Array<[name: string, run: () => Promise<void>]> = [
   ["prompts", prompts],
   ["reasoning", reasoning],
   ["scale-out", scaleOut],
+  ["sandbox", sandbox],
+  ["cli", cli],
 ];
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));

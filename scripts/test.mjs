@@ -26,9 +26,14 @@ let failedSuites = [];
 /** The failed vitest tests, repeated at the end: CI keeps only the tail of the output. */
 const failedTests = [];
 
-function run(name, cmd, args, env = {}) {
+/** Wall time of each part, printed before the closing line: where a slow run spent its time. */
+const partTimes = [];
+
+function run(name, cmd, args, env = {}, part = name) {
   console.log(`\n▶ ${name}`);
+  const started = Date.now();
   const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+  partTimes.push([part, Date.now() - started]);
   if (r.status !== 0) failedSuites.push(name);
   return r.status === 0;
 }
@@ -47,8 +52,10 @@ async function postgresReachable() {
 }
 
 if (!run("type check", bin("tsc"), ["--noEmit", "-p", "."])) totals.failed++;
-if (!run("lint (module boundaries)", bin("eslint"), ["."])) totals.failed++;
-if (!run("format (prettier --check; `npx prettier --write .` fixes it)", bin("prettier"), ["--check", "."]))
+if (!run("lint (module boundaries)", bin("eslint"), ["."], {}, "lint")) totals.failed++;
+if (
+  !run("format (prettier --check; `npx prettier --write .` fixes it)", bin("prettier"), ["--check", "."], {}, "format")
+)
   totals.failed++;
 
 const projects = ["unit", "sqlite"];
@@ -59,38 +66,53 @@ else if (strict) {
 } else
   console.warn("⚠ the PostgreSQL integration suite is SKIPPED (set TEST_POSTGRES_URL). Under CI this is a failure.");
 
-const vitestJson = join(results, "vitest.json");
-const vitestFlaky = join(results, "vitest-flaky.json");
-rmSync(vitestJson, { force: true });
-rmSync(vitestFlaky, { force: true });
-run(
-  "unit and integration (" + projects.join(", ") + ")",
-  bin("vitest"),
-  [
-    "run",
-    ...projects.flatMap((p) => ["--project", p]),
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile.json=${vitestJson}`,
-    `--reporter=${join(root, "scripts/vitestFlakyReporter.mjs")}`,
-  ],
-  { SVC_FLAKY_OUT: vitestFlaky },
-);
-if (existsSync(vitestFlaky)) flaky.push(...JSON.parse(readFileSync(vitestFlaky, "utf8")));
-if (existsSync(vitestJson)) {
-  const v = JSON.parse(readFileSync(vitestJson, "utf8"));
-  totals.passed += v.numPassedTests;
-  totals.failed += v.numFailedTests;
-  totals.skipped += v.numPendingTests + v.numTodoTests;
-  failedTests.push(...vitestFailures(v));
-} else {
-  failedSuites.push("vitest wrote no results");
-  totals.failed++;
+// One vitest run per project, so that each part's time is its own.
+for (const project of projects) {
+  const vitestJson = join(results, `vitest-${project}.json`);
+  const vitestFlaky = join(results, `vitest-${project}-flaky.json`);
+  rmSync(vitestJson, { force: true });
+  rmSync(vitestFlaky, { force: true });
+  run(
+    project === "unit" ? "unit" : `integration (${project})`,
+    bin("vitest"),
+    [
+      "run",
+      "--project",
+      project,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${vitestJson}`,
+      `--reporter=${join(root, "scripts/vitestFlakyReporter.mjs")}`,
+    ],
+    { SVC_FLAKY_OUT: vitestFlaky },
+    project,
+  );
+  if (existsSync(vitestFlaky)) flaky.push(...JSON.parse(readFileSync(vitestFlaky, "utf8")));
+  if (existsSync(vitestJson)) {
+    const v = JSON.parse(readFileSync(vitestJson, "utf8"));
+    totals.passed += v.numPassedTests;
+    totals.failed += v.numFailedTests;
+    totals.skipped += v.numPendingTests + v.numTodoTests;
+    failedTests.push(...vitestFailures(v));
+  } else {
+    failedSuites.push(`vitest (${project}) wrote no results`);
+    totals.failed++;
+  }
 }
 
 const e2eJson = join(results, "e2e.json");
 rmSync(e2eJson, { force: true });
-run("end-to-end (Playwright)", bin("playwright"), ["test"]);
+// The build (skipped when fresh) on its own, then the journeys against the server it serves.
+if (
+  run(
+    "end-to-end build (next build, when the sources changed)",
+    process.execPath,
+    ["scripts/start.mjs", "--build-only"],
+    {},
+    "e2e build",
+  )
+)
+  run("end-to-end (Playwright)", bin("playwright"), ["test"], {}, "e2e journeys");
 if (existsSync(e2eJson)) {
   const report = JSON.parse(readFileSync(e2eJson, "utf8"));
   const s = report.stats;
@@ -122,6 +144,9 @@ if (failedTests.length) {
   for (const t of failedTests) console.log(t);
 }
 if (failedSuites.length) console.log(`failed: ${failedSuites.join("; ")}`);
+console.log(
+  `time: ${partTimes.map(([part, ms]) => `${part} ${(ms / 1000).toFixed(0)} s`).join(", ")}; total ${(partTimes.reduce((a, [, ms]) => a + ms, 0) / 1000).toFixed(0)} s`,
+);
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failedSuites.length ? 1 : 0);
 

@@ -1,12 +1,9 @@
-import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
 import { catchUp } from "@/server/ledger/buildTree";
 import { signatureHeaders } from "@/server/signing/signatureHeaders";
@@ -21,12 +18,8 @@ import {
   type Schema,
 } from "@/sdk/src/index";
 import { call, ed25519Jwk, useTestServer } from "./harness";
-import { withSdkPackLock } from "./sdkPackLock";
 
-const run = promisify(execFile);
 const ctx = useTestServer();
-const scratch = mkdtempSync(join(tmpdir(), "svc-sdk-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const svc = () => createSvcClient({ baseUrl: ctx.server.url, token: ctx.root.token, retry: { baseDelayMs: 10 } });
 const newPassport = (name: string) => ({ type: "agent" as const, name, public_key: ed25519Jwk() });
@@ -185,81 +178,5 @@ describe("the SDK against the service", () => {
     expect(() => verifyRecordInclusion({ ...record, operation: "forged" }, proof, key)).toThrow(SvcVerificationError);
     const otherKey = "svc.ledger/other+00000000+AQ==";
     expect(() => verifyRecordInclusion(record, proof, otherKey)).toThrow(SvcVerificationError);
-  });
-});
-
-describe("the SDK's package", () => {
-  let tarball: string;
-  beforeAll(async () => {
-    const packed = await withSdkPackLock(() =>
-      run("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: join(process.cwd(), "sdk") }),
-    );
-    tarball = join(scratch, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
-  }, 120_000);
-
-  it("installs in a fresh project, which compiles against it under strict and runs", async () => {
-    const app = join(scratch, "app");
-    mkdirSync(app);
-    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
-    // The SDK has no dependency: the install needs nothing from the registry.
-    await run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: app });
-    writeFileSync(
-      join(app, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          strict: true,
-          lib: ["ES2023", "dom"],
-          types: [],
-          skipLibCheck: false,
-          outDir: "out",
-        },
-        include: ["main.ts"],
-      }),
-    );
-    writeFileSync(
-      join(app, "main.ts"),
-      [
-        `import { createSvcClient, SvcProblemError, type Schema } from "@svc/sdk";`,
-        `const svc = createSvcClient({ baseUrl: process.argv[2]!, token: process.argv[3] });`,
-        `const health = await svc.ops.getHealth();`,
-        `const names: string[] = [];`,
-        `for await (const p of svc.paginate("listPassports", { query: { limit: 50 } })) names.push(p.name);`,
-        `const one: Schema<"Passport"> | undefined = undefined;`,
-        `try { await svc.GET("/v1/passports/{did}", { path: { did: "did:key:none" } }); }`,
-        `catch (e) { if (e instanceof SvcProblemError) console.log(JSON.stringify({ status: e.status, health: health.status, n: names.length, one })); }`,
-        // A call the document does not allow must not compile: checked below through a second file.
-        ``,
-      ].join("\n"),
-    );
-    const tsc = join(process.cwd(), "node_modules/typescript/bin/tsc");
-    // process is Node's: declared here so the fresh project needs no @types/node.
-    writeFileSync(join(app, "env.d.ts"), "declare const process: { argv: string[] };\n");
-    const tsconfig = JSON.parse(readFileSync(join(app, "tsconfig.json"), "utf8"));
-    tsconfig.include = ["main.ts", "env.d.ts"];
-    writeFileSync(join(app, "tsconfig.json"), JSON.stringify(tsconfig));
-    await run(process.execPath, [tsc, "-p", "."], { cwd: app });
-    const out = await run(process.execPath, [join(app, "out/main.js"), ctx.server.url, ctx.root.token]);
-    expect(JSON.parse(out.stdout)).toMatchObject({ status: 404, health: "ok" });
-
-    // The types catch a wrong call: a missing path parameter, an unknown operation.
-    writeFileSync(
-      join(app, "wrong.ts"),
-      [
-        `import { createSvcClient } from "@svc/sdk";`,
-        `const svc = createSvcClient({ baseUrl: "http://localhost" });`,
-        `await svc.ops.getPassport({ path: {} });`,
-        `await svc.ops.noSuchOperation();`,
-        `await svc.GET("/v1/no-such-path");`,
-      ].join("\n"),
-    );
-    tsconfig.include = ["wrong.ts", "env.d.ts"];
-    writeFileSync(join(app, "tsconfig.json"), JSON.stringify(tsconfig));
-    const wrong = await run(process.execPath, [tsc, "-p", "."], { cwd: app }).catch((e: { stdout: string }) => e);
-    expect(wrong.stdout).toMatch(/wrong\.ts\(3,.*\): error/);
-    expect(wrong.stdout).toMatch(/wrong\.ts\(4,.*\): error/);
-    expect(wrong.stdout).toMatch(/wrong\.ts\(5,.*\): error/);
   });
 });

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach } from "vitest";
+import { afterAll, afterEach, inject } from "vitest";
 import { composeServer } from "@/server/areas";
 import { resetConfig } from "@/server/config";
 import { closeDatabase } from "@/server/db/client";
@@ -13,18 +13,22 @@ import { OpenApiResponseValidator, type ResponseViolation } from "./openapiRespo
 import { adminUrl, createTestDatabase, dropTestDatabase } from "./postgres";
 
 /**
- * Every integration test file gets a database of its own: a fresh SQLite file, or a fresh
- * PostgreSQL database on the server named by TEST_POSTGRES_URL. Migrations and first-run set-up
- * run exactly as at a real start.
+ * Every integration test file gets a database of its own: a SQLite file, or a PostgreSQL database
+ * on the server named by TEST_POSTGRES_URL, copied from the run's template, which the real
+ * migrate code migrated once (tests/integration/globalSetup.ts). First-run set-up runs here, per
+ * file, exactly as at a real start (its migrate finds nothing left to apply).
  */
 const dataDir = mkdtempSync(join(tmpdir(), "svc-test-"));
 process.env.DATA_DIR = dataDir;
 delete process.env.DATABASE_URL;
 let pgName: string | undefined;
 if (process.env.SVC_TEST_ENGINE === "postgres") {
-  const created = await createTestDatabase();
+  const created = await createTestDatabase(inject("postgresTemplate"));
   pgName = created.name;
   process.env.DATABASE_URL = created.url;
+} else {
+  const template = inject("sqliteTemplate");
+  if (template) copyFileSync(template, join(dataDir, "svc.db"));
 }
 resetConfig();
 resetKeyRing();

@@ -16,8 +16,10 @@ import { deployAndWait } from "./agentsHelpers";
 /**
  * Statements per hot path (issue 15, item 3), as Django's `assertNumQueries` counts them: every
  * statement sent to the database, through Prisma or the raw driver, BEGIN and COMMIT included.
- * A change that adds a round trip to one of these paths fails here: lower the figure when you cut
- * one, and say why when you must raise it. Nothing else runs in this process meanwhile (no worker).
+ * Each figure is a ceiling, not a pin: a change that adds a round trip to one of these paths fails
+ * here, and one that cuts a round trip passes before its author lowers the figure (do lower it; the
+ * run's figures are printed). Say why when you must raise one. Nothing else runs in this process
+ * meanwhile (no worker).
  *
  * SQLite and PostgreSQL count alike: PostgreSQL's ledger append takes the advisory lock (one
  * statement) but reads the next leaf index and seals the record in its INSERT (one statement fewer),
@@ -102,7 +104,7 @@ describe("statements per hot path", () => {
     expect(signed.count, "the run's delegation gets no signed token").toBe(signedBefore);
     // PostgreSQL counts the call against the shared rate limit (one upsert, server/http/rateLimit.ts):
     // one budget whichever process serves it. SQLite's single process counts in memory.
-    expect(count).toBe(pg() ? 11 : 10);
+    expect(count).toBeLessThanOrEqual(pg() ? 11 : 10);
   });
 
   it("claim, then the run: start, telemetry, settle", async () => {
@@ -115,7 +117,7 @@ describe("statements per hot path", () => {
       return jobs;
     });
     expect(queued).toHaveLength(2);
-    expect(claim).toBe(1);
+    expect(claim).toBeLessThanOrEqual(1);
     await subscriptionIndex.refresh(db.read, db.engine); // its fingerprint check runs at most every 250 ms
     const { count: run } = await countedFewest("run (start to settle)", () =>
       runExecutionJob(queued.shift() as never, helpers()),
@@ -125,7 +127,7 @@ describe("statements per hot path", () => {
     // the run-end hooks' indexed read of whether a workflow node waits for this run. +2 (BEGIN, COMMIT):
     // the start's UPDATE and its attempt's INSERT commit together, one commit fewer, and shared by
     // the runs a worker starts together (one BEGIN/COMMIT and one INSERT for all of them).
-    expect(run).toBe(17);
+    expect(run).toBeLessThanOrEqual(17);
     const done = await db.read.asyncExecution.count({ where: { agentId, status: "completed" } });
     expect(done).toBe(2);
   });
@@ -150,7 +152,7 @@ describe("statements per hot path", () => {
     expect(value.body).toMatchObject({ matched_subscriptions: 1, queued_executions: 1 });
     // +2: the fan-out check reads the sender's chain (issue 14.20), the trigger authority its delegation (15.7).
     // -1: the trigger authority's delegation and its ancestors' revocation are read in one query.
-    expect(count).toBe(pg() ? 15 : 14);
+    expect(count).toBeLessThanOrEqual(pg() ? 15 : 14);
   });
 
   it("a webhook delivery's outcome", async () => {
@@ -174,7 +176,7 @@ describe("statements per hot path", () => {
       const { count } = await countedFewest("delivery outcome", () => deliverWebhookJob(jobs.shift() as never));
       expect(receiver.received).toHaveLength(2);
       // +2: the webhook's delegation chain is checked before sending (issue 14.17).
-      expect(count).toBe(12);
+      expect(count).toBeLessThanOrEqual(12);
     } finally {
       await receiver.close();
     }
@@ -195,6 +197,6 @@ describe("statements per hot path", () => {
     const { delegationId } = await startConsoleSession(db, member);
     await authenticateSession(db, delegationId);
     const { count } = await countedFewest("session check", () => authenticateSession(db, delegationId));
-    expect(count).toBe(3);
+    expect(count).toBeLessThanOrEqual(3);
   });
 });

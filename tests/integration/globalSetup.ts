@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { resetConfig } from "@/server/config";
+import { migrate } from "@/server/db/migrate";
+import { dropTestDatabase, testDatabaseName, testDatabaseUrl } from "./postgres";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The migrated SQLite file (sqlite project) each test file copies as its database. */
+    sqliteTemplate?: string;
+    /** The migrated PostgreSQL database (postgres project) each test file's database is created from. */
+    postgresTemplate?: string;
+  }
+}
+
+/**
+ * Migrating a database costs seconds and the suite has ~90 files: the project's migrations run
+ * once per run, by the real migrate code (what `npm start` runs), into a template each file's
+ * database is copied from (a file copy on SQLite, CREATE DATABASE … TEMPLATE on PostgreSQL).
+ * First-run set-up (keys, root organization) still runs per file, so files share nothing.
+ * Migrating from empty stays tested: storage.test.ts migrates fresh databases on both engines.
+ */
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const engine = project.config.env?.SVC_TEST_ENGINE;
+  const saved = { DATA_DIR: process.env.DATA_DIR, DATABASE_URL: process.env.DATABASE_URL };
+  const dir = mkdtempSync(join(tmpdir(), "svc-template-"));
+  let pgName: string | undefined;
+  try {
+    process.env.DATA_DIR = dir;
+    if (engine === "postgres") {
+      pgName = testDatabaseName("svc_tpl");
+      process.env.DATABASE_URL = testDatabaseUrl(pgName);
+    } else delete process.env.DATABASE_URL;
+    resetConfig();
+    await migrate();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    resetConfig();
+  }
+  if (pgName) project.provide("postgresTemplate", pgName);
+  else project.provide("sqliteTemplate", join(dir, "svc.db"));
+  return async () => {
+    if (pgName) await dropTestDatabase(pgName);
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
