@@ -291,6 +291,7 @@ function Attention({ dashboard, loading }: { dashboard: Dashboard | undefined; l
   const behind = dashboard?.ledger && dashboard.ledger.status !== "in_sync" && dashboard.ledger.records_behind > 0;
   const empty =
     a &&
+    !a.stalled_queue &&
     a.pending_approvals.length === 0 &&
     a.blocked_workflows.length === 0 &&
     a.failed_executions.length === 0 &&
@@ -314,6 +315,18 @@ function Attention({ dashboard, loading }: { dashboard: Dashboard | undefined; l
         </p>
       ) : (
         <ul className="mt-2 space-y-2 text-sm" data-testid="attention">
+          {a.stalled_queue ? (
+            // First: while no worker runs, every other item here only grows.
+            <AttentionItem
+              href="/executions?status=queued"
+              label={`Work queued and no worker running: ${a.stalled_queue.due_jobs} job(s) due, ${a.stalled_queue.queued_executions} execution(s) queued`}
+              detail={`${
+                a.stalled_queue.worker_last_seen_at
+                  ? `no worker seen for ${ago(a.stalled_queue.worker_last_seen_at).replace(/ ago$/, "")}`
+                  : "no worker has run on this database"
+              } · start one (npm run worker), or the server without SVC_IN_PROCESS_WORKER=0`}
+            />
+          ) : null}
           {a.pending_approvals.map((r) => (
             <AttentionItem
               key={r.id}

@@ -6,7 +6,11 @@ import { Button } from "./button";
 
 /**
  * A table (TanStack Table) with the console's states: loading, error, empty, and cursor paging
- * ("Load more" fetches the next page of the list's cursor).
+ * ("Load more" fetches the next page of the list's cursor). Below the `sm` breakpoint (a phone)
+ * each row is stacked, one "header value" line per column, instead of a wide table scrolling
+ * sideways inside its card, as Linear's lists do. The explicit ARIA roles keep it a table for
+ * assistive technology once CSS no longer displays it as one, and the header row stays there for
+ * them (visually hidden); the per-cell labels are for the eye only.
  */
 export function DataTable<T>({
   columns,
@@ -30,40 +34,65 @@ export function DataTable<T>({
   caption: string;
 }) {
   const table = useReactTable({ data, columns, getCoreRowModel: getCoreRowModel() });
+  const headerOf = new Map(table.getFlatHeaders().map((h) => [h.column.id, h]));
   return (
     <div className="overflow-hidden rounded-lg border border-border bg-card">
       {/* A wide table scrolls inside its frame, never the page (narrow screens). Focusable so a keyboard can scroll it too. */}
       {/* Positioned, so what is absolutely placed inside (a visually hidden label) scrolls with it instead of widening the page. */}
       <div className="relative overflow-x-auto" tabIndex={0} role="region" aria-label={caption}>
-        <table className="w-full text-sm">
+        <table role="table" className="w-full text-sm max-sm:block">
           <caption className="sr-only">{caption}</caption>
-          <thead className="bg-muted text-left text-xs uppercase tracking-wide text-muted-foreground">
+          <thead
+            role="rowgroup"
+            className="bg-muted text-left text-xs uppercase tracking-wide text-muted-foreground max-sm:sr-only"
+          >
             {table.getHeaderGroups().map((g) => (
-              <tr key={g.id}>
+              <tr key={g.id} role="row">
                 {g.headers.map((h) => (
-                  <th key={h.id} scope="col" className="whitespace-nowrap px-3 py-2 font-medium">
+                  <th key={h.id} role="columnheader" scope="col" className="whitespace-nowrap px-3 py-2 font-medium">
                     {flexRender(h.column.columnDef.header, h.getContext())}
                   </th>
                 ))}
               </tr>
             ))}
           </thead>
-          <tbody>
-            {table.getRowModel().rows.map((row) => (
+          <tbody role="rowgroup" className="max-sm:block">
+            {table.getRowModel().rows.map((row, i) => (
               <tr
                 key={row.id}
-                className={
+                role="row"
+                className={[
                   onRowClick
                     ? "cursor-pointer border-t border-border hover:bg-muted/60 focus-within:bg-muted/60"
-                    : "border-t border-border"
-                }
+                    : "border-t border-border",
+                  "max-sm:block max-sm:py-2",
+                  i === 0 ? "max-sm:border-t-0" : "",
+                ].join(" ")}
                 onClick={onRowClick ? () => onRowClick(row.original) : undefined}
               >
-                {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id} className="px-3 py-2 align-top">
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                  </td>
-                ))}
+                {row.getVisibleCells().map((cell) => {
+                  const header = headerOf.get(cell.column.id);
+                  const label = header && !header.isPlaceholder ? cell.column.columnDef.header : undefined;
+                  return (
+                    <td
+                      key={cell.id}
+                      role="cell"
+                      className="px-3 py-2 align-top max-sm:flex max-sm:min-w-0 max-sm:items-baseline max-sm:gap-3 max-sm:py-1 max-sm:[overflow-wrap:anywhere]"
+                    >
+                      {label && header ? (
+                        <span
+                          aria-hidden
+                          className="w-28 shrink-0 text-xs uppercase tracking-wide text-muted-foreground sm:hidden"
+                        >
+                          {flexRender(label, header.getContext())}
+                        </span>
+                      ) : null}
+                      <span className="min-w-0 max-sm:flex-1">
+                        {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                      </span>
+                    </td>
+                  );
+                })}
               </tr>
             ))}
           </tbody>

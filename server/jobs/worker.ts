@@ -20,6 +20,7 @@ import { jobKind, registeredJobKinds, type JobKind } from "./registry";
 import { LeaseLost, WorkerLost, type ClaimedJob, type JobHelpers } from "./types";
 import { onJobEnqueued } from "./wake";
 import { beat, forgetBeat } from "./heartbeat";
+import { recordWorkerSeen, WORKER_SEEN_EVERY_MS } from "./workerSeen";
 import { inJobSpan } from "../telemetry/tracing";
 import { processWide } from "../processWide";
 import { lineLog, logger } from "../telemetry/log";
@@ -137,6 +138,8 @@ class ClaimLoop {
   private orphansCounted = true;
   private stopped = false;
   private abandoned = false;
+  /** When this loop last recorded in the database that a worker is alive (workerSeen.ts); 0: not yet. */
+  private seenRecordedAt = 0;
   private listener: JobListener | undefined;
   private readonly heartbeatTimer: NodeJS.Timeout;
   private readonly pollTimer: NodeJS.Timeout;
@@ -444,9 +447,22 @@ class ClaimLoop {
     }
   }
 
-  /** The poll: expired leases back to the queue, then a claim round (future runAt, missed notifications). */
+  /**
+   * The poll: that a worker is alive (every WORKER_SEEN_EVERY_MS), expired leases back to the
+   * queue, then a claim round (future runAt, missed notifications).
+   */
   private async poll(): Promise<void> {
     beat(this.id);
+    if (Date.now() - this.seenRecordedAt >= WORKER_SEEN_EVERY_MS) {
+      this.seenRecordedAt = Date.now();
+      try {
+        await recordWorkerSeen(await this.db);
+      } catch (e) {
+        // The next poll tries again rather than waiting out the interval.
+        this.seenRecordedAt = 0;
+        if (!this.stopped) this.failed("recording that the worker is alive", e);
+      }
+    }
     try {
       await reclaimExpiredJobs(await this.db);
     } catch (e) {

@@ -3,7 +3,14 @@ import { coveredBy } from "../identity/capabilities";
 import { ledgerSync } from "../ledger/proofs";
 import { ROLES } from "../members/roles";
 import { defineConsoleProcedure } from "../trpc/procedures";
-import { callsPerHour, executionStats, needsAttention, pendingApprovals, webhookHealth } from "./dashboard";
+import {
+  callsPerHour,
+  executionStats,
+  needsAttention,
+  pendingApprovals,
+  stalledQueue,
+  webhookHealth,
+} from "./dashboard";
 
 const count = z.number().int().nonnegative();
 
@@ -82,6 +89,19 @@ export const Dashboard = z.object({
       .describe(
         "Workflows with a node waiting for an approval, longest blocked first (five); empty without svc_api:workflows:read.",
       ),
+    stalled_queue: z
+      .object({
+        due_jobs: count.describe("The organization's jobs due now and not claimed (executions, deliveries, steps)"),
+        queued_executions: count.describe("The organization's executions in status queued"),
+        worker_last_seen_at: z
+          .string()
+          .nullable()
+          .describe("When a worker of any process last polled the queue; null: never, on this database"),
+      })
+      .nullable()
+      .describe(
+        "Queued work while no worker has been seen for a minute (SVC_IN_PROCESS_WORKER=0 and no `npm run worker`); null when none or a worker is alive, and without svc_api:executions:read.",
+      ),
   }),
 });
 
@@ -98,13 +118,14 @@ export const dashboardProcedure = defineConsoleProcedure({
   response: Dashboard,
   async handler(ctx) {
     const can = (capability: string) => coveredBy(ctx.principal.capabilities, capability);
-    const [calls, executions, webhooks, ledger, attention, approvals] = await Promise.all([
+    const [calls, executions, webhooks, ledger, attention, approvals, stalled] = await Promise.all([
       can("svc_api:provenance:read") ? callsPerHour(ctx.db, ctx.database.engine, ctx.principal) : null,
       can("svc_api:executions:read") ? executionStats(ctx.db, ctx.principal) : null,
       can("svc_api:events:read") ? webhookHealth(ctx.db, ctx.principal) : null,
       can("svc_api:provenance:read") ? ledgerSync(ctx.database) : null,
       needsAttention(ctx.db, ctx.principal),
       pendingApprovals(ctx.db, ctx.principal),
+      can("svc_api:executions:read") ? stalledQueue(ctx.db, ctx.principal) : null,
     ]);
     const { failed_executions, disabled_webhooks, expiring_keys } = attention;
     return {
@@ -118,6 +139,7 @@ export const dashboardProcedure = defineConsoleProcedure({
         expiring_keys: can("svc_api:delegations:read") ? expiring_keys : [],
         pending_approvals: can("svc_api:approvals:read") ? approvals.pending_approvals : [],
         blocked_workflows: can("svc_api:workflows:read") ? approvals.blocked_workflows : [],
+        stalled_queue: stalled,
       },
     };
   },

@@ -1,6 +1,7 @@
 import type { Database, Db } from "../db/client";
 import { forEngine, sqliteTimestamp } from "../db/raw";
 import type { Principal } from "../governance/principal";
+import { WORKER_GONE_AFTER_MS, workerLastSeen } from "../jobs/workerSeen";
 
 /**
  * The overview's figures, each one aggregation in SQL over the caller's organization (both
@@ -218,5 +219,27 @@ export async function needsAttention(db: Db, principal: Principal, now = new Dat
       reason: w.disabledReason,
     })),
     expiring_keys: expiring.map((k) => ({ id: k.id, name: k.name, expires_at: k.expiresAt.toISOString() })),
+  };
+}
+
+/**
+ * Work of the organization that nobody is running: jobs due now (executions, webhook deliveries,
+ * workflow steps) while no claim loop of any process has been seen for WORKER_GONE_AFTER_MS, which
+ * is how a web process started with SVC_IN_PROCESS_WORKER=0 and no `npm run worker` looks from
+ * outside (/readyz answers for the web process only). Null when there is no such work, or a worker
+ * is alive: due jobs with a live worker are simply about to run.
+ */
+export async function stalledQueue(db: Db, principal: Principal, now = new Date()) {
+  const [dueJobs, queuedExecutions, seenAt] = await Promise.all([
+    db.job.count({ where: { orgDid: principal.orgDid, state: "queued", availableAt: { lte: now } } }),
+    db.asyncExecution.count({ where: { orgDid: principal.orgDid, status: "queued" } }),
+    workerLastSeen(db),
+  ]);
+  if (dueJobs === 0) return null;
+  if (seenAt && now.getTime() - seenAt.getTime() < WORKER_GONE_AFTER_MS) return null;
+  return {
+    due_jobs: dueJobs,
+    queued_executions: queuedExecutions,
+    worker_last_seen_at: seenAt?.toISOString() ?? null,
   };
 }

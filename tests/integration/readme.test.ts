@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { resetConfig } from "@/server/config";
+import { reloadCatalogue } from "@/server/marketplace/catalogue";
 import { forgetDiscoveredModels } from "@/server/reasoning/discoverModels";
 import { forgetRoutingCatalogue } from "@/server/reasoning/routingCatalogue";
 import { resetReasoningSettings } from "@/server/reasoning/settings";
@@ -106,12 +107,33 @@ async function freePort(): Promise<number> {
   return port;
 }
 let demoModelPort: number;
+/** The README's demo OAuth provider's port, and where its connector definition is copied with that port. */
+let demoOAuthPort: number;
+const connectorsDir = join(scratch, "connectors");
 
 beforeAll(async () => {
   changesBefore = projectChanges();
   // What the README tells the user to start svc with for its demo model provider (Reasoning).
   demoModelPort = await freePort();
-  process.env.SVC_OUTBOUND_ALLOW = [process.env.SVC_OUTBOUND_ALLOW, `127.0.0.1:${demoModelPort}`]
+  // And for its demo connector (Marketplace): the example definition as shipped, only its port
+  // moved to a free one; svc's public URL is the test server's, where the provider sends the
+  // browser back.
+  demoOAuthPort = await freePort();
+  mkdirSync(connectorsDir, { recursive: true });
+  writeFileSync(
+    join(connectorsDir, "demo-oauth.json"),
+    readFileSync(join(process.cwd(), "examples/connectors/demo-oauth.json"), "utf8").replaceAll(
+      "127.0.0.1:11436",
+      `127.0.0.1:${demoOAuthPort}`,
+    ),
+  );
+  process.env.SVC_CONNECTORS_DIR = connectorsDir;
+  process.env.SVC_PUBLIC_URL = ctx.server.url;
+  process.env.SVC_OUTBOUND_ALLOW = [
+    process.env.SVC_OUTBOUND_ALLOW,
+    `127.0.0.1:${demoModelPort}`,
+    `127.0.0.1:${demoOAuthPort}`,
+  ]
     .filter(Boolean)
     .join(",");
   process.env.SVC_MODEL_PROVIDERS = JSON.stringify([
@@ -129,10 +151,15 @@ beforeAll(async () => {
   resetReasoningSettings();
   forgetDiscoveredModels();
   forgetRoutingCatalogue();
+  reloadCatalogue();
   worker = startWorker({ log: () => undefined });
 });
 afterAll(async () => {
   delete process.env.SVC_MODEL_PROVIDERS;
+  delete process.env.SVC_CONNECTORS_DIR;
+  delete process.env.SVC_PUBLIC_URL;
+  resetConfig();
+  reloadCatalogue();
   resetReasoningSettings();
   await worker?.stop();
   rmSync(scratch, { recursive: true, force: true });
@@ -150,6 +177,7 @@ function shellEnv(): NodeJS.ProcessEnv {
     SVC_URL: ctx.server.url,
     WORK: scratch,
     DEMO_MODEL_PORT: String(demoModelPort),
+    DEMO_OAUTH_PORT: String(demoOAuthPort),
     npm_config_registry: "http://127.0.0.1:9/",
     npm_config_offline: "true",
     npm_config_yes: "false",

@@ -9,6 +9,8 @@ import {
   MarkerType,
   Position,
   ReactFlow,
+  useReactFlow,
+  useStore,
   type Edge,
   type EdgeProps,
   type Node,
@@ -16,7 +18,7 @@ import {
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useTheme } from "next-themes";
-import { useMemo } from "react";
+import { useEffect, useMemo } from "react";
 import { cn } from "@/components/ui/cn";
 import type { WorkflowDag, WorkflowNodeValue } from "./workflowFormat";
 
@@ -230,14 +232,32 @@ export function WorkflowGraph({
         edgeTypes={edgeTypes}
         onNodeClick={(_, n) => onSelect(n.id)}
         fitView
-        fitViewOptions={{ padding: 0.15 }}
+        fitViewOptions={FIT_VIEW}
         minZoom={0.1}
         nodesConnectable={false}
         colorMode={resolvedTheme === "dark" ? "dark" : "light"}
       >
         <Background gap={20} />
         <Controls showInteractive={false} />
+        <RefitOnResize />
       </ReactFlow>
     </div>
   );
+}
+
+const FIT_VIEW = { padding: 0.15 };
+
+/**
+ * `fitView` fits the graph once, at the first render: a pane that changes size afterwards (a phone
+ * turned, a window narrowed to 390 px, the sidebar closing) kept the old zoom and cut the graph
+ * off. The pane's size is in React Flow's store; each change fits the whole graph again.
+ */
+function RefitOnResize() {
+  const { fitView } = useReactFlow();
+  const width = useStore((s) => s.width);
+  const height = useStore((s) => s.height);
+  useEffect(() => {
+    if (width > 0 && height > 0) void fitView(FIT_VIEW);
+  }, [width, height, fitView]);
+  return null;
 }
