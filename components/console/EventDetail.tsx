@@ -1,8 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { ArrowLeft, ExternalLink } from "lucide-react";
+import { ExternalLink } from "lucide-react";
 import Link from "next/link";
+import { BackLink } from "@/components/ui/back-link";
 import { Card } from "@/components/ui/primitives";
 import { PageHeader } from "./ConsoleShell";
 import { ViaBadge, type BusEvent } from "./Events";
@@ -19,12 +20,7 @@ export function EventDetail({ id }: { id: string }) {
   const e = event.data;
   return (
     <>
-      <Link
-        href="/events"
-        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
-      >
-        <ArrowLeft className="h-4 w-4" aria-hidden /> Events
-      </Link>
+      <BackLink href="/events">Events</BackLink>
       <PageHeader title={e ? e.type : "Event"} description={id} />
       {event.error ? (
         <p role="alert" className="text-sm text-destructive">

@@ -1,9 +1,10 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ArrowLeft, ExternalLink } from "lucide-react";
+import { ExternalLink } from "lucide-react";
 import Link from "next/link";
 import { toast } from "sonner";
+import { BackLink } from "@/components/ui/back-link";
 import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card } from "@/components/ui/primitives";
@@ -60,12 +61,7 @@ export function ExecutionDetail({ id }: { id: string }) {
   );
   return (
     <>
-      <Link
-        href="/executions"
-        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
-      >
-        <ArrowLeft className="h-4 w-4" aria-hidden /> Executions
-      </Link>
+      <BackLink href="/executions">Executions</BackLink>
       <PageHeader
         title="Execution"
         description={id}

@@ -3,13 +3,13 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { ArrowLeft, ChevronDown, ChevronRight, RefreshCw, Send, Trash2 } from "lucide-react";
-import Link from "next/link";
+import { ChevronDown, ChevronRight, RefreshCw, Send, Trash2 } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
+import { BackLink } from "@/components/ui/back-link";
 import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
@@ -100,12 +100,7 @@ export function WebhookDetail({ id }: { id: string }) {
     writeParams((next) => (value ? next.set("event", value) : next.delete("event")));
   return (
     <>
-      <Link
-        href="/webhooks"
-        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
-      >
-        <ArrowLeft className="h-4 w-4" aria-hidden /> Webhooks
-      </Link>
+      <BackLink href="/webhooks">Webhooks</BackLink>
       <PageHeader
         title="Webhook"
         description={id}

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { ArrowLeft, CheckCircle2, Pause, Play, Send, Trash2 } from "lucide-react";
+import { CheckCircle2, Pause, Play, Send, Trash2 } from "lucide-react";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
@@ -10,6 +10,7 @@ import { toast } from "sonner";
 import { ChartFigure } from "@/components/charts/ChartFigure";
 import { StackedBarChart } from "@/components/charts/StackedBarChart";
 import { SERIES } from "@/components/charts/series";
+import { BackLink } from "@/components/ui/back-link";
 import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card, Label, NativeSelect } from "@/components/ui/primitives";
@@ -76,12 +77,7 @@ export function InstallationDetail({ id }: { id: string }) {
   });
   return (
     <>
-      <Link
-        href="/marketplace/installations"
-        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
-      >
-        <ArrowLeft className="h-4 w-4" aria-hidden /> Installations
-      </Link>
+      <BackLink href="/marketplace/installations">Installations</BackLink>
       {installation.error ? (
         state.data ? (
           <div role="alert" className="space-y-2 rounded-md border border-destructive/40 bg-destructive/10 p-4 text-sm">
