@@ -12,8 +12,10 @@ import { z } from "zod";
 import { BackLink } from "@/components/ui/back-link";
 import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
-import { Badge, Card, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
+import { FormField } from "@/components/ui/form-field";
+import { Badge, Card, FieldError, Input, NativeSelect } from "@/components/ui/primitives";
 import type { AppRouter } from "@/server/trpc/root";
+import { WebhookStatus } from "@/server/webhooks/schemas";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { when } from "./executionFormat";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
@@ -391,7 +393,7 @@ function DeliveryRow({
 const SettingsFormSchema = z.object({
   event_types: PatternList,
   description: z.string().trim().max(500, "At most 500 characters"),
-  status: z.enum(["active", "disabled"]),
+  status: WebhookStatus,
 });
 
 function SettingsForm({ webhook }: { webhook: Webhook }) {
@@ -434,33 +436,30 @@ function SettingsForm({ webhook }: { webhook: Webhook }) {
           }),
         )}
       >
-        <div className="space-y-1.5">
-          <Label htmlFor="set-types">Event types</Label>
-          <Input
-            id="set-types"
-            aria-invalid={!!errors.event_types}
-            aria-describedby="set-types-hint"
-            {...form.register("event_types")}
-          />
-          <p id="set-types-hint" className="text-xs text-muted-foreground">
-            Comma-separated; a trailing .* matches every type under the prefix.
-          </p>
-          {typed.length > 0 ? <PatternChips patterns={typed} /> : null}
-          <FieldError message={errors.event_types?.message} />
-        </div>
+        <FormField
+          id="set-types"
+          label="Event types"
+          description="Comma-separated; a trailing .* matches every type under the prefix."
+          after={typed.length > 0 ? <PatternChips patterns={typed} /> : null}
+          error={errors.event_types?.message}
+        >
+          {(control) => <Input {...control} {...form.register("event_types")} />}
+        </FormField>
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-[1fr_12rem]">
-          <div className="space-y-1.5">
-            <Label htmlFor="set-desc">Description</Label>
-            <Input id="set-desc" aria-invalid={!!errors.description} {...form.register("description")} />
-            <FieldError message={errors.description?.message} />
-          </div>
-          <div className="space-y-1.5">
-            <Label htmlFor="set-status">Status</Label>
-            <NativeSelect id="set-status" {...form.register("status")}>
-              <option value="active">active</option>
-              <option value="disabled">disabled</option>
-            </NativeSelect>
-          </div>
+          <FormField id="set-desc" label="Description" error={errors.description?.message}>
+            {(control) => <Input {...control} {...form.register("description")} />}
+          </FormField>
+          <FormField id="set-status" label="Status">
+            {(control) => (
+              <NativeSelect {...control} {...form.register("status")}>
+                {WebhookStatus.options.map((status) => (
+                  <option key={status} value={status}>
+                    {status}
+                  </option>
+                ))}
+              </NativeSelect>
+            )}
+          </FormField>
         </div>
         <FieldError message={errors.root?.message} />
         <div className="flex justify-end">
