@@ -24,8 +24,8 @@ import { applyProblem, useTRPC } from "./Providers";
 type Outputs = inferRouterOutputs<AppRouter>["reasoning"];
 type Answer = Outputs["think"];
 
-// The default first: the rest in the schema's order.
-const TASKS = ["general", ...ReasoningTask.exclude(["general"]).options] as const;
+// The default first: the rest in the schema's order (the routing rules' form shows them so too).
+export const TASKS = ["general", ...ReasoningTask.exclude(["general"]).options] as const;
 const BUDGETS: Record<z.infer<typeof ReasoningBudgetMode>, string> = {
   optimize: "optimize: quality against price",
   minimize: "minimize: the cheapest good enough",

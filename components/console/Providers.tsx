@@ -5,7 +5,7 @@ import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, TRPCC
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { ThemeProvider, useTheme } from "next-themes";
 import { useState, useSyncExternalStore, type ReactNode } from "react";
-import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
+import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import { Toaster } from "sonner";
 import type { AppRouter } from "@/server/trpc/root";
 
@@ -23,8 +23,11 @@ export function problemOf(error: unknown): { detail: string; fields: Record<stri
   return { detail: error instanceof Error ? error.message : String(error), fields: {} };
 }
 
-/** Shows a failed call's field errors beside their fields and its detail under the form. */
-export function applyProblem<T extends FieldValues>(form: UseFormReturn<T>, error: unknown): void {
+/**
+ * Shows a failed call's field errors beside their fields and its detail under the form. It takes
+ * only `setError`, so a form whose schema transforms what was typed (text to numbers) fits too.
+ */
+export function applyProblem<T extends FieldValues>(form: { setError: UseFormSetError<T> }, error: unknown): void {
   const { detail, fields } = problemOf(error);
   for (const [field, message] of Object.entries(fields)) form.setError(field as Path<T>, { message });
   form.setError("root", { message: detail });
