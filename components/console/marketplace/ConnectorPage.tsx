@@ -25,7 +25,7 @@ import { when } from "../executionFormat";
 import { applyProblem, problemOf, useTRPC } from "../Providers";
 import { compactCount, ConnectorIcon, HealthStatus, Stars } from "./marketplaceFormat";
 import { Ratings } from "./Ratings";
-import { formable, schemaDefaults, SchemaForm, type ObjectSchema } from "./SchemaForm";
+import { fieldMessages, formable, schemaDefaults, SchemaForm, type ObjectSchema } from "./SchemaForm";
 
 export type Connector = inferRouterOutputs<AppRouter>["marketplace"]["connector"];
 
@@ -42,16 +42,6 @@ const OAuthClientFormSchema = z.object({
   client_id: z.string().trim().pipe(ConnectorClientRequest.shape.client_id),
   client_secret: z.string().pipe(ConnectorClientRequest.shape.client_secret.unwrap().or(z.literal(""))),
 });
-
-/** The messages set on `config.<property>` (the server's answer), keyed by property for SchemaForm. */
-function messagesUnder(errors: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, e] of Object.entries((errors ?? {}) as Record<string, unknown>)) {
-    const message = (e as { message?: unknown } | undefined)?.message;
-    if (typeof message === "string") out[name] = message;
-  }
-  return out;
-}
 
 /**
  * One connector as its store page: what it does (its Markdown, sanitized), the scopes it asks
@@ -314,7 +304,7 @@ function InstallDialog({
                   schema={schema}
                   value={field.value}
                   onChange={field.onChange}
-                  errors={messagesUnder(errors.config)}
+                  errors={fieldMessages(errors.config)}
                   idPrefix="cfg"
                 />
               )}
