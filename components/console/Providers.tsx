@@ -29,7 +29,11 @@ export function problemOf(error: unknown): { detail: string; fields: Record<stri
  */
 export function applyProblem<T extends FieldValues>(form: { setError: UseFormSetError<T> }, error: unknown): void {
   const { detail, fields } = problemOf(error);
-  for (const [field, message] of Object.entries(fields)) form.setError(field as Path<T>, { message });
+  for (const [field, message] of Object.entries(fields)) {
+    // A field named by JSON Pointer (`/inputs/name`, a JSON Schema's answer) is the form's `inputs.name`.
+    const path = field.startsWith("/") ? field.slice(1).split("/").join(".") : field;
+    form.setError(path as Path<T>, { message });
+  }
   form.setError("root", { message: detail });
 }
 
