@@ -10,7 +10,7 @@ import { ViaBadge, type BusEvent } from "./Events";
 import { JsonBlock, when } from "./executionFormat";
 import { useAgentNames } from "./Executions";
 import { Did } from "./format";
-import { problemOf, useTRPC } from "./Providers";
+import { QueryStatus, useTRPC } from "./Providers";
 import { KindBadge } from "./webhookFormat";
 
 /** One event: where it came from, its payload, its place in the ledger, and what it caused. */
@@ -22,12 +22,7 @@ export function EventDetail({ id }: { id: string }) {
     <>
       <BackLink href="/events">Events</BackLink>
       <PageHeader title={e ? e.type : "Event"} description={id} />
-      {event.error ? (
-        <p role="alert" className="text-sm text-destructive">
-          {problemOf(event.error).detail}
-        </p>
-      ) : null}
-      {event.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null}
+      <QueryStatus query={event} />
       {e ? (
         <div className="space-y-5">
           <Card className="p-4">

@@ -21,7 +21,7 @@ import {
 import { ErrorText, ExecutionAttempts, ExecutionInput } from "./ExecutionRecord";
 import { useAgentNames } from "./Executions";
 import { Did } from "./format";
-import { problemOf, useTRPC } from "./Providers";
+import { problemOf, QueryStatus, useTRPC } from "./Providers";
 import { usePassportNames } from "./usePassportNames";
 import { LiveIndicator, useLiveView } from "./useLiveView";
 
@@ -80,12 +80,7 @@ export function ExecutionDetail({ id }: { id: string }) {
           </div>
         }
       />
-      {exec.error ? (
-        <p role="alert" className="text-sm text-destructive">
-          {problemOf(exec.error).detail}
-        </p>
-      ) : null}
-      {exec.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null}
+      <QueryStatus query={exec} />
       {e ? (
         <div className="space-y-5">
           <Card className="p-4">

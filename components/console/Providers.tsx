@@ -37,6 +37,17 @@ export function applyProblem<T extends FieldValues>(form: { setError: UseFormSet
   form.setError("root", { message: detail });
 }
 
+/** A detail page's query while it has nothing to show: its refusal, or that it is loading. */
+export function QueryStatus({ query }: { query: { error: unknown; isLoading: boolean } }) {
+  if (query.error)
+    return (
+      <p role="alert" className="text-sm text-destructive">
+        {problemOf(query.error).detail}
+      </p>
+    );
+  return query.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null;
+}
+
 const noSubscription = () => () => {};
 
 /** False during the server render and hydration, true after: for what depends on the browser alone. */

@@ -18,7 +18,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { WebhookStatus } from "@/server/webhooks/schemas";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { when } from "./executionFormat";
-import { applyProblem, problemOf, useTRPC } from "./Providers";
+import { applyProblem, problemOf, QueryStatus, useTRPC } from "./Providers";
 import { useSearchParamsWriter } from "./useSearchParamsWriter";
 import { DeliveryDetail } from "./WebhookDeliveryDetail";
 import { LiveIndicator, useLiveView } from "./useLiveView";
@@ -153,12 +153,7 @@ export function WebhookDetail({ id }: { id: string }) {
           ) : undefined
         }
       />
-      {webhook.error ? (
-        <p role="alert" className="text-sm text-destructive">
-          {problemOf(webhook.error).detail}
-        </p>
-      ) : null}
-      {webhook.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null}
+      <QueryStatus query={webhook} />
       {w ? (
         <div className="space-y-5">
           <Card className="p-4">
