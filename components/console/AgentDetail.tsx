@@ -1,18 +1,21 @@
 "use client";
 
+import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Play } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useForm } from "react-hook-form";
 import { toast } from "sonner";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Confirm, Dialog } from "@/components/ui/dialog";
-import { Badge, FieldError, Input, Label, Mono } from "@/components/ui/primitives";
+import { FormField } from "@/components/ui/form-field";
+import { Badge, FieldError, Input, Mono } from "@/components/ui/primitives";
 import { InvokeRequest } from "@/server/agents/schemas";
 import { useCanAdminister } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
-import { problemOf, useTRPC } from "./Providers";
+import { applyProblem, problemOf, useTRPC } from "./Providers";
 
 /** An agent's status, versions and the actions its status allows. */
 export function AgentDetail({ id, onClose }: { id: string; onClose(): void }) {
@@ -150,100 +153,82 @@ export function AgentDetail({ id, onClose }: { id: string; onClose(): void }) {
   );
 }
 
+/** What the invoke form holds (text) read into an InvokeRequest: the JSON parsed, the bounds the area's own. */
+const InvokeFields = z.object({
+  input: z.string().transform((text, ctx) => {
+    if (!text.trim()) return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: `Not JSON: ${e instanceof Error ? e.message : String(e)}` });
+      return z.NEVER;
+    }
+  }),
+  max_attempts: z.string().transform(Number).pipe(InvokeRequest.shape.max_attempts.unwrap()),
+  callback_url: z
+    .string()
+    .trim()
+    .transform((url) => url || undefined)
+    .pipe(InvokeRequest.shape.callback_url),
+});
+
 /** Invoke with a JSON input; the new execution opens at once, its progress live. */
 function InvokeForm({ agentId }: { agentId: string }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const [input, setInput] = useState("{}");
-  const [maxAttempts, setMaxAttempts] = useState("3");
-  const [callbackUrl, setCallbackUrl] = useState("");
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const form = useForm<z.input<typeof InvokeFields>, unknown, z.output<typeof InvokeFields>>({
+    resolver: zodResolver(InvokeFields),
+    defaultValues: { input: "{}", max_attempts: "3", callback_url: "" },
+  });
   const invoke = useMutation(
     trpc.agents.invoke.mutationOptions({
       onSuccess: (e) => {
         toast.success("Execution queued");
         router.push(`/executions/${e.id}`);
       },
-      onError: (e) => {
-        const { detail, fields } = problemOf(e);
-        setErrors({ ...fields, root: detail });
-      },
+      onError: (e) => applyProblem(form, e),
     }),
   );
-  const submit = () => {
-    let parsed: unknown;
-    try {
-      parsed = input.trim() ? JSON.parse(input) : undefined;
-    } catch (e) {
-      setErrors({ input: `Not JSON: ${e instanceof Error ? e.message : String(e)}` });
-      return;
-    }
-    const request = InvokeRequest.safeParse({
-      input: parsed,
-      max_attempts: Number(maxAttempts),
-      ...(callbackUrl.trim() ? { callback_url: callbackUrl.trim() } : {}),
-    });
-    if (!request.success) {
-      setErrors(Object.fromEntries(request.error.issues.map((i) => [String(i.path[0] ?? "root"), i.message])));
-      return;
-    }
-    setErrors({});
-    invoke.mutate({ id: agentId, ...request.data });
-  };
+  const errors = form.formState.errors;
   return (
     <form
       noValidate
       className="space-y-3 border-t border-border pt-4"
       aria-labelledby="invoke-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit();
-      }}
+      onSubmit={form.handleSubmit(({ input, max_attempts, callback_url }) =>
+        invoke.mutate({ id: agentId, input, max_attempts, ...(callback_url ? { callback_url } : {}) }),
+      )}
     >
       <h3 id="invoke-title" className="text-sm font-semibold">
         Invoke
       </h3>
-      <div className="space-y-1.5">
-        <Label htmlFor="invoke-input">Input (JSON)</Label>
-        <textarea
-          id="invoke-input"
-          rows={5}
-          spellCheck={false}
-          value={input}
-          aria-invalid={!!errors.input}
-          onChange={(e) => setInput(e.target.value)}
-          className="w-full rounded-md border border-border bg-card p-3 font-mono text-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-destructive"
-        />
-        <FieldError message={errors.input} />
-      </div>
+      <FormField id="invoke-input" label="Input (JSON)" error={errors.input?.message}>
+        {(control) => (
+          <textarea
+            {...control}
+            rows={5}
+            spellCheck={false}
+            className="w-full rounded-md border border-border bg-card p-3 font-mono text-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-destructive"
+            {...form.register("input")}
+          />
+        )}
+      </FormField>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-[8rem_1fr]">
-        <div className="space-y-1.5">
-          <Label htmlFor="invoke-attempts">Max attempts</Label>
-          <Input
-            id="invoke-attempts"
-            type="number"
-            min={1}
-            max={10}
-            value={maxAttempts}
-            aria-invalid={!!errors.max_attempts}
-            onChange={(e) => setMaxAttempts(e.target.value)}
-          />
-          <FieldError message={errors.max_attempts} />
-        </div>
-        <div className="space-y-1.5">
-          <Label htmlFor="invoke-callback">Callback URL (optional)</Label>
-          <Input
-            id="invoke-callback"
-            type="url"
-            placeholder="https://hooks.example.com/svc"
-            value={callbackUrl}
-            aria-invalid={!!errors.callback_url}
-            onChange={(e) => setCallbackUrl(e.target.value)}
-          />
-          <FieldError message={errors.callback_url} />
-        </div>
+        <FormField id="invoke-attempts" label="Max attempts" error={errors.max_attempts?.message}>
+          {(control) => <Input {...control} type="number" min={1} max={10} {...form.register("max_attempts")} />}
+        </FormField>
+        <FormField id="invoke-callback" label="Callback URL (optional)" error={errors.callback_url?.message}>
+          {(control) => (
+            <Input
+              {...control}
+              type="url"
+              placeholder="https://hooks.example.com/svc"
+              {...form.register("callback_url")}
+            />
+          )}
+        </FormField>
       </div>
-      <FieldError message={errors.root} />
+      <FieldError message={errors.root?.message} />
       <div className="flex justify-end">
         <Button type="submit" disabled={invoke.isPending}>
           <Play className="h-4 w-4" aria-hidden /> {invoke.isPending ? "Invoking…" : "Invoke"}

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
-import { useEffect } from "react";
+import { useEffect, type ReactNode } from "react";
 import { Badge, Card } from "@/components/ui/primitives";
 import type { AppRouter } from "@/server/appRouter";
 import { Did } from "./Did";
@@ -212,29 +212,64 @@ export function SettledApproval({ id }: { id: string }) {
   if (!a || a.status === "pending" || a.status === "delegated") return null;
   return (
     <Card className="mb-4 min-w-0 space-y-2 p-4" aria-label="Settled request" data-testid="settled-approval">
-      <div className="flex flex-wrap items-center gap-2">
-        <ApprovalStatusBadge status={a.status} />
-        <h2 className="text-base font-semibold">{a.action_description}</h2>
-      </div>
-      <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
-        <dt className="text-muted-foreground">Asked by</dt>
-        <dd className="min-w-0">
-          <SubjectLink id={a.agent_id} subjects={subjects} />
-        </dd>
-        <dt className="text-muted-foreground">Requester</dt>
-        <dd className="min-w-0">
-          <PassportLink did={a.requester_passport_id} name={nameOf(a.requester_passport_id)} />
-        </dd>
-        <dt className="text-muted-foreground">Task</dt>
-        <dd className="min-w-0 truncate">
-          <TaskLink approval={a} />
-        </dd>
+      <ApprovalFacts
+        approval={a}
+        subjects={subjects}
+        badge={<ApprovalStatusBadge status={a.status} />}
+        taskLabel="Task"
+      >
         <dt className="text-muted-foreground">Settled</dt>
         <dd className="min-w-0">
           {a.responded_at ? `${ago(a.responded_at)} ` : ""}
           <Settled approval={a} nameOf={nameOf} />
         </dd>
-      </dl>
+      </ApprovalFacts>
     </Card>
+  );
+}
+
+/**
+ * What a request is and who asked for it: the heading and the first rows of every view of one
+ * request (a waiting one being decided, a settled one opened by its id); `children` are the rows
+ * that differ (when it expires, how it was settled).
+ */
+export function ApprovalFacts({
+  approval,
+  subjects,
+  badge,
+  taskLabel,
+  large = false,
+  children,
+}: {
+  approval: Approval;
+  subjects: ReturnType<typeof useSubjects>;
+  badge: ReactNode;
+  taskLabel: string;
+  large?: boolean;
+  children: ReactNode;
+}) {
+  const nameOf = usePassportNames();
+  return (
+    <>
+      <div className="flex flex-wrap items-center gap-2">
+        {badge}
+        <h2 className={large ? "text-lg font-semibold" : "text-base font-semibold"}>{approval.action_description}</h2>
+      </div>
+      <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
+        <dt className="text-muted-foreground">Asked by</dt>
+        <dd className="min-w-0 truncate">
+          <SubjectLink id={approval.agent_id} subjects={subjects} />
+        </dd>
+        <dt className="text-muted-foreground">Requester</dt>
+        <dd className="min-w-0">
+          <PassportLink did={approval.requester_passport_id} name={nameOf(approval.requester_passport_id)} />
+        </dd>
+        <dt className="text-muted-foreground">{taskLabel}</dt>
+        <dd className="min-w-0 truncate">
+          <TaskLink approval={approval} />
+        </dd>
+        {children}
+      </dl>
+    </>
   );
 }

@@ -15,8 +15,7 @@ import { confirmWithPasskey } from "./passkeyClient";
 import { problemOf, useTRPC } from "./Providers";
 import { LiveIndicator, useLiveView } from "./useLiveView";
 import { useSearchParams } from "next/navigation";
-import { ApprovalHistory, PassportLink, SettledApproval, SubjectLink, TaskLink, useSubjects } from "./ApprovalContext";
-import { usePassportNames } from "./usePassportNames";
+import { ApprovalFacts, ApprovalHistory, SettledApproval, useSubjects } from "./ApprovalContext";
 import { jsonDiff } from "./approvalDiff";
 import { JsonDiffList } from "./JsonDiffList";
 
@@ -250,7 +249,6 @@ function ApprovalDetail({
   busy: boolean;
   subjects: ReturnType<typeof useSubjects>;
 }) {
-  const nameOf = usePassportNames();
   const original = approval.request_data ?? {};
   const [text, setText] = useState(() => JSON.stringify(original, null, 2));
   const [comment, setComment] = useState("");
@@ -269,26 +267,16 @@ function ApprovalDetail({
   const withComment = comment ? { comment } : {};
   return (
     <Card className="min-w-0 space-y-4 p-4" aria-label="Request detail">
-      <div className="flex flex-wrap items-center gap-2">
-        <RiskBadge risk={approval.risk_level} />
-        <h2 className="text-lg font-semibold">{approval.action_description}</h2>
-      </div>
-      <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
-        <dt className="text-muted-foreground">Asked by</dt>
-        <dd className="min-w-0 truncate">
-          <SubjectLink id={approval.agent_id} subjects={subjects} />
-        </dd>
-        <dt className="text-muted-foreground">Requester</dt>
-        <dd className="min-w-0">
-          <PassportLink did={approval.requester_passport_id} name={nameOf(approval.requester_passport_id)} />
-        </dd>
-        <dt className="text-muted-foreground">Waiting</dt>
-        <dd className="min-w-0 truncate">
-          <TaskLink approval={approval} />
-        </dd>
+      <ApprovalFacts
+        approval={approval}
+        subjects={subjects}
+        badge={<RiskBadge risk={approval.risk_level} />}
+        taskLabel="Waiting"
+        large
+      >
         <dt className="text-muted-foreground">Expires</dt>
         <dd>{approval.expires_at ? ago(approval.expires_at) : "—"}</dd>
-      </dl>
+      </ApprovalFacts>
       {approval.risk_factors && approval.risk_factors.length > 0 ? (
         <ul className="flex flex-wrap gap-2" aria-label="Risk factors">
           {approval.risk_factors.map((f) => (

@@ -8,6 +8,7 @@ import { toast } from "sonner";
 import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { FormField } from "@/components/ui/form-field";
 import { FieldError, Input, Label, Mono } from "@/components/ui/primitives";
 import { AgentManifest } from "@/server/agents/schemas";
 import { problemOf, useTRPC } from "./Providers";
@@ -130,38 +131,40 @@ export function DeployAgentDialog({
       description="Deploying a name that exists adds a version; the agent stays on its current version until the new one is checked."
     >
       <form noValidate className="space-y-4" onSubmit={(e) => void submit(e)}>
-        <div className="space-y-1.5">
-          <Label htmlFor="agent-bundle">Bundle (.js or .mjs)</Label>
-          <Input
-            id="agent-bundle"
-            type="file"
-            accept=".js,.mjs,text/javascript"
-            aria-invalid={!!bundleError}
-            aria-describedby="agent-bundle-hash"
-            className="h-auto py-1.5 file:mr-3 file:rounded file:border-0 file:bg-muted file:px-2 file:py-1 file:text-sm file:text-foreground"
-            onChange={async (e) => {
-              const file = e.target.files?.[0];
-              setBundleError(undefined);
-              setBundle(null);
-              if (!file) return;
-              try {
-                setBundle(await readBundle(file));
-              } catch (err) {
-                setBundleError(`Could not read the file: ${err instanceof Error ? err.message : String(err)}`);
-              }
-            }}
-          />
-          <p id="agent-bundle-hash" className="text-xs text-muted-foreground">
-            {bundle ? (
+        <FormField
+          id="agent-bundle"
+          label="Bundle (.js or .mjs)"
+          description={
+            bundle ? (
               <>
                 {bundle.size} bytes · <Mono data-testid="bundle-hash">{bundle.hash}</Mono>
               </>
             ) : (
               "Its SHA-256 is computed in this browser and checked by the service."
-            )}
-          </p>
-          <FieldError message={bundleError} />
-        </div>
+            )
+          }
+          error={bundleError}
+        >
+          {(control) => (
+            <Input
+              {...control}
+              type="file"
+              accept=".js,.mjs,text/javascript"
+              className="h-auto py-1.5 file:mr-3 file:rounded file:border-0 file:bg-muted file:px-2 file:py-1 file:text-sm file:text-foreground"
+              onChange={async (e) => {
+                const file = e.target.files?.[0];
+                setBundleError(undefined);
+                setBundle(null);
+                if (!file) return;
+                try {
+                  setBundle(await readBundle(file));
+                } catch (err) {
+                  setBundleError(`Could not read the file: ${err instanceof Error ? err.message : String(err)}`);
+                }
+              }}
+            />
+          )}
+        </FormField>
         <div className="space-y-1.5">
           <Label htmlFor="agent-manifest">Manifest (JSON)</Label>
           <textarea

@@ -1,15 +1,16 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { ArrowLeft, ExternalLink } from "lucide-react";
+import { ExternalLink } from "lucide-react";
 import Link from "next/link";
+import { BackLink } from "@/components/ui/back-link";
 import { Card } from "@/components/ui/primitives";
 import { PageHeader } from "./ConsoleShell";
 import { ViaBadge, type BusEvent } from "./Events";
 import { JsonBlock, when } from "./executionFormat";
 import { useAgentNames } from "./Executions";
 import { Did } from "./format";
-import { problemOf, useTRPC } from "./Providers";
+import { QueryStatus, useTRPC } from "./Providers";
 import { KindBadge } from "./webhookFormat";
 
 /** One event: where it came from, its payload, its place in the ledger, and what it caused. */
@@ -19,19 +20,9 @@ export function EventDetail({ id }: { id: string }) {
   const e = event.data;
   return (
     <>
-      <Link
-        href="/events"
-        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
-      >
-        <ArrowLeft className="h-4 w-4" aria-hidden /> Events
-      </Link>
+      <BackLink href="/events">Events</BackLink>
       <PageHeader title={e ? e.type : "Event"} description={id} />
-      {event.error ? (
-        <p role="alert" className="text-sm text-destructive">
-          {problemOf(event.error).detail}
-        </p>
-      ) : null}
-      {event.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null}
+      <QueryStatus query={event} />
       {e ? (
         <div className="space-y-5">
           <Card className="p-4">

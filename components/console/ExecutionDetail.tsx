@@ -1,9 +1,10 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ArrowLeft, ExternalLink } from "lucide-react";
+import { ExternalLink } from "lucide-react";
 import Link from "next/link";
 import { toast } from "sonner";
+import { BackLink } from "@/components/ui/back-link";
 import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card } from "@/components/ui/primitives";
@@ -20,7 +21,7 @@ import {
 import { ErrorText, ExecutionAttempts, ExecutionInput } from "./ExecutionRecord";
 import { useAgentNames } from "./Executions";
 import { Did } from "./format";
-import { problemOf, useTRPC } from "./Providers";
+import { problemOf, QueryStatus, useTRPC } from "./Providers";
 import { usePassportNames } from "./usePassportNames";
 import { LiveIndicator, useLiveView } from "./useLiveView";
 
@@ -60,12 +61,7 @@ export function ExecutionDetail({ id }: { id: string }) {
   );
   return (
     <>
-      <Link
-        href="/executions"
-        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
-      >
-        <ArrowLeft className="h-4 w-4" aria-hidden /> Executions
-      </Link>
+      <BackLink href="/executions">Executions</BackLink>
       <PageHeader
         title="Execution"
         description={id}
@@ -84,12 +80,7 @@ export function ExecutionDetail({ id }: { id: string }) {
           </div>
         }
       />
-      {exec.error ? (
-        <p role="alert" className="text-sm text-destructive">
-          {problemOf(exec.error).detail}
-        </p>
-      ) : null}
-      {exec.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null}
+      <QueryStatus query={exec} />
       {e ? (
         <div className="space-y-5">
           <Card className="p-4">

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Confirm, Dialog } from "@/components/ui/dialog";
+import { FormField } from "@/components/ui/form-field";
 import { Badge, FieldError, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
 import { decidingCapabilities, type CapabilityGroup } from "@/server/identity/capabilityCatalogue";
 import type { AppRouter } from "@/server/appRouter";
@@ -276,11 +277,9 @@ function CreateKeyDialog({
       description="A key of your organization, for API clients. It can only hold capabilities you hold."
     >
       <form noValidate className="space-y-4" onSubmit={(e) => void submit(e)}>
-        <div className="space-y-1.5">
-          <Label htmlFor="key-name">Name</Label>
-          <Input id="key-name" placeholder="CI deploys" aria-invalid={!!errors.name} {...form.register("name")} />
-          <FieldError message={errors.name?.message} />
-        </div>
+        <FormField id="key-name" label="Name" error={errors.name?.message}>
+          {(control) => <Input {...control} placeholder="CI deploys" {...form.register("name")} />}
+        </FormField>
         <fieldset className="space-y-2">
           <legend className="text-sm font-medium">Capabilities</legend>
           <div className="grid max-h-56 grid-cols-2 gap-x-4 gap-y-1 overflow-auto rounded-md border border-border p-3">
@@ -302,17 +301,11 @@ function CreateKeyDialog({
             </p>
           ) : null}
         </fieldset>
-        <div className="space-y-1.5">
-          <Label htmlFor="key-days">Valid for (days)</Label>
-          <Input
-            id="key-days"
-            type="number"
-            className="w-32"
-            aria-invalid={!!errors.days}
-            {...form.register("days", { valueAsNumber: true })}
-          />
-          <FieldError message={errors.days?.message} />
-        </div>
+        <FormField id="key-days" label="Valid for (days)" error={errors.days?.message}>
+          {(control) => (
+            <Input {...control} type="number" className="w-32" {...form.register("days", { valueAsNumber: true })} />
+          )}
+        </FormField>
         <FieldError message={errors.root?.message} />
         <div className="flex justify-end gap-2">
           <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>

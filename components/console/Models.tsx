@@ -12,8 +12,10 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
-import { Badge, Card, FieldError, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
+import { FormField } from "@/components/ui/form-field";
+import { Badge, Card, FieldError, Input, Mono, NativeSelect } from "@/components/ui/primitives";
 import { Skeleton } from "@/components/ui/skeleton";
+import { ProviderKind } from "@/server/reasoning/schemas";
 import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
@@ -223,26 +225,32 @@ const MODEL_COLUMNS: ColumnDef<Model, unknown>[] = [
 ];
 
 const PRICE = /^\d{1,6}(\.\d{1,9})?$/;
+/** A price typed as text: blank, or USD per million tokens (the example is the error's). */
+const priceText = (example: string) =>
+  z.string().trim().regex(PRICE, `A price in USD per million tokens, e.g. ${example}`).or(z.literal(""));
 const AddProviderForm = z.object({
   name: z
     .string()
     .trim()
     .regex(/^[a-z0-9][a-z0-9_.-]{0,62}$/, "Lower case letters, digits, '.', '_' or '-'"),
-  kind: z.enum(["openai-compatible", "anthropic"]),
+  kind: ProviderKind,
   base_url: z.string().trim().max(2000),
   api_key: z.string().max(4000),
   models: z.string().max(20_000),
-  input_cost_per_million: z
-    .string()
-    .trim()
-    .regex(PRICE, "A price in USD per million tokens, e.g. 0.15")
-    .or(z.literal("")),
-  output_cost_per_million: z
-    .string()
-    .trim()
-    .regex(PRICE, "A price in USD per million tokens, e.g. 0.6")
-    .or(z.literal("")),
+  input_cost_per_million: priceText("0.15"),
+  output_cost_per_million: priceText("0.6"),
 });
+
+// The two prices, one field each: their labels and the example a placeholder shows.
+const PRICE_FIELDS = [
+  { name: "input_cost_per_million", id: "prov-input-price", label: "Input price", example: "0.15" },
+  { name: "output_cost_per_million", id: "prov-output-price", label: "Output price", example: "0.6" },
+] as const;
+
+const KIND_LABELS: Record<z.infer<typeof ProviderKind>, string> = {
+  "openai-compatible": "OpenAI-compatible (OpenAI, Ollama, vLLM, LM Studio, OpenRouter…)",
+  anthropic: "Anthropic",
+};
 
 /** "llama3.1:8b" or "llama3.1:8b = 0.1 / 0.4" (its own prices, USD per million input / output tokens). */
 function parseModelEntry(entry: string, input: string, output: string) {
@@ -316,72 +324,64 @@ function AddProviderDialog({ open, onOpenChange }: { open: boolean; onOpenChange
           });
         })}
       >
-        <div className="space-y-1.5">
-          <Label htmlFor="prov-name">Name</Label>
-          <Input id="prov-name" placeholder="ollama" aria-invalid={!!errors.name} {...form.register("name")} />
-          <FieldError message={errors.name?.message} />
-        </div>
-        <div className="space-y-1.5">
-          <Label htmlFor="prov-kind">Kind</Label>
-          <NativeSelect id="prov-kind" {...form.register("kind")}>
-            <option value="openai-compatible">OpenAI-compatible (OpenAI, Ollama, vLLM, LM Studio, OpenRouter…)</option>
-            <option value="anthropic">Anthropic</option>
-          </NativeSelect>
-        </div>
-        <div className="space-y-1.5">
-          <Label htmlFor="prov-url">Base URL{kind === "anthropic" ? " (optional)" : ""}</Label>
-          <Input
-            id="prov-url"
-            type="url"
-            inputMode="url"
-            placeholder={kind === "anthropic" ? "https://api.anthropic.com/v1" : "http://localhost:11434/v1"}
-            aria-invalid={!!errors.base_url}
-            {...form.register("base_url")}
-          />
-          <FieldError message={errors.base_url?.message} />
-        </div>
-        <div className="space-y-1.5">
-          <Label htmlFor="prov-key">API key (optional)</Label>
-          <Input id="prov-key" type="password" autoComplete="off" {...form.register("api_key")} />
-          <FieldError message={errors.api_key?.message} />
-        </div>
-        <div className="space-y-1.5">
-          <Label htmlFor="prov-models">Models (optional)</Label>
-          <Input
-            id="prov-models"
-            placeholder="llama3.1:8b, qwen2.5:7b"
-            aria-describedby="prov-models-hint"
-            {...form.register("models")}
-          />
-          <p id="prov-models-hint" className="text-xs text-muted-foreground">
-            Comma-separated model ids, each optionally with its own prices as <code>model = input / output</code>.
-            Empty: the provider&apos;s own list is read (unpriced).
-          </p>
-          <FieldError message={errors.models?.message} />
-        </div>
+        <FormField id="prov-name" label="Name" error={errors.name?.message}>
+          {(control) => <Input {...control} placeholder="ollama" {...form.register("name")} />}
+        </FormField>
+        <FormField id="prov-kind" label="Kind">
+          {(control) => (
+            <NativeSelect {...control} {...form.register("kind")}>
+              {ProviderKind.options.map((k) => (
+                <option key={k} value={k}>
+                  {KIND_LABELS[k]}
+                </option>
+              ))}
+            </NativeSelect>
+          )}
+        </FormField>
+        <FormField
+          id="prov-url"
+          label={`Base URL${kind === "anthropic" ? " (optional)" : ""}`}
+          error={errors.base_url?.message}
+        >
+          {(control) => (
+            <Input
+              {...control}
+              type="url"
+              inputMode="url"
+              placeholder={kind === "anthropic" ? "https://api.anthropic.com/v1" : "http://localhost:11434/v1"}
+              {...form.register("base_url")}
+            />
+          )}
+        </FormField>
+        <FormField id="prov-key" label="API key (optional)" error={errors.api_key?.message}>
+          {(control) => <Input {...control} type="password" autoComplete="off" {...form.register("api_key")} />}
+        </FormField>
+        <FormField
+          id="prov-models"
+          label="Models (optional)"
+          description={
+            <>
+              Comma-separated model ids, each optionally with its own prices as <code>model = input / output</code>.
+              Empty: the provider&apos;s own list is read (unpriced).
+            </>
+          }
+          error={errors.models?.message}
+        >
+          {(control) => <Input {...control} placeholder="llama3.1:8b, qwen2.5:7b" {...form.register("models")} />}
+        </FormField>
         <div className="grid grid-cols-2 gap-3">
-          <div className="space-y-1.5">
-            <Label htmlFor="prov-input-price">Input price (USD per million tokens)</Label>
-            <Input
-              id="prov-input-price"
-              inputMode="decimal"
-              placeholder="0.15"
-              aria-invalid={!!errors.input_cost_per_million}
-              {...form.register("input_cost_per_million")}
-            />
-            <FieldError message={errors.input_cost_per_million?.message} />
-          </div>
-          <div className="space-y-1.5">
-            <Label htmlFor="prov-output-price">Output price (USD per million tokens)</Label>
-            <Input
-              id="prov-output-price"
-              inputMode="decimal"
-              placeholder="0.6"
-              aria-invalid={!!errors.output_cost_per_million}
-              {...form.register("output_cost_per_million")}
-            />
-            <FieldError message={errors.output_cost_per_million?.message} />
-          </div>
+          {PRICE_FIELDS.map((f) => (
+            <FormField
+              key={f.name}
+              id={f.id}
+              label={`${f.label} (USD per million tokens)`}
+              error={errors[f.name]?.message}
+            >
+              {(control) => (
+                <Input {...control} inputMode="decimal" placeholder={f.example} {...form.register(f.name)} />
+              )}
+            </FormField>
+          ))}
           <p className="col-span-2 text-xs text-muted-foreground">
             For the listed models without prices of their own. A model without a price (and not in the price table)
             cannot be used by a key with a budget, and its spend counts as $0.

@@ -12,7 +12,8 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
-import { Badge, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
+import { FormField } from "@/components/ui/form-field";
+import { Badge, FieldError, Input, NativeSelect } from "@/components/ui/primitives";
 import { AutonomyProfile, DeploymentMode } from "@/server/controlPlane/schemas";
 import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
@@ -27,6 +28,12 @@ const CreateOrgForm = z.object({
   deployment_mode: DeploymentMode,
   autonomy_profile: z.enum(["", ...AutonomyProfile.options]),
 });
+
+const DEPLOYMENT_LABELS: Record<z.infer<typeof DeploymentMode>, string> = {
+  cloud: "Cloud",
+  self_hosted: "Self-hosted",
+  hybrid: "Hybrid",
+};
 
 /** Organizations: this one and the tenants it created (POST /v1/cp/orgs). */
 export function Organizations() {
@@ -138,41 +145,45 @@ function CreateOrgDialog({
           }),
         )}
       >
-        <div className="space-y-1.5">
-          <Label htmlFor="o-passport">Organization passport</Label>
-          <NativeSelect id="o-passport" aria-invalid={!!errors.org_did} {...form.register("org_did")}>
-            <option value="">{options.length ? "Choose…" : "No organization passports yet"}</option>
-            {options.map((p) => (
-              <option key={p.did} value={p.did}>
-                {p.name} ({p.did.slice(0, 20)}…)
-              </option>
-            ))}
-          </NativeSelect>
-          <FieldError message={errors.org_did?.message} />
-        </div>
-        <div className="space-y-1.5">
-          <Label htmlFor="o-name">Name</Label>
-          <Input id="o-name" aria-invalid={!!errors.name} {...form.register("name")} />
-          <FieldError message={errors.name?.message} />
-        </div>
+        <FormField id="o-passport" label="Organization passport" error={errors.org_did?.message}>
+          {(control) => (
+            <NativeSelect {...control} {...form.register("org_did")}>
+              <option value="">{options.length ? "Choose…" : "No organization passports yet"}</option>
+              {options.map((p) => (
+                <option key={p.did} value={p.did}>
+                  {p.name} ({p.did.slice(0, 20)}…)
+                </option>
+              ))}
+            </NativeSelect>
+          )}
+        </FormField>
+        <FormField id="o-name" label="Name" error={errors.name?.message}>
+          {(control) => <Input {...control} {...form.register("name")} />}
+        </FormField>
         <div className="grid grid-cols-2 gap-3">
-          <div className="space-y-1.5">
-            <Label htmlFor="o-mode">Deployment</Label>
-            <NativeSelect id="o-mode" {...form.register("deployment_mode")}>
-              <option value="cloud">Cloud</option>
-              <option value="self_hosted">Self-hosted</option>
-              <option value="hybrid">Hybrid</option>
-            </NativeSelect>
-          </div>
-          <div className="space-y-1.5">
-            <Label htmlFor="o-autonomy">Autonomy profile</Label>
-            <NativeSelect id="o-autonomy" {...form.register("autonomy_profile")}>
-              <option value="">Not set</option>
-              <option value="paranoid">Paranoid</option>
-              <option value="balanced">Balanced</option>
-              <option value="aggressive">Aggressive</option>
-            </NativeSelect>
-          </div>
+          <FormField id="o-mode" label="Deployment">
+            {(control) => (
+              <NativeSelect {...control} {...form.register("deployment_mode")}>
+                {DeploymentMode.options.map((m) => (
+                  <option key={m} value={m}>
+                    {DEPLOYMENT_LABELS[m]}
+                  </option>
+                ))}
+              </NativeSelect>
+            )}
+          </FormField>
+          <FormField id="o-autonomy" label="Autonomy profile">
+            {(control) => (
+              <NativeSelect {...control} {...form.register("autonomy_profile")}>
+                <option value="">Not set</option>
+                {AutonomyProfile.options.map((a) => (
+                  <option key={a} value={a}>
+                    {a[0]!.toUpperCase() + a.slice(1)}
+                  </option>
+                ))}
+              </NativeSelect>
+            )}
+          </FormField>
         </div>
         <FieldError message={errors.root?.message} />
         <div className="flex justify-end gap-2">

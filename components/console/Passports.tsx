@@ -14,6 +14,7 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
+import { FormField } from "@/components/ui/form-field";
 import { Badge, Card, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import { RegisterablePassportType } from "@/server/identity/schemas";
 import type { AppRouter } from "@/server/appRouter";
@@ -155,30 +156,26 @@ function RegisterDialog({
         })}
       >
         <div className="grid grid-cols-3 gap-3">
-          <div className="space-y-1.5">
-            <Label htmlFor="p-type">Type</Label>
-            <NativeSelect id="p-type" {...form.register("type")}>
-              <option value="agent">Agent</option>
-              <option value="organization">Organization</option>
-            </NativeSelect>
-          </div>
-          <div className="col-span-2 space-y-1.5">
-            <Label htmlFor="p-name">Name</Label>
-            <Input id="p-name" aria-invalid={!!errors.name} {...form.register("name")} />
-            <FieldError message={errors.name?.message} />
-          </div>
+          <FormField id="p-type" label="Type">
+            {(control) => (
+              <NativeSelect {...control} {...form.register("type")}>
+                {RegisterablePassportType.options.map((t) => (
+                  <option key={t} value={t}>
+                    {t[0]!.toUpperCase() + t.slice(1)}
+                  </option>
+                ))}
+              </NativeSelect>
+            )}
+          </FormField>
+          <FormField id="p-name" label="Name" className="col-span-2" error={errors.name?.message}>
+            {(control) => <Input {...control} {...form.register("name")} />}
+          </FormField>
         </div>
-        <div className="space-y-1.5">
-          <Label htmlFor="p-key">Public key</Label>
-          <Input
-            id="p-key"
-            className="font-mono"
-            placeholder="did:key:z6Mk…"
-            aria-invalid={!!errors.public_key}
-            {...form.register("public_key")}
-          />
-          <FieldError message={errors.public_key?.message} />
-        </div>
+        <FormField id="p-key" label="Public key" error={errors.public_key?.message}>
+          {(control) => (
+            <Input {...control} className="font-mono" placeholder="did:key:z6Mk…" {...form.register("public_key")} />
+          )}
+        </FormField>
         <FieldError message={errors.root?.message} />
         <div className="flex justify-end gap-2">
           <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>

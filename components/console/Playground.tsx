@@ -1,39 +1,65 @@
 "use client";
 
+import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import type { inferRouterOutputs } from "@trpc/server";
 import { Plus, Send, X } from "lucide-react";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useFieldArray, useForm } from "react-hook-form";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
-import { Badge, Card, FieldError, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
+import { FormField } from "@/components/ui/form-field";
+import { Badge, Card, Input, Label, Mono, NativeSelect } from "@/components/ui/primitives";
+import {
+  ReasoningBudgetMode,
+  ReasoningComplexity,
+  ReasoningMessage,
+  ReasoningTask,
+  ReasoningThinkRequest,
+} from "@/server/reasoning/schemas";
 import type { AppRouter } from "@/server/appRouter";
 import { PageHeader } from "./ConsoleShell";
-import { problemOf, useTRPC } from "./Providers";
+import { applyProblem, useTRPC } from "./Providers";
 
-type Inputs = inferRouterInputs<AppRouter>["reasoning"];
 type Outputs = inferRouterOutputs<AppRouter>["reasoning"];
-type ThinkRequest = Inputs["think"];
 type Answer = Outputs["think"];
-type Role = NonNullable<ThinkRequest["messages"]>[number]["role"];
 
-const TASKS = ["general", "reasoning", "coding", "summarization", "creative", "math"] as const;
-const COMPLEXITIES = ["simple", "medium", "complex"] as const;
-const BUDGETS = [
-  ["optimize", "optimize: quality against price"],
-  ["minimize", "minimize: the cheapest good enough"],
-  ["unlimited", "unlimited: the best, price ignored"],
-] as const;
-const ROLES: Role[] = ["system", "user", "assistant"];
+// The default first: the rest in the schema's order (the routing rules' form shows them so too).
+export const TASKS = ["general", ...ReasoningTask.exclude(["general"]).options] as const;
+const BUDGETS: Record<z.infer<typeof ReasoningBudgetMode>, string> = {
+  optimize: "optimize: quality against price",
+  minimize: "minimize: the cheapest good enough",
+  unlimited: "unlimited: the best, price ignored",
+};
 
 export const usdExact = (n: number) => (n === 0 ? "$0" : n < 0.0001 ? `$${n.toPrecision(3)}` : `$${n.toFixed(6)}`);
 const ATTEMPT_TONE = { succeeded: "success", error: "danger", timeout: "warning", rate_limited: "warning" } as const;
 
-interface Message {
-  key: number;
-  role: Role;
-  content: string;
+/** A number typed as text: blank leaves it out of the call, anything else must pass the request's own bound. */
+function numberText(bound: z.ZodType, message: string) {
+  return z.string().transform((text, ctx) => {
+    const value = text.trim() === "" ? undefined : Number(text);
+    if (!bound.safeParse(value).success) {
+      ctx.addIssue({ code: "custom", message });
+      return z.NEVER;
+    }
+    return value;
+  });
 }
+
+const PlaygroundForm = z.object({
+  messages: z.array(
+    ReasoningMessage.extend({
+      content: ReasoningMessage.shape.content.refine((c) => c.trim() !== "", "Write the message, or remove it."),
+    }),
+  ),
+  task: ReasoningTask,
+  complexity: ReasoningComplexity,
+  budget: ReasoningBudgetMode,
+  pinned_model: z.string(),
+  temperature: numberText(ReasoningThinkRequest.shape.temperature, "A number from 0 to 2."),
+  max_tokens: numberText(ReasoningThinkRequest.shape.max_tokens, "A whole number from 1 to 1,000,000."),
+});
 
 /**
  * The playground: one routed call through the same governed `think` as /v1 (under the signed-in
@@ -43,49 +69,23 @@ interface Message {
 export function Playground() {
   const trpc = useTRPC();
   const models = useQuery(trpc.reasoning.models.queryOptions({}));
-  const [messages, setMessages] = useState<Message[]>([
-    { key: 0, role: "user", content: "Summarize why delegations expire, in one sentence." },
-  ]);
-  const [nextKey, setNextKey] = useState(1);
-  const [task, setTask] = useState<(typeof TASKS)[number]>("general");
-  const [complexity, setComplexity] = useState<(typeof COMPLEXITIES)[number]>("medium");
-  const [budget, setBudget] = useState<(typeof BUDGETS)[number][0]>("optimize");
-  const [pinned, setPinned] = useState("");
-  const [temperature, setTemperature] = useState("");
-  const [maxTokens, setMaxTokens] = useState("256");
-  const [local, setLocal] = useState<Record<string, string>>({});
-  const think = useMutation(trpc.reasoning.think.mutationOptions());
+  const form = useForm<z.input<typeof PlaygroundForm>, unknown, z.output<typeof PlaygroundForm>>({
+    resolver: zodResolver(PlaygroundForm),
+    defaultValues: {
+      messages: [{ role: "user", content: "Summarize why delegations expire, in one sentence." }],
+      task: "general",
+      complexity: "medium",
+      budget: "optimize",
+      pinned_model: "",
+      temperature: "",
+      max_tokens: "256",
+    },
+  });
+  const messages = useFieldArray({ control: form.control, name: "messages" });
+  const think = useMutation(trpc.reasoning.think.mutationOptions({ onError: (e) => applyProblem(form, e) }));
   const callId = think.data?.metadata.call_id;
   const call = useQuery({ ...trpc.reasoning.calls.get.queryOptions({ id: callId ?? "" }), enabled: !!callId });
-  const problem = think.error ? problemOf(think.error) : null;
-  const fieldError = (field: string) => local[field] ?? problem?.fields[field];
-
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const errors: Record<string, string> = {};
-    const t = temperature.trim() === "" ? undefined : Number(temperature);
-    if (t !== undefined && !(t >= 0 && t <= 2)) errors.temperature = "A number from 0 to 2.";
-    const m = maxTokens.trim() === "" ? undefined : Number(maxTokens);
-    if (m !== undefined && !(Number.isInteger(m) && m >= 1 && m <= 1_000_000))
-      errors.max_tokens = "A whole number from 1 to 1,000,000.";
-    messages.forEach((msg, i) => {
-      if (!msg.content.trim()) errors[`messages.${i}.content`] = "Write the message, or remove it.";
-    });
-    setLocal(errors);
-    if (Object.keys(errors).length > 0) return;
-    think.mutate({
-      messages: messages.map(({ role, content }) => ({ role, content })),
-      task,
-      complexity,
-      budget,
-      ...(pinned ? { pinned_model: pinned } : {}),
-      ...(t !== undefined ? { temperature: t } : {}),
-      ...(m !== undefined ? { max_tokens: m } : {}),
-    });
-  };
-
-  const setMessage = (key: number, patch: Partial<Message>) =>
-    setMessages((all) => all.map((m) => (m.key === key ? { ...m, ...patch } : m)));
+  const errors = form.formState.errors;
 
   return (
     <>
@@ -95,142 +95,135 @@ export function Playground() {
       />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
         <Card className="min-w-0 p-4">
-          <form noValidate onSubmit={submit} className="space-y-4" aria-label="Routed call">
+          <form
+            noValidate
+            onSubmit={form.handleSubmit(({ pinned_model, temperature, max_tokens, ...v }) =>
+              think.mutate({
+                ...v,
+                ...(pinned_model ? { pinned_model } : {}),
+                ...(temperature !== undefined ? { temperature } : {}),
+                ...(max_tokens !== undefined ? { max_tokens } : {}),
+              }),
+            )}
+            className="space-y-4"
+            aria-label="Routed call"
+          >
             <fieldset className="space-y-3">
               <legend className="mb-1 text-sm font-semibold">Messages</legend>
-              {messages.map((m, i) => (
-                <div key={m.key} className="space-y-1.5" data-testid="message">
+              {messages.fields.map((m, i) => (
+                <div key={m.id} className="space-y-1.5" data-testid="message">
                   <div className="flex items-center gap-2">
-                    <Label htmlFor={`msg-role-${m.key}`} className="sr-only">
+                    <Label htmlFor={`msg-role-${m.id}`} className="sr-only">
                       Role of message {i + 1}
                     </Label>
-                    <NativeSelect
-                      id={`msg-role-${m.key}`}
-                      className="w-36"
-                      value={m.role}
-                      onChange={(e) => setMessage(m.key, { role: e.target.value as Role })}
-                    >
-                      {ROLES.map((r) => (
+                    <NativeSelect id={`msg-role-${m.id}`} className="w-36" {...form.register(`messages.${i}.role`)}>
+                      {ReasoningMessage.shape.role.options.map((r) => (
                         <option key={r} value={r}>
                           {r}
                         </option>
                       ))}
                     </NativeSelect>
-                    {messages.length > 1 ? (
+                    {messages.fields.length > 1 ? (
                       <Button
                         type="button"
                         variant="ghost"
                         size="sm"
                         aria-label={`Remove message ${i + 1}`}
-                        onClick={() => setMessages((all) => all.filter((x) => x.key !== m.key))}
+                        onClick={() => messages.remove(i)}
                       >
                         <X className="h-4 w-4" aria-hidden />
                       </Button>
                     ) : null}
                   </div>
-                  <Label htmlFor={`msg-content-${m.key}`} className="sr-only">
-                    Message {i + 1}
-                  </Label>
-                  <textarea
-                    id={`msg-content-${m.key}`}
-                    rows={3}
-                    maxLength={100_000}
-                    className="w-full rounded-md border border-border bg-card px-3 py-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-destructive"
-                    value={m.content}
-                    aria-invalid={!!fieldError(`messages.${i}.content`)}
-                    onChange={(e) => setMessage(m.key, { content: e.target.value })}
-                  />
-                  <FieldError message={fieldError(`messages.${i}.content`)} />
+                  <FormField
+                    id={`msg-content-${m.id}`}
+                    label={`Message ${i + 1}`}
+                    labelClassName="sr-only"
+                    error={errors.messages?.[i]?.content?.message}
+                  >
+                    {(control) => (
+                      <textarea
+                        {...control}
+                        rows={3}
+                        maxLength={100_000}
+                        className="w-full rounded-md border border-border bg-card px-3 py-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-destructive"
+                        {...form.register(`messages.${i}.content`)}
+                      />
+                    )}
+                  </FormField>
                 </div>
               ))}
               <Button
                 type="button"
                 variant="outline"
                 size="sm"
-                disabled={messages.length >= 200}
-                onClick={() => {
-                  setMessages((all) => [...all, { key: nextKey, role: "user", content: "" }]);
-                  setNextKey((k) => k + 1);
-                }}
+                disabled={messages.fields.length >= 200}
+                onClick={() => messages.append({ role: "user", content: "" }, { shouldFocus: false })}
               >
                 <Plus className="mr-1 h-4 w-4" aria-hidden />
                 Add message
               </Button>
             </fieldset>
             <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-              <div className="space-y-1.5">
-                <Label htmlFor="pg-task">Task</Label>
-                <NativeSelect
-                  id="pg-task"
-                  value={task}
-                  onChange={(e) => setTask(e.target.value as (typeof TASKS)[number])}
-                >
-                  {TASKS.map((t) => (
-                    <option key={t}>{t}</option>
-                  ))}
-                </NativeSelect>
-              </div>
-              <div className="space-y-1.5">
-                <Label htmlFor="pg-complexity">Complexity</Label>
-                <NativeSelect
-                  id="pg-complexity"
-                  value={complexity}
-                  onChange={(e) => setComplexity(e.target.value as (typeof COMPLEXITIES)[number])}
-                >
-                  {COMPLEXITIES.map((c) => (
-                    <option key={c}>{c}</option>
-                  ))}
-                </NativeSelect>
-              </div>
-              <div className="space-y-1.5 sm:col-span-2">
-                <Label htmlFor="pg-budget">Budget</Label>
-                <NativeSelect
-                  id="pg-budget"
-                  value={budget}
-                  onChange={(e) => setBudget(e.target.value as (typeof BUDGETS)[number][0])}
-                >
-                  {BUDGETS.map(([value, label]) => (
-                    <option key={value} value={value}>
-                      {label}
-                    </option>
-                  ))}
-                </NativeSelect>
-              </div>
-              <div className="space-y-1.5 sm:col-span-2">
-                <Label htmlFor="pg-pinned">Pinned model (optional)</Label>
-                <NativeSelect id="pg-pinned" value={pinned} onChange={(e) => setPinned(e.target.value)}>
-                  <option value="">None: let the router choose</option>
-                  {(models.data?.models ?? []).map((m) => (
-                    <option key={`${m.provider}/${m.model_id}`} value={`${m.provider}/${m.model_id}`}>
-                      {m.provider}/{m.model_id}
-                    </option>
-                  ))}
-                </NativeSelect>
-                <FieldError message={fieldError("pinned_model")} />
-              </div>
-              <div className="space-y-1.5">
-                <Label htmlFor="pg-temperature">Temperature (0–2)</Label>
-                <Input
-                  id="pg-temperature"
-                  inputMode="decimal"
-                  placeholder="provider default"
-                  value={temperature}
-                  aria-invalid={!!fieldError("temperature")}
-                  onChange={(e) => setTemperature(e.target.value)}
-                />
-                <FieldError message={fieldError("temperature")} />
-              </div>
-              <div className="space-y-1.5">
-                <Label htmlFor="pg-max-tokens">Max tokens</Label>
-                <Input
-                  id="pg-max-tokens"
-                  inputMode="numeric"
-                  value={maxTokens}
-                  aria-invalid={!!fieldError("max_tokens")}
-                  onChange={(e) => setMaxTokens(e.target.value)}
-                />
-                <FieldError message={fieldError("max_tokens")} />
-              </div>
+              <FormField id="pg-task" label="Task">
+                {(control) => (
+                  <NativeSelect {...control} {...form.register("task")}>
+                    {TASKS.map((t) => (
+                      <option key={t}>{t}</option>
+                    ))}
+                  </NativeSelect>
+                )}
+              </FormField>
+              <FormField id="pg-complexity" label="Complexity">
+                {(control) => (
+                  <NativeSelect {...control} {...form.register("complexity")}>
+                    {ReasoningComplexity.options.map((c) => (
+                      <option key={c}>{c}</option>
+                    ))}
+                  </NativeSelect>
+                )}
+              </FormField>
+              <FormField id="pg-budget" label="Budget" className="sm:col-span-2">
+                {(control) => (
+                  <NativeSelect {...control} {...form.register("budget")}>
+                    {Object.entries(BUDGETS).map(([value, label]) => (
+                      <option key={value} value={value}>
+                        {label}
+                      </option>
+                    ))}
+                  </NativeSelect>
+                )}
+              </FormField>
+              <FormField
+                id="pg-pinned"
+                label="Pinned model (optional)"
+                className="sm:col-span-2"
+                error={errors.pinned_model?.message}
+              >
+                {(control) => (
+                  <NativeSelect {...control} {...form.register("pinned_model")}>
+                    <option value="">None: let the router choose</option>
+                    {(models.data?.models ?? []).map((m) => (
+                      <option key={`${m.provider}/${m.model_id}`} value={`${m.provider}/${m.model_id}`}>
+                        {m.provider}/{m.model_id}
+                      </option>
+                    ))}
+                  </NativeSelect>
+                )}
+              </FormField>
+              <FormField id="pg-temperature" label="Temperature (0–2)" error={errors.temperature?.message}>
+                {(control) => (
+                  <Input
+                    {...control}
+                    inputMode="decimal"
+                    placeholder="provider default"
+                    {...form.register("temperature")}
+                  />
+                )}
+              </FormField>
+              <FormField id="pg-max-tokens" label="Max tokens" error={errors.max_tokens?.message}>
+                {(control) => <Input {...control} inputMode="numeric" {...form.register("max_tokens")} />}
+              </FormField>
             </div>
             <div className="flex flex-wrap items-center gap-3">
               <Button type="submit" disabled={think.isPending}>
@@ -241,9 +234,9 @@ export function Playground() {
                 Spend
               </Link>
             </div>
-            {problem ? (
+            {errors.root?.message ? (
               <p role="alert" className="text-sm text-destructive [overflow-wrap:anywhere]">
-                {problem.detail}
+                {errors.root.message}
               </p>
             ) : null}
           </form>

@@ -1,24 +1,29 @@
 "use client";
 
+import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
 import { diffLines } from "diff";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
+import { Controller, useForm } from "react-hook-form";
 import { toast } from "sonner";
+import { z } from "zod";
 import { ChartFigure, Legend } from "@/components/charts/ChartFigure";
 import { GroupedBarChart } from "@/components/charts/GroupedBarChart";
 import { categoricalColor, SERIES } from "@/components/charts/series";
 import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { DataTable } from "@/components/ui/data-table";
+import { FormField } from "@/components/ui/form-field";
 import { Badge, Card, Label, Mono, NativeSelect } from "@/components/ui/primitives";
+import { PromptRenderRequest } from "@/server/prompts/schemas";
 import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { ago } from "./format";
-import { SchemaForm, type ObjectSchema } from "./marketplace/SchemaForm";
-import { problemOf, useTRPC } from "./Providers";
+import { fieldMessages, SchemaForm, type ObjectSchema } from "./marketplace/SchemaForm";
+import { applyProblem, problemOf, useTRPC } from "./Providers";
 
 type Outputs = inferRouterOutputs<AppRouter>["prompts"];
 type Profile = Outputs["list"]["data"][number];
@@ -284,60 +289,70 @@ const prefixLines = (text: string, prefix: string) =>
     .map((line, i, all) => (i === all.length - 1 && line === "" ? "" : `${prefix}${line}`))
     .join("\n");
 
+const PreviewForm = z.object({
+  version: PromptRenderRequest.shape.version.unwrap(),
+  inputs: PromptRenderRequest.shape.inputs.unwrap(),
+});
+
 /** A form from the version's input schema (one field per top-level property), and what it renders. */
 function RenderPreview({ promptKey, versions, active }: { promptKey: string; versions: Version[]; active: string }) {
   const trpc = useTRPC();
-  const [version, setVersion] = useState(active);
-  const [inputs, setInputs] = useState<Record<string, unknown>>({});
+  const form = useForm<z.infer<typeof PreviewForm>>({
+    resolver: zodResolver(PreviewForm),
+    defaultValues: { version: active, inputs: {} },
+  });
+  const version = form.watch("version");
   const chosen = versions.find((v) => v.version === version) ?? versions[0]!;
   const schema = (chosen.input_schema ?? { type: "object", properties: {} }) as ObjectSchema;
-  const render = useMutation(trpc.prompts.render.mutationOptions());
-  const problem = render.error ? problemOf(render.error) : undefined;
-  // `/inputs/name` → the form's field `name`.
-  const errors = Object.fromEntries(
-    Object.entries(problem?.fields ?? {})
-      .filter(([f]) => f.startsWith("/inputs/"))
-      .map(([f, m]) => [f.split("/")[2]!, m]),
-  );
+  const render = useMutation(trpc.prompts.render.mutationOptions({ onError: (e) => applyProblem(form, e) }));
+  const errors = form.formState.errors;
   return (
     <>
       <h3 className="font-semibold">Preview</h3>
-      <form
-        className="mt-3 grid gap-4"
-        onSubmit={(e) => {
-          e.preventDefault();
-          render.mutate({ key: promptKey, version, inputs });
-        }}
-      >
-        <div className="grid gap-1">
-          <Label htmlFor="preview-version">Version</Label>
-          <NativeSelect
-            id="preview-version"
-            value={version}
-            onChange={(e) => {
-              setVersion(e.target.value);
-              render.reset();
-            }}
-            className="w-36"
-          >
-            {versions.map((v) => (
-              <option key={v.version} value={v.version}>
-                {v.version}
-                {v.version === active ? " (active)" : ""}
-              </option>
-            ))}
-          </NativeSelect>
-        </div>
-        <SchemaForm schema={schema} value={inputs} onChange={setInputs} errors={errors} idPrefix="preview" />
+      <form className="mt-3 grid gap-4" onSubmit={form.handleSubmit((v) => render.mutate({ key: promptKey, ...v }))}>
+        <FormField id="preview-version" label="Version" className="space-y-1">
+          {(control) => (
+            <NativeSelect
+              {...control}
+              className="w-36"
+              {...form.register("version", {
+                onChange: () => {
+                  render.reset();
+                  form.clearErrors();
+                },
+              })}
+            >
+              {versions.map((v) => (
+                <option key={v.version} value={v.version}>
+                  {v.version}
+                  {v.version === active ? " (active)" : ""}
+                </option>
+              ))}
+            </NativeSelect>
+          )}
+        </FormField>
+        <Controller
+          control={form.control}
+          name="inputs"
+          render={({ field }) => (
+            <SchemaForm
+              schema={schema}
+              value={field.value}
+              onChange={field.onChange}
+              errors={fieldMessages(errors.inputs)}
+              idPrefix="preview"
+            />
+          )}
+        />
         <div>
           <Button type="submit" disabled={render.isPending}>
             Render
           </Button>
         </div>
       </form>
-      {problem ? (
+      {errors.root?.message ? (
         <p role="alert" className="mt-3 text-sm text-destructive">
-          {problem.detail}
+          {errors.root.message}
         </p>
       ) : null}
       {render.data ? (

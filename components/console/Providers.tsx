@@ -5,7 +5,7 @@ import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, TRPCC
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { ThemeProvider, useTheme } from "next-themes";
 import { useState, useSyncExternalStore, type ReactNode } from "react";
-import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
+import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import { Toaster } from "sonner";
 import type { AppRouter } from "@/server/appRouter";
 
@@ -23,11 +23,29 @@ export function problemOf(error: unknown): { detail: string; fields: Record<stri
   return { detail: error instanceof Error ? error.message : String(error), fields: {} };
 }
 
-/** Shows a failed call's field errors beside their fields and its detail under the form. */
-export function applyProblem<T extends FieldValues>(form: UseFormReturn<T>, error: unknown): void {
+/**
+ * Shows a failed call's field errors beside their fields and its detail under the form. It takes
+ * only `setError`, so a form whose schema transforms what was typed (text to numbers) fits too.
+ */
+export function applyProblem<T extends FieldValues>(form: { setError: UseFormSetError<T> }, error: unknown): void {
   const { detail, fields } = problemOf(error);
-  for (const [field, message] of Object.entries(fields)) form.setError(field as Path<T>, { message });
+  for (const [field, message] of Object.entries(fields)) {
+    // A field named by JSON Pointer (`/inputs/name`, a JSON Schema's answer) is the form's `inputs.name`.
+    const path = field.startsWith("/") ? field.slice(1).split("/").join(".") : field;
+    form.setError(path as Path<T>, { message });
+  }
   form.setError("root", { message: detail });
+}
+
+/** A detail page's query while it has nothing to show: its refusal, or that it is loading. */
+export function QueryStatus({ query }: { query: { error: unknown; isLoading: boolean } }) {
+  if (query.error)
+    return (
+      <p role="alert" className="text-sm text-destructive">
+        {problemOf(query.error).detail}
+      </p>
+    );
+  return query.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null;
 }
 
 const noSubscription = () => () => {};

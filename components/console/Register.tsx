@@ -7,7 +7,8 @@ import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { z } from "zod";
 import { Button } from "@/components/ui/button";
-import { FieldError, Input, Label } from "@/components/ui/primitives";
+import { FormField } from "@/components/ui/form-field";
+import { Input } from "@/components/ui/primitives";
 import { registerPasskey } from "./passkeyClient";
 import { AuthFrame } from "./SignIn";
 
@@ -76,16 +77,9 @@ export function Register({ token, kind }: { token: string; kind: "setup" | "invi
           }
         })}
       >
-        <div className="space-y-1.5">
-          <Label htmlFor="displayName">Your name</Label>
-          <Input
-            id="displayName"
-            autoComplete="name"
-            aria-invalid={!!form.formState.errors.displayName}
-            {...form.register("displayName")}
-          />
-          <FieldError message={form.formState.errors.displayName?.message} />
-        </div>
+        <FormField id="displayName" label="Your name" error={form.formState.errors.displayName?.message}>
+          {(control) => <Input {...control} autoComplete="name" {...form.register("displayName")} />}
+        </FormField>
         <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>
           {form.formState.isSubmitting ? "Waiting for your passkey…" : "Create passkey"}
         </Button>

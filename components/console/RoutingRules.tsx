@@ -1,21 +1,29 @@
 "use client";
 
+import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useState, type FormEvent } from "react";
+import { useForm } from "react-hook-form";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
-import { Badge, FieldError, Label, Mono, NativeSelect } from "@/components/ui/primitives";
+import { FormField } from "@/components/ui/form-field";
+import { Badge, FieldError, Mono, NativeSelect } from "@/components/ui/primitives";
+import { ReasoningComplexity, ReasoningTask } from "@/server/reasoning/schemas";
 import type { AppRouter } from "@/server/appRouter";
 import { ago } from "./format";
-import { problemOf, useTRPC } from "./Providers";
+import { TASKS } from "./Playground";
+import { applyProblem, problemOf, useTRPC } from "./Providers";
 
 type Outputs = inferRouterOutputs<AppRouter>["reasoning"];
 type Rule = Outputs["rules"]["list"]["data"][number];
 
-const TASKS = ["general", "reasoning", "coding", "summarization", "creative", "math"] as const;
-const COMPLEXITIES = ["simple", "medium", "complex"] as const;
+const RuleForm = z.object({
+  task: ReasoningTask,
+  complexity: z.enum(["", ...ReasoningComplexity.options]),
+  model: z.string().min(1, "Choose the model the rule prefers."),
+});
 const STATUS_TONE = { active: "success", experimental: "warning", deprecated: "neutral" } as const;
 
 /**
@@ -28,21 +36,16 @@ export function RoutingRules({ canAdminister }: { canAdminister: boolean }) {
   const queryClient = useQueryClient();
   const rules = useQuery(trpc.reasoning.rules.list.queryOptions());
   const models = useQuery(trpc.reasoning.models.queryOptions({}));
-  const [task, setTask] = useState<string>("coding");
-  const [complexity, setComplexity] = useState<string>("");
-  const [model, setModel] = useState<string>("");
+  const form = useForm<z.infer<typeof RuleForm>>({
+    resolver: zodResolver(RuleForm),
+    defaultValues: { task: "coding", complexity: "", model: "" },
+  });
   const invalidate = () => void queryClient.invalidateQueries({ queryKey: trpc.reasoning.rules.list.pathKey() });
-  const set = useMutation(trpc.reasoning.rules.set.mutationOptions({ onSuccess: invalidate }));
+  const set = useMutation(
+    trpc.reasoning.rules.set.mutationOptions({ onSuccess: invalidate, onError: (e) => applyProblem(form, e) }),
+  );
   const remove = useMutation(trpc.reasoning.rules.remove.mutationOptions({ onSuccess: invalidate }));
-  const problem = set.error ? problemOf(set.error) : null;
-  const [modelMissing, setModelMissing] = useState(false);
-
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    setModelMissing(!model);
-    if (!model) return;
-    set.mutate({ target: complexity ? `${task}:${complexity}` : task, model });
-  };
+  const errors = form.formState.errors;
 
   const columns: ColumnDef<Rule, unknown>[] = [
     { header: "Target", cell: ({ row }) => <Mono>{row.original.target}</Mono> },
@@ -114,48 +117,49 @@ export function RoutingRules({ canAdminister }: { canAdminister: boolean }) {
       {canAdminister ? (
         <form
           noValidate
-          onSubmit={submit}
+          onSubmit={form.handleSubmit(({ task, complexity, model }) =>
+            set.mutate({ target: complexity ? `${task}:${complexity}` : task, model }),
+          )}
           aria-label="Set a routing rule"
           className="mt-3 grid grid-cols-1 items-end gap-3 sm:grid-cols-[repeat(3,minmax(0,1fr))_auto]"
         >
-          <div className="space-y-1.5">
-            <Label htmlFor="rule-task">Task</Label>
-            <NativeSelect id="rule-task" value={task} onChange={(e) => setTask(e.target.value)}>
-              {TASKS.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
-            </NativeSelect>
-          </div>
-          <div className="space-y-1.5">
-            <Label htmlFor="rule-complexity">Complexity</Label>
-            <NativeSelect id="rule-complexity" value={complexity} onChange={(e) => setComplexity(e.target.value)}>
-              <option value="">any</option>
-              {COMPLEXITIES.map((c) => (
-                <option key={c}>{c}</option>
-              ))}
-            </NativeSelect>
-          </div>
-          <div className="space-y-1.5">
-            <Label htmlFor="rule-model">Preferred model</Label>
-            <NativeSelect
-              id="rule-model"
-              value={model}
-              aria-invalid={modelMissing || !!problem?.fields.model}
-              onChange={(e) => setModel(e.target.value)}
-            >
-              <option value="">Choose a model</option>
-              {(models.data?.models ?? []).map((m) => (
-                <option key={`${m.provider}/${m.model_id}`} value={`${m.provider}/${m.model_id}`}>
-                  {m.provider}/{m.model_id}
-                </option>
-              ))}
-            </NativeSelect>
-          </div>
+          <FormField id="rule-task" label="Task">
+            {(control) => (
+              <NativeSelect {...control} {...form.register("task")}>
+                {TASKS.map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </NativeSelect>
+            )}
+          </FormField>
+          <FormField id="rule-complexity" label="Complexity">
+            {(control) => (
+              <NativeSelect {...control} {...form.register("complexity")}>
+                <option value="">any</option>
+                {ReasoningComplexity.options.map((c) => (
+                  <option key={c}>{c}</option>
+                ))}
+              </NativeSelect>
+            )}
+          </FormField>
+          {/* Its message shows under the whole row (below), so that the row's fields stay aligned. */}
+          <FormField id="rule-model" label="Preferred model">
+            {(control) => (
+              <NativeSelect {...control} aria-invalid={!!errors.model} {...form.register("model")}>
+                <option value="">Choose a model</option>
+                {(models.data?.models ?? []).map((m) => (
+                  <option key={`${m.provider}/${m.model_id}`} value={`${m.provider}/${m.model_id}`}>
+                    {m.provider}/{m.model_id}
+                  </option>
+                ))}
+              </NativeSelect>
+            )}
+          </FormField>
           <Button type="submit" disabled={set.isPending}>
             Set rule
           </Button>
           <div className="sm:col-span-4">
-            <FieldError message={modelMissing ? "Choose the model the rule prefers." : problem?.detail} />
+            <FieldError message={errors.root?.message ?? errors.model?.message} />
           </div>
         </form>
       ) : null}

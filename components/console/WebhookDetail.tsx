@@ -3,20 +3,22 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { ArrowLeft, ChevronDown, ChevronRight, RefreshCw, Send, Trash2 } from "lucide-react";
-import Link from "next/link";
+import { ChevronDown, ChevronRight, RefreshCw, Send, Trash2 } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
+import { BackLink } from "@/components/ui/back-link";
 import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
-import { Badge, Card, FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
+import { FormField } from "@/components/ui/form-field";
+import { Badge, Card, FieldError, Input, NativeSelect } from "@/components/ui/primitives";
 import type { AppRouter } from "@/server/appRouter";
+import { WebhookStatus } from "@/server/webhooks/schemas";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { when } from "./executionFormat";
-import { applyProblem, problemOf, useTRPC } from "./Providers";
+import { applyProblem, problemOf, QueryStatus, useTRPC } from "./Providers";
 import { useSearchParamsWriter } from "./useSearchParamsWriter";
 import { DeliveryDetail } from "./WebhookDeliveryDetail";
 import { LiveIndicator, useLiveView } from "./useLiveView";
@@ -100,12 +102,7 @@ export function WebhookDetail({ id }: { id: string }) {
     writeParams((next) => (value ? next.set("event", value) : next.delete("event")));
   return (
     <>
-      <Link
-        href="/webhooks"
-        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
-      >
-        <ArrowLeft className="h-4 w-4" aria-hidden /> Webhooks
-      </Link>
+      <BackLink href="/webhooks">Webhooks</BackLink>
       <PageHeader
         title="Webhook"
         description={id}
@@ -156,12 +153,7 @@ export function WebhookDetail({ id }: { id: string }) {
           ) : undefined
         }
       />
-      {webhook.error ? (
-        <p role="alert" className="text-sm text-destructive">
-          {problemOf(webhook.error).detail}
-        </p>
-      ) : null}
-      {webhook.isLoading ? <p className="text-sm text-muted-foreground">Loading…</p> : null}
+      <QueryStatus query={webhook} />
       {w ? (
         <div className="space-y-5">
           <Card className="p-4">
@@ -396,7 +388,7 @@ function DeliveryRow({
 const SettingsFormSchema = z.object({
   event_types: PatternList,
   description: z.string().trim().max(500, "At most 500 characters"),
-  status: z.enum(["active", "disabled"]),
+  status: WebhookStatus,
 });
 
 function SettingsForm({ webhook }: { webhook: Webhook }) {
@@ -439,33 +431,30 @@ function SettingsForm({ webhook }: { webhook: Webhook }) {
           }),
         )}
       >
-        <div className="space-y-1.5">
-          <Label htmlFor="set-types">Event types</Label>
-          <Input
-            id="set-types"
-            aria-invalid={!!errors.event_types}
-            aria-describedby="set-types-hint"
-            {...form.register("event_types")}
-          />
-          <p id="set-types-hint" className="text-xs text-muted-foreground">
-            Comma-separated; a trailing .* matches every type under the prefix.
-          </p>
-          {typed.length > 0 ? <PatternChips patterns={typed} /> : null}
-          <FieldError message={errors.event_types?.message} />
-        </div>
+        <FormField
+          id="set-types"
+          label="Event types"
+          description="Comma-separated; a trailing .* matches every type under the prefix."
+          after={typed.length > 0 ? <PatternChips patterns={typed} /> : null}
+          error={errors.event_types?.message}
+        >
+          {(control) => <Input {...control} {...form.register("event_types")} />}
+        </FormField>
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-[1fr_12rem]">
-          <div className="space-y-1.5">
-            <Label htmlFor="set-desc">Description</Label>
-            <Input id="set-desc" aria-invalid={!!errors.description} {...form.register("description")} />
-            <FieldError message={errors.description?.message} />
-          </div>
-          <div className="space-y-1.5">
-            <Label htmlFor="set-status">Status</Label>
-            <NativeSelect id="set-status" {...form.register("status")}>
-              <option value="active">active</option>
-              <option value="disabled">disabled</option>
-            </NativeSelect>
-          </div>
+          <FormField id="set-desc" label="Description" error={errors.description?.message}>
+            {(control) => <Input {...control} {...form.register("description")} />}
+          </FormField>
+          <FormField id="set-status" label="Status">
+            {(control) => (
+              <NativeSelect {...control} {...form.register("status")}>
+                {WebhookStatus.options.map((status) => (
+                  <option key={status} value={status}>
+                    {status}
+                  </option>
+                ))}
+              </NativeSelect>
+            )}
+          </FormField>
         </div>
         <FieldError message={errors.root?.message} />
         <div className="flex justify-end">

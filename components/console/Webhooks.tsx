@@ -13,6 +13,7 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Dialog } from "@/components/ui/dialog";
+import { FormField } from "@/components/ui/form-field";
 import { FieldError, Input, Label, NativeSelect } from "@/components/ui/primitives";
 import { PageHeader, useCanAdminister } from "./ConsoleShell";
 import { useAgentNames } from "./Executions";
@@ -255,47 +256,36 @@ function CreateWebhookDialog({
           }),
         )}
       >
-        <div className="space-y-1.5">
-          <Label htmlFor="wh-url">Target URL</Label>
-          <Input
-            id="wh-url"
-            type="url"
-            inputMode="url"
-            placeholder="https://hooks.example.com/svc"
-            aria-invalid={!!errors.target_url}
-            aria-describedby="wh-url-hint"
-            {...form.register("target_url")}
-          />
-          <p id="wh-url-hint" className="text-xs text-muted-foreground">
-            https; never a private address (plain http only for hosts the operator allowed).
-          </p>
-          <FieldError message={errors.target_url?.message} />
-        </div>
-        <div className="space-y-1.5">
-          <Label htmlFor="wh-types">Event types</Label>
-          <Input
-            id="wh-types"
-            placeholder="invoice.paid, execution.*"
-            aria-invalid={!!errors.event_types}
-            aria-describedby="wh-types-hint"
-            {...form.register("event_types")}
-          />
-          <p id="wh-types-hint" className="text-xs text-muted-foreground">
-            Comma-separated. A trailing .* matches every type under the prefix (invoice.* matches invoice.paid).
-          </p>
-          {typed.length > 0 ? <PatternChips patterns={typed} /> : null}
-          <FieldError message={errors.event_types?.message} />
-        </div>
-        <div className="space-y-1.5">
-          <Label htmlFor="wh-desc">Description (optional)</Label>
-          <Input
-            id="wh-desc"
-            placeholder="Billing system"
-            aria-invalid={!!errors.description}
-            {...form.register("description")}
-          />
-          <FieldError message={errors.description?.message} />
-        </div>
+        <FormField
+          id="wh-url"
+          label="Target URL"
+          description="https; never a private address (plain http only for hosts the operator allowed)."
+          error={errors.target_url?.message}
+        >
+          {(control) => (
+            <Input
+              {...control}
+              type="url"
+              inputMode="url"
+              placeholder="https://hooks.example.com/svc"
+              {...form.register("target_url")}
+            />
+          )}
+        </FormField>
+        <FormField
+          id="wh-types"
+          label="Event types"
+          description="Comma-separated. A trailing .* matches every type under the prefix (invoice.* matches invoice.paid)."
+          after={typed.length > 0 ? <PatternChips patterns={typed} /> : null}
+          error={errors.event_types?.message}
+        >
+          {(control) => (
+            <Input {...control} placeholder="invoice.paid, execution.*" {...form.register("event_types")} />
+          )}
+        </FormField>
+        <FormField id="wh-desc" label="Description (optional)" error={errors.description?.message}>
+          {(control) => <Input {...control} placeholder="Billing system" {...form.register("description")} />}
+        </FormField>
         <FieldError message={errors.root?.message} />
         <div className="flex justify-end gap-2">
           <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>

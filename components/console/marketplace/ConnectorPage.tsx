@@ -1,27 +1,47 @@
 "use client";
 
+import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { ArrowLeft, BadgeCheck, ExternalLink, KeyRound, Plug, ShieldCheck } from "lucide-react";
+import { BadgeCheck, ExternalLink, KeyRound, Plug, ShieldCheck } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { Controller, useForm } from "react-hook-form";
 import ReactMarkdown from "react-markdown";
 import rehypeSanitize from "rehype-sanitize";
 import { toast } from "sonner";
+import { z } from "zod";
+import { BackLink } from "@/components/ui/back-link";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
-import { Badge, Card, Input, Label, NativeSelect } from "@/components/ui/primitives";
+import { FormField } from "@/components/ui/form-field";
+import { Badge, Card, FieldError, Input, NativeSelect } from "@/components/ui/primitives";
 import { Skeleton } from "@/components/ui/skeleton";
+import { ConnectorClientRequest, DeploymentMode, InstallRequest } from "@/server/marketplace/schemas";
 import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "../ConsoleShell";
 import { when } from "../executionFormat";
-import { problemOf, useTRPC } from "../Providers";
+import { applyProblem, problemOf, useTRPC } from "../Providers";
 import { compactCount, ConnectorIcon, HealthStatus, Stars } from "./marketplaceFormat";
 import { Ratings } from "./Ratings";
 import { fieldMessages, formable, schemaDefaults, SchemaForm, type ObjectSchema } from "./SchemaForm";
 
 export type Connector = inferRouterOutputs<AppRouter>["marketplace"]["connector"];
+
+const InstallForm = z.object({
+  deployment_mode: DeploymentMode,
+  config: InstallRequest.shape.config.unwrap(),
+  // The configuration as JSON, for a configuration_schema the generated form cannot show.
+  config_json: z.string(),
+  granted_permissions: z.array(z.string()),
+  base_url: z.string().trim(),
+});
+
+const OAuthClientFormSchema = z.object({
+  client_id: z.string().trim().pipe(ConnectorClientRequest.shape.client_id),
+  client_secret: z.string().pipe(ConnectorClientRequest.shape.client_secret.unwrap().or(z.literal(""))),
+});
 
 /**
  * One connector as its store page: what it does (its Markdown, sanitized), the scopes it asks
@@ -39,7 +59,7 @@ export function ConnectorPage({ id }: { id: string }) {
   if (details.error)
     return (
       <>
-        <BackLink />
+        <BackLink href="/marketplace">Marketplace</BackLink>
         <p role="alert" className="text-sm text-destructive">
           {problemOf(details.error).detail}
         </p>
@@ -47,7 +67,7 @@ export function ConnectorPage({ id }: { id: string }) {
     );
   return (
     <>
-      <BackLink />
+      <BackLink href="/marketplace">Marketplace</BackLink>
       {!c ? (
         <div className="space-y-3">
           <Skeleton className="h-16 w-full" />
@@ -174,17 +194,6 @@ export function ConnectorPage({ id }: { id: string }) {
   );
 }
 
-function BackLink() {
-  return (
-    <Link
-      href="/marketplace"
-      className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
-    >
-      <ArrowLeft className="h-4 w-4" aria-hidden /> Marketplace
-    </Link>
-  );
-}
-
 /**
  * The install flow's first step. A connector without OAuth is active at once (to its
  * installation page); one with OAuth answers with the provider's authorization URL and the
@@ -203,15 +212,19 @@ function InstallDialog({
   const router = useRouter();
   const queryClient = useQueryClient();
   const schema = c.configuration_schema as ObjectSchema;
-  const [mode, setMode] = useState(c.deployment_modes[0]!);
-  const [config, setConfig] = useState<Record<string, unknown>>(() => schemaDefaults(schema));
-  const [configJson, setConfigJson] = useState("{}");
-  const [granted, setGranted] = useState<string[]>(c.actions.map((a) => a.id));
-  const [baseUrl, setBaseUrl] = useState("");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [detail, setDetail] = useState<string | null>(null);
+  const byForm = formable(schema);
+  const form = useForm<z.infer<typeof InstallForm>>({
+    resolver: zodResolver(InstallForm),
+    defaultValues: {
+      deployment_mode: c.deployment_modes[0]!,
+      config: schemaDefaults(schema),
+      config_json: "{}",
+      granted_permissions: c.actions.map((a) => a.id),
+      base_url: "",
+    },
+  });
+  // Not a field: the provider's host while the browser is on its way there.
   const [redirecting, setRedirecting] = useState<string | null>(null);
-  const useForm = formable(schema);
   const install = useMutation(
     trpc.marketplace.install.mutationOptions({
       onSuccess: (out) => {
@@ -224,41 +237,18 @@ function InstallDialog({
               setRedirecting(new URL(out.oauth_authorization_url).host);
               window.location.assign(out.oauth_authorization_url);
             },
-            (e: unknown) => setDetail((e as Error).message),
+            (e: unknown) => form.setError("root", { message: (e as Error).message }),
           );
         } else {
           toast.success(`${c.name} installed`);
           router.push(`/marketplace/installations/${out.installation_id}`);
         }
       },
-      onError: (e) => {
-        const p = problemOf(e);
-        setErrors(p.fields);
-        setDetail(p.detail);
-      },
+      onError: (e) => applyProblem(form, e),
     }),
   );
-  const submit = (e: React.FormEvent) => {
-    e.preventDefault();
-    setErrors({});
-    setDetail(null);
-    let cfg = config;
-    if (!useForm) {
-      try {
-        cfg = JSON.parse(configJson) as Record<string, unknown>;
-      } catch {
-        setErrors({ config: "Not valid JSON." });
-        return;
-      }
-    }
-    install.mutate({
-      id: c.connector_id,
-      deployment_mode: mode,
-      config: cfg,
-      granted_permissions: granted,
-      ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}),
-    });
-  };
+  const errors = form.formState.errors;
+  const granted = form.watch("granted_permissions");
   return (
     <Dialog
       open={open}
@@ -270,35 +260,66 @@ function InstallDialog({
           : "The installation is active as soon as it is created."
       }
     >
-      <form onSubmit={submit} className="grid gap-4" noValidate>
-        <div className="grid gap-1.5">
-          <Label htmlFor="i-mode">Deployment mode</Label>
-          <NativeSelect id="i-mode" value={mode} onChange={(e) => setMode(e.target.value as typeof mode)}>
-            {c.deployment_modes.map((m) => (
-              <option key={m} value={m}>
-                {m}
-              </option>
-            ))}
-          </NativeSelect>
-        </div>
+      <form
+        onSubmit={form.handleSubmit((v) => {
+          let config = v.config;
+          if (!byForm) {
+            try {
+              config = JSON.parse(v.config_json) as Record<string, unknown>;
+            } catch {
+              form.setError("config_json", { message: "Not valid JSON." });
+              return;
+            }
+          }
+          install.mutate({
+            id: c.connector_id,
+            deployment_mode: v.deployment_mode,
+            config,
+            granted_permissions: v.granted_permissions,
+            ...(v.base_url ? { base_url: v.base_url } : {}),
+          });
+        })}
+        className="grid gap-4"
+        noValidate
+      >
+        <FormField id="i-mode" label="Deployment mode">
+          {(control) => (
+            <NativeSelect {...control} {...form.register("deployment_mode")}>
+              {c.deployment_modes.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </NativeSelect>
+          )}
+        </FormField>
         <fieldset className="grid gap-3 rounded-md border border-border p-3">
           <legend className="px-1 text-sm font-medium">Configuration</legend>
-          {useForm ? (
-            <SchemaForm
-              schema={schema}
-              value={config}
-              onChange={setConfig}
-              errors={fieldMessages(errors, "config")}
-              idPrefix="cfg"
+          {byForm ? (
+            <Controller
+              control={form.control}
+              name="config"
+              render={({ field }) => (
+                <SchemaForm
+                  schema={schema}
+                  value={field.value}
+                  onChange={field.onChange}
+                  errors={fieldMessages(errors.config)}
+                  idPrefix="cfg"
+                />
+              )}
             />
           ) : (
-            <textarea
-              aria-label="Configuration (JSON)"
-              rows={5}
-              className="w-full rounded-md border border-border bg-card px-3 py-2 font-mono text-xs"
-              value={configJson}
-              onChange={(e) => setConfigJson(e.target.value)}
-            />
+            <>
+              <textarea
+                aria-label="Configuration (JSON)"
+                aria-invalid={!!errors.config_json}
+                rows={5}
+                className="w-full rounded-md border border-border bg-card px-3 py-2 font-mono text-xs"
+                {...form.register("config_json")}
+              />
+              <FieldError message={errors.config_json?.message} />
+            </>
           )}
         </fieldset>
         <fieldset className="grid gap-2 rounded-md border border-border p-3">
@@ -309,7 +330,12 @@ function InstallDialog({
                 type="checkbox"
                 className="mt-0.5 h-4 w-4 accent-primary"
                 checked={granted.includes(a.id)}
-                onChange={(e) => setGranted((g) => (e.target.checked ? [...g, a.id] : g.filter((x) => x !== a.id)))}
+                onChange={(e) =>
+                  form.setValue(
+                    "granted_permissions",
+                    e.target.checked ? [...granted, a.id] : granted.filter((x) => x !== a.id),
+                  )
+                }
               />
               <span>
                 <code className="font-medium">{a.id}</code>
@@ -318,29 +344,24 @@ function InstallDialog({
             </label>
           ))}
         </fieldset>
-        <div className="grid gap-1.5">
-          <Label htmlFor="i-base">API base URL (optional)</Label>
-          <Input
-            id="i-base"
-            type="url"
-            placeholder="Defaults to the provider's API"
-            value={baseUrl}
-            onChange={(e) => setBaseUrl(e.target.value)}
-            aria-invalid={errors.base_url ? true : undefined}
-            aria-describedby="i-base-help"
-          />
-          <p id="i-base-help" className="text-xs text-muted-foreground">
-            For a self-hosted provider. Private addresses are refused unless the operator allows them.
-          </p>
-          {errors.base_url ? (
-            <p role="alert" className="text-xs text-destructive">
-              {errors.base_url}
-            </p>
-          ) : null}
-        </div>
-        {detail ? (
+        <FormField
+          id="i-base"
+          label="API base URL (optional)"
+          description="For a self-hosted provider. Private addresses are refused unless the operator allows them."
+          error={errors.base_url?.message}
+        >
+          {(control) => (
+            <Input
+              {...control}
+              type="url"
+              placeholder="Defaults to the provider's API"
+              {...form.register("base_url")}
+            />
+          )}
+        </FormField>
+        {errors.root?.message ? (
           <p role="alert" className="text-sm text-destructive">
-            {detail}
+            {errors.root.message}
           </p>
         ) : null}
         {redirecting ? (
@@ -366,18 +387,21 @@ function OAuthClientForm({ connectorId }: { connectorId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const current = useQuery(trpc.marketplace.connectorClient.queryOptions({ connector_id: connectorId }));
-  const [clientId, setClientId] = useState("");
-  const [secret, setSecret] = useState("");
+  const form = useForm<z.input<typeof OAuthClientFormSchema>, unknown, z.output<typeof OAuthClientFormSchema>>({
+    resolver: zodResolver(OAuthClientFormSchema),
+    defaultValues: { client_id: "", client_secret: "" },
+  });
   const save = useMutation(
     trpc.marketplace.setConnectorClient.mutationOptions({
       onSuccess: () => {
         toast.success("OAuth client saved");
-        setSecret("");
+        form.resetField("client_secret");
         void queryClient.invalidateQueries({ queryKey: trpc.marketplace.connectorClient.pathKey() });
       },
       onError: (e) => toast.error(problemOf(e).detail),
     }),
   );
+  const errors = form.formState.errors;
   const v = current.data;
   return (
     <Card className="p-4 text-sm">
@@ -393,27 +417,25 @@ function OAuthClientForm({ connectorId }: { connectorId: string }) {
       </p>
       <form
         className="grid gap-2"
-        onSubmit={(e) => {
-          e.preventDefault();
-          save.mutate({
-            connector_id: connectorId,
-            client_id: clientId.trim(),
-            ...(secret ? { client_secret: secret } : {}),
-          });
-        }}
+        onSubmit={form.handleSubmit(({ client_id, client_secret }) =>
+          save.mutate({ connector_id: connectorId, client_id, ...(client_secret ? { client_secret } : {}) }),
+        )}
       >
-        <Label htmlFor="oc-id">Client id</Label>
-        <Input id="oc-id" value={clientId} onChange={(e) => setClientId(e.target.value)} autoComplete="off" />
-        <Label htmlFor="oc-secret">Client secret</Label>
-        <Input
-          id="oc-secret"
-          type="password"
-          value={secret}
-          onChange={(e) => setSecret(e.target.value)}
-          autoComplete="new-password"
-          placeholder={v?.has_client_secret ? "(kept; type to replace)" : ""}
-        />
-        <Button type="submit" variant="outline" disabled={!clientId.trim() || save.isPending}>
+        <FormField id="oc-id" label="Client id" error={errors.client_id?.message}>
+          {(control) => <Input {...control} autoComplete="off" {...form.register("client_id")} />}
+        </FormField>
+        <FormField id="oc-secret" label="Client secret" error={errors.client_secret?.message}>
+          {(control) => (
+            <Input
+              {...control}
+              type="password"
+              autoComplete="new-password"
+              placeholder={v?.has_client_secret ? "(kept; type to replace)" : ""}
+              {...form.register("client_secret")}
+            />
+          )}
+        </FormField>
+        <Button type="submit" variant="outline" disabled={!form.watch("client_id").trim() || save.isPending}>
           Save client
         </Button>
       </form>

@@ -1,24 +1,31 @@
 "use client";
 
+import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { ArrowLeft, CheckCircle2, Pause, Play, Send, Trash2 } from "lucide-react";
+import { CheckCircle2, Pause, Play, Send, Trash2 } from "lucide-react";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
+import { Controller, useForm } from "react-hook-form";
 import { toast } from "sonner";
+import { z } from "zod";
 import { ChartFigure } from "@/components/charts/ChartFigure";
 import { StackedBarChart } from "@/components/charts/StackedBarChart";
 import { SERIES } from "@/components/charts/series";
+import { BackLink } from "@/components/ui/back-link";
 import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
-import { Badge, Card, Label, NativeSelect } from "@/components/ui/primitives";
+import { FormField } from "@/components/ui/form-field";
+import { Badge, Card, NativeSelect } from "@/components/ui/primitives";
 import { Skeleton } from "@/components/ui/skeleton";
+import { InvokeRequest } from "@/server/marketplace/schemas";
 import type { AppRouter } from "@/server/appRouter";
 import { PageHeader, useCanAdminister } from "../ConsoleShell";
 import { JsonBlock, when } from "../executionFormat";
 import { StatusBadge } from "../format";
-import { problemOf, useTRPC } from "../Providers";
+import { applyProblem, problemOf, useTRPC } from "../Providers";
+import type { Connector } from "./ConnectorPage";
 import { ConnectorIcon, HealthStatus, usd } from "./marketplaceFormat";
 import { fieldMessages, formable, schemaDefaults, SchemaForm, type ObjectSchema } from "./SchemaForm";
 
@@ -76,12 +83,7 @@ export function InstallationDetail({ id }: { id: string }) {
   });
   return (
     <>
-      <Link
-        href="/marketplace/installations"
-        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
-      >
-        <ArrowLeft className="h-4 w-4" aria-hidden /> Installations
-      </Link>
+      <BackLink href="/marketplace/installations">Installations</BackLink>
       {installation.error ? (
         state.data ? (
           <div role="alert" className="space-y-2 rounded-md border border-destructive/40 bg-destructive/10 p-4 text-sm">
@@ -280,6 +282,15 @@ function Usage({ usage: u, loading }: { usage: Usage | undefined; loading: boole
   );
 }
 
+const InvokeFields = z.object({
+  action: InvokeRequest.shape.action,
+  input: InvokeRequest.shape.input.unwrap(),
+  // The input as JSON, for an input_schema the generated form cannot show.
+  input_json: z.string(),
+});
+
+type Action = Connector["actions"][number];
+
 /**
  * Invokes one of the installation's granted actions: its input as a form generated from the
  * action's `input_schema` (or JSON), the answer shown with its status, duration and the link to
@@ -289,14 +300,28 @@ function InvokeForm({ installation: i, onDone }: { installation: Installation; o
   const trpc = useTRPC();
   const connector = useQuery(trpc.marketplace.connector.queryOptions({ id: i.connector.connector_id }));
   const actions = (connector.data?.actions ?? []).filter((a) => i.granted_permissions.includes(a.id));
-  const [actionId, setActionId] = useState("");
-  const action = actions.find((a) => a.id === actionId) ?? actions[0];
-  const schema = (action?.input_schema ?? {}) as ObjectSchema;
-  const [input, setInput] = useState<Record<string, unknown>>({});
-  const [json, setJson] = useState("{}");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [detail, setDetail] = useState<string | null>(null);
+  if (actions.length === 0) return connector.isPending ? <Skeleton className="h-40 w-full" /> : null;
+  return <InvokeActionForm installation={i} actions={actions} onDone={onDone} />;
+}
+
+function InvokeActionForm({
+  installation: i,
+  actions,
+  onDone,
+}: {
+  installation: Installation;
+  actions: Action[];
+  onDone(): void;
+}) {
+  const trpc = useTRPC();
+  const form = useForm<z.infer<typeof InvokeFields>>({
+    resolver: zodResolver(InvokeFields),
+    defaultValues: { action: actions[0]!.id, input: {}, input_json: "{}" },
+  });
+  // Not a field: the last answer, shown until another action is chosen.
   const [result, setResult] = useState<InvokeResult | null>(null);
+  const action = actions.find((a) => a.id === form.watch("action")) ?? actions[0]!;
+  const schema = (action.input_schema ?? {}) as ObjectSchema;
   const asForm = formable(schema);
   const invoke = useMutation(
     trpc.marketplace.invoke.mutationOptions({
@@ -304,14 +329,10 @@ function InvokeForm({ installation: i, onDone }: { installation: Installation; o
         setResult(out);
         onDone();
       },
-      onError: (e) => {
-        const p = problemOf(e);
-        setErrors(p.fields);
-        setDetail(p.detail);
-      },
+      onError: (e) => applyProblem(form, e),
     }),
   );
-  if (!action) return connector.isPending ? <Skeleton className="h-40 w-full" /> : null;
+  const errors = form.formState.errors;
   return (
     <section aria-labelledby="invoke-h" className="space-y-3">
       <h2 id="invoke-h" className="text-lg font-semibold">
@@ -321,76 +342,80 @@ function InvokeForm({ installation: i, onDone }: { installation: Installation; o
         <form
           className="grid gap-4"
           noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            setErrors({});
-            setDetail(null);
-            let value = input;
+          onSubmit={form.handleSubmit((v) => {
+            let input = v.input;
             if (!asForm) {
               try {
-                value = JSON.parse(json) as Record<string, unknown>;
+                input = JSON.parse(v.input_json) as Record<string, unknown>;
               } catch {
-                setErrors({ input: "Not valid JSON." });
+                form.setError("input_json", { message: "Not valid JSON." });
                 return;
               }
             }
-            invoke.mutate({ id: i.installation_id, action: action.id, input: value });
-          }}
+            invoke.mutate({ id: i.installation_id, action: v.action, input });
+          })}
         >
-          <div className="grid gap-1.5">
-            <Label htmlFor="inv-action">Action</Label>
-            <NativeSelect
-              id="inv-action"
-              value={action.id}
-              onChange={(e) => {
-                const next = actions.find((a) => a.id === e.target.value);
-                setActionId(e.target.value);
-                setInput(schemaDefaults(next?.input_schema as ObjectSchema));
-                setResult(null);
-                setErrors({});
-              }}
-            >
-              {actions.map((a) => (
-                <option key={a.id} value={a.id}>
-                  {a.id}
-                </option>
-              ))}
-            </NativeSelect>
-            <p className="text-xs text-muted-foreground">
-              <code>
-                {action.method} {action.path}
-              </code>{" "}
-              · {action.description}
-            </p>
-          </div>
+          <FormField
+            id="inv-action"
+            label="Action"
+            description={
+              <>
+                <code>
+                  {action.method} {action.path}
+                </code>{" "}
+                · {action.description}
+              </>
+            }
+          >
+            {(control) => (
+              <NativeSelect
+                {...control}
+                {...form.register("action", {
+                  onChange: (e: { target: { value: string } }) => {
+                    const next = actions.find((a) => a.id === e.target.value);
+                    form.setValue("input", schemaDefaults(next?.input_schema as ObjectSchema));
+                    setResult(null);
+                    form.clearErrors();
+                  },
+                })}
+              >
+                {actions.map((a) => (
+                  <option key={a.id} value={a.id}>
+                    {a.id}
+                  </option>
+                ))}
+              </NativeSelect>
+            )}
+          </FormField>
           {asForm ? (
-            <SchemaForm
-              schema={schema}
-              value={input}
-              onChange={setInput}
-              errors={fieldMessages(errors, "input")}
-              idPrefix={`in-${action.id}`}
+            <Controller
+              control={form.control}
+              name="input"
+              render={({ field }) => (
+                <SchemaForm
+                  schema={schema}
+                  value={field.value}
+                  onChange={field.onChange}
+                  errors={fieldMessages(errors.input)}
+                  idPrefix={`in-${action.id}`}
+                />
+              )}
             />
           ) : (
-            <div className="grid gap-1.5">
-              <Label htmlFor="inv-json">Input (JSON)</Label>
-              <textarea
-                id="inv-json"
-                rows={5}
-                className="w-full rounded-md border border-border bg-card px-3 py-2 font-mono text-xs"
-                value={json}
-                onChange={(e) => setJson(e.target.value)}
-              />
-              {errors.input ? (
-                <p role="alert" className="text-xs text-destructive">
-                  {errors.input}
-                </p>
-              ) : null}
-            </div>
+            <FormField id="inv-json" label="Input (JSON)" error={errors.input_json?.message}>
+              {(control) => (
+                <textarea
+                  {...control}
+                  rows={5}
+                  className="w-full rounded-md border border-border bg-card px-3 py-2 font-mono text-xs"
+                  {...form.register("input_json")}
+                />
+              )}
+            </FormField>
           )}
-          {detail ? (
+          {errors.root?.message ? (
             <p role="alert" className="text-sm text-destructive">
-              {detail}
+              {errors.root.message}
             </p>
           ) : null}
           <div>

@@ -1,18 +1,29 @@
 "use client";
 
+import { zodResolver } from "@hookform/resolvers/zod";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Star } from "lucide-react";
 import { useState } from "react";
+import { useForm } from "react-hook-form";
 import { toast } from "sonner";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
-import { Card, Label } from "@/components/ui/primitives";
 import { cn } from "@/components/ui/cn";
+import { FormField } from "@/components/ui/form-field";
+import { Card } from "@/components/ui/primitives";
+import { RatingRequest } from "@/server/marketplace/schemas";
 import { when } from "../executionFormat";
-import { problemOf, useTRPC } from "../Providers";
+import { applyProblem, useTRPC } from "../Providers";
 import type { Connector } from "./ConnectorPage";
 import { Stars } from "./marketplaceFormat";
 
 const GRADES = ["5", "4", "3", "2", "1"] as const;
+
+const RatingForm = z.object({
+  // 0 until a star is chosen: the button stays disabled until then.
+  rating: RatingRequest.shape.rating,
+  review_text: z.string().trim().pipe(RatingRequest.shape.review_text.unwrap().unwrap()),
+});
 
 /**
  * A connector's ratings: the computed summary (average and distribution), the reviews, and a
@@ -29,23 +40,26 @@ export function Ratings({ connector: c }: { connector: Connector }) {
       { getNextPageParam: (last) => last.pagination.next_cursor ?? undefined },
     ),
   );
-  const [rating, setRating] = useState(0);
+  const form = useForm<z.infer<typeof RatingForm>>({
+    resolver: zodResolver(RatingForm),
+    defaultValues: { rating: 0, review_text: "" },
+  });
+  // Not a field: the star under the pointer, previewed.
   const [hover, setHover] = useState(0);
-  const [review, setReview] = useState("");
-  const [refusal, setRefusal] = useState<string | null>(null);
   const rate = useMutation(
     trpc.marketplace.rate.mutationOptions({
       onSuccess: () => {
         toast.success("Thanks: your rating is saved");
-        setRefusal(null);
         void queryClient.invalidateQueries({ queryKey: trpc.marketplace.ratings.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.marketplace.ratingSummary.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.marketplace.connector.pathKey() });
       },
-      onError: (e) => setRefusal(problemOf(e).detail),
+      onError: (e) => applyProblem(form, e),
     }),
   );
   const s = summary.data;
+  const rating = form.watch("rating");
+  const errors = form.formState.errors;
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   return (
     <section aria-labelledby="ratings-h" className="space-y-3">
@@ -79,11 +93,9 @@ export function Ratings({ connector: c }: { connector: Connector }) {
       <Card className="p-4">
         <form
           className="grid gap-3"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (rating > 0)
-              rate.mutate({ id: c.connector_id, rating, ...(review.trim() ? { review_text: review.trim() } : {}) });
-          }}
+          onSubmit={form.handleSubmit(({ rating, review_text }) =>
+            rate.mutate({ id: c.connector_id, rating, ...(review_text ? { review_text } : {}) }),
+          )}
         >
           <fieldset>
             <legend className="mb-1 text-sm font-medium">Your rating</legend>
@@ -96,7 +108,7 @@ export function Ratings({ connector: c }: { connector: Connector }) {
                     value={n}
                     className="peer sr-only"
                     checked={rating === n}
-                    onChange={() => setRating(n)}
+                    onChange={() => form.setValue("rating", n)}
                   />
                   <span className="sr-only">
                     {n} star{n === 1 ? "" : "s"}
@@ -112,21 +124,21 @@ export function Ratings({ connector: c }: { connector: Connector }) {
               ))}
             </div>
           </fieldset>
-          <div className="grid gap-1.5">
-            <Label htmlFor="r-review">Review (optional)</Label>
-            <textarea
-              id="r-review"
-              rows={3}
-              maxLength={2000}
-              className="w-full rounded-md border border-border bg-card px-3 py-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
-              value={review}
-              onChange={(e) => setReview(e.target.value)}
-              placeholder="What did it do well for you?"
-            />
-          </div>
-          {refusal ? (
+          <FormField id="r-review" label="Review (optional)" error={errors.review_text?.message}>
+            {(control) => (
+              <textarea
+                {...control}
+                rows={3}
+                maxLength={2000}
+                className="w-full rounded-md border border-border bg-card px-3 py-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+                placeholder="What did it do well for you?"
+                {...form.register("review_text")}
+              />
+            )}
+          </FormField>
+          {errors.root?.message ? (
             <p role="alert" className="text-sm text-destructive">
-              {refusal}
+              {errors.root.message}
             </p>
           ) : null}
           <div>

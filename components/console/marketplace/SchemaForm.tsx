@@ -202,11 +202,15 @@ export function SchemaForm({
   );
 }
 
-/** `errors[]` of a problem (`config.region`, `input.owner`) as messages per property of the form. */
-export function fieldMessages(fields: Record<string, string>, prefix: string): Record<string, string> {
+/**
+ * The messages react-hook-form holds under one field whose value this form edits (the server's
+ * answer set on `<field>.<property>` by applyProblem), keyed by property for `errors`.
+ */
+export function fieldMessages(errors: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [field, message] of Object.entries(fields)) {
-    if (field.startsWith(`${prefix}.`)) out[field.slice(prefix.length + 1).split(".")[0]!] = message;
+  for (const [name, e] of Object.entries((errors ?? {}) as Record<string, unknown>)) {
+    const message = (e as { message?: unknown } | undefined)?.message;
+    if (typeof message === "string") out[name] = message;
   }
   return out;
 }

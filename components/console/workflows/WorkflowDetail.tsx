@@ -1,10 +1,9 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ArrowLeft } from "lucide-react";
-import Link from "next/link";
 import { useState } from "react";
 import { toast } from "sonner";
+import { BackLink } from "@/components/ui/back-link";
 import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/dialog";
 import { Card } from "@/components/ui/primitives";
@@ -43,12 +42,7 @@ export function WorkflowDetail({ id }: { id: string }) {
   const node = dag?.nodes.find((n) => n.id === selected) ?? null;
   return (
     <>
-      <Link
-        href="/workflows"
-        className="mb-3 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground"
-      >
-        <ArrowLeft className="h-4 w-4" aria-hidden /> Workflows
-      </Link>
+      <BackLink href="/workflows">Workflows</BackLink>
       <PageHeader
         title={dag?.name ?? "Workflow"}
         description={id}
