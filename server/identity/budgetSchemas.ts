@@ -17,4 +17,3 @@ export const DelegationBudget = z
   .strict()
   .describe("A spending limit for reasoning calls; a derived delegation's budget can only narrow its grantor's")
   .meta({ id: "DelegationBudget", example: { limit_usd: 5, period: "day" } });
-
