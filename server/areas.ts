@@ -1,6 +1,5 @@
 import type { AnyRouter } from "@trpc/server";
 import { agentOperations } from "./agents/operations";
-import { approvalBridgeEntries, executionWaiter } from "./approvals/executionWaiter";
 import { cancelApprovalsOfRevokedDelegations } from "./approvals/cancelApproval";
 import { approvalOperations } from "./approvals/operations";
 import { approvalsRouter } from "./approvals/router";
@@ -19,6 +18,7 @@ import { eventsRouter } from "./events/router";
 import { eventBridgeEntries } from "./events/tasks";
 import { dispatchToTrigger } from "./events/triggers";
 import { cancelRunsOfRevokedDelegations } from "./executions/executions";
+import { approvalBridgeEntries, executionWaiter } from "./executions/executionWaiter";
 import { executionOperations } from "./executions/operations";
 import { executionsRouter } from "./executions/router";
 import { ExecutionStatus } from "./executions/schemas";
@@ -176,6 +176,8 @@ export const areas = {
     router: executionsRouter,
     jobKinds: executionJobKinds,
     revocationHooks: { executions: cancelRunsOfRevokedDelegations },
+    bridge: approvalBridgeEntries,
+    approvalWaiters: { execution: executionWaiter },
     platformEvents: ["execution.completed", "execution.failed"],
     nav: [{ href: "/executions", label: "Executions", section: "Run", icon: "ListChecks" }],
   },
@@ -192,9 +194,7 @@ export const areas = {
     operations: approvalOperations,
     router: approvalsRouter,
     tasks: approvalTasks,
-    bridge: approvalBridgeEntries,
     revocationHooks: { approvals: cancelApprovalsOfRevokedDelegations },
-    approvalWaiters: { execution: executionWaiter },
     platformEvents: ["approval.requested", "approval.decided", "approval.escalated", "approval.expired"],
     nav: [{ href: "/approvals", label: "Approvals", section: "Govern", icon: "Inbox", roles: ["admin", "approver"] }],
   },

@@ -1,8 +1,7 @@
 import type { Database, Db } from "../db/client";
 import type { ApprovalRequest as Row } from "../db/generated/sqlite/client";
-import { appendInTransaction } from "../provenance/appendProvenance";
+import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash } from "../provenance/record";
-import { newId } from "../ids";
 import type { EscalationSchema } from "./schemas";
 import { settleApproval } from "./settleApproval";
 import { approvalChanged } from "./approvalChanged";
@@ -14,8 +13,8 @@ import { approvalView } from "./views";
 const BATCH = 100;
 
 /**
- * A move the service makes on its own (expiry, escalation, a cascade): its provenance record has
- * the organization's DID as actor and no delegation, like other work of the service.
+ * A move the service makes on its own (expiry, escalation, a cascade): a service record, under no
+ * delegation (provenance/appendServiceRecord.ts).
  */
 export async function recordServiceMove(
   tx: Db,
@@ -24,10 +23,8 @@ export async function recordServiceMove(
   operation: string,
   body: Record<string, unknown>,
 ): Promise<string> {
-  const record = await appendInTransaction(tx, engine, {
+  const record = await appendServiceRecord(tx, engine, {
     org_did: row.orgDid,
-    actor_did: row.orgDid,
-    delegation_id: null,
     grantor_did: null,
     capability: null,
     operation,
@@ -36,7 +33,6 @@ export async function recordServiceMove(
     decision: "allowed",
     status: 200,
     request_hash: requestHash(body),
-    request_id: newId("req"),
   });
   return record.id;
 }

@@ -1,12 +1,12 @@
 import { defineOperation } from "../http/operation";
 import { cancelApproval } from "./cancelApproval";
 import { getApproval } from "./getApproval";
+import { linkApprovalRecord, linkDecisionRecord } from "./linkApprovalRecord";
 import { listApprovals } from "./listApprovals";
 import { requestApproval } from "./requestApproval";
 import { ADMIN_CAPABILITY, RESPOND_CAPABILITY, respondToApproval } from "./respondToApproval";
 import * as s from "./schemas";
 import { useApprovalGrant } from "./useApprovalGrant";
-import { approvalWaiter } from "./waiters";
 
 const tag = "Approvals";
 const read = "svc_api:approvals:read";
@@ -45,9 +45,7 @@ export const createApprovalOp = defineOperation({
   async handler(ctx) {
     const created = await requestApproval(ctx.db, ctx.principal, ctx.body);
     ctx.setResource(created.id);
-    ctx.onRecord(async (tx, record) => {
-      await tx.approvalRequest.update({ where: { id: created.id }, data: { provenanceId: record.id } });
-    });
+    ctx.onRecord((tx, record) => linkApprovalRecord(tx, created.id, record.id));
     return { ...created };
   },
 });
@@ -83,20 +81,7 @@ export const respondApprovalOp = defineOperation({
   async handler(ctx) {
     ctx.setResource(ctx.params.id);
     const decided = await respondToApproval(ctx.db, ctx.principal, ctx.params.id, ctx.body);
-    ctx.onRecord(async (tx, record) => {
-      const row = await tx.approvalRequest.update({
-        where: { id: decided.id },
-        data: { decisionProvenanceId: record.id },
-        select: { orgDid: true, waiterKind: true, waiterRef: true },
-      });
-      // Whoever waits on a final decision (a workflow's approval node) learns its record too.
-      if (row.waiterKind && row.waiterRef && !(s.OPEN_APPROVAL_STATUSES as readonly string[]).includes(decided.status))
-        await approvalWaiter(row.waiterKind)?.onDecisionRecorded?.(
-          tx,
-          { id: decided.id, org_did: row.orgDid, waiter_ref: row.waiterRef },
-          record.id,
-        );
-    });
+    ctx.onRecord((tx, record) => linkDecisionRecord(tx, decided, record.id));
     return decided;
   },
 });

@@ -1,14 +1,11 @@
 import { config } from "../config";
-import { database } from "../db/client";
-import { domainError, DomainError, PayloadTooLarge } from "../errors";
-import { governCall } from "../governance/governCall";
-import { parseOrThrow, refuseHostileInput } from "../http/validation";
-import { delegationPrincipal } from "../identity/authenticate";
-import { newId } from "../ids";
-import { requestHash } from "../provenance/record";
+import { domainError } from "../errors";
+import { callAs, guestError } from "../governance/callAs";
+import { parseOrThrow } from "../http/validation";
 import type { RunInfo } from "../sandbox/bridge";
 import { chainOfRun } from "./chainOfRun";
 import { putEvent } from "./putEvent";
+import { emitEventOp } from "./operations";
 import { refuseReservedEventType } from "./refuseReservedEventType";
 import { EventBody } from "./schemas";
 
@@ -27,29 +24,9 @@ export async function emitFromRun(run: RunInfo, args: unknown[]): Promise<unknow
   const executionId = run.context.executionId as string | undefined;
   const raw = { type: args[0], payload: args[1] ?? {} };
   try {
-    const { value } = await governCall(
-      {
-        id: "emitEvent",
-        label: "POST /v1/events/emit",
-        capability: "svc_api:events:write",
-        resourceType: "event",
-        write: true,
-        successStatus: 202,
-      },
-      {
-        authorization: null,
-        clientAddress: "sandbox",
-        requestId: newId("req"),
-        authenticate: async () => delegationPrincipal((await database()).read, delegationId),
-      },
-      async () => {
-        // Iterative checks first: nothing recursive (hashing, the schema) sees what they refuse.
-        refuseHostileInput(raw, "body");
-        const limit = config().maxBodyBytes;
-        if (Buffer.byteLength(JSON.stringify(raw)) > limit) throw PayloadTooLarge(limit);
-        return { requestHash: requestHash(raw) };
-      },
-      async (scope) => {
+    const { value } = await callAs(emitEventOp, { delegationId }, raw, {
+      via: "sandbox",
+      async run(scope) {
         // The schema and field errors of POST /v1/events/emit, as the gate gives them.
         const body = parseOrThrow(EventBody, raw);
         refuseReservedEventType(body.type);
@@ -65,22 +42,9 @@ export async function emitFromRun(run: RunInfo, args: unknown[]): Promise<unknow
         const chain = executionId ? await chainOfRun(scope.db, executionId) : { depth: 0, rootEventId: null };
         return putEvent(scope, body, "emit", chain.depth, chain.rootEventId);
       },
-    );
+    });
     return value;
   } catch (e) {
-    throw guestError((e as { error?: unknown }).error ?? e);
+    throw guestError(e, "The event could not be emitted");
   }
-}
-
-/** What the guest is told: a refusal's code and reason (with its field errors); anything else stays on the host. */
-export function guestError(inner: unknown): Error {
-  if (inner instanceof DomainError && inner.status < 500) {
-    const fields = inner.extra.errors?.map((f) => `${f.field}: ${f.message}`).join("; ");
-    const err = new Error(fields ? `${inner.message} ${fields}` : inner.message);
-    err.name = inner.code;
-    return err;
-  }
-  const err = new Error("The event could not be emitted: svc failed (the failure is in the service's log).");
-  err.name = "internal_error";
-  return err;
 }

@@ -1,7 +1,7 @@
 import { database, type Database, type Db } from "../db/client";
 import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
-import { appendInTransaction } from "../provenance/appendProvenance";
+import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash, type ProvenanceRecord } from "../provenance/record";
 import { config } from "../config";
 import { depthOfRun } from "./chainOfRun";
@@ -33,7 +33,8 @@ export function servicePrincipal(orgDid: string): Principal {
 
 /**
  * Puts a platform event on the organization's bus inside the caller's transaction, with a
- * provenance record of its own (operation `PLATFORM_EVENT <type>`, no actor), so it is as
+ * provenance record of its own (operation `PLATFORM_EVENT <type>`, a service record: the
+ * organization is its actor, as `servicePrincipal` says), so it is as
  * provable as an ingested one. Returns the bus's answer. `causedBy`, the execution whose end
  * raised it, puts it in that run's chain of events (its depth): an agent triggered by
  * `execution.completed` cannot start itself for ever; past SVC_EVENT_MAX_DEPTH the event is
@@ -71,10 +72,8 @@ export async function putPlatformEvent(
     "emit",
     depth,
   );
-  const record = await appendInTransaction(tx, engine, {
+  const record = await appendServiceRecord(tx, engine, {
     org_did: orgDid,
-    actor_did: null,
-    delegation_id: null,
     grantor_did: null,
     capability: null,
     operation: `PLATFORM_EVENT ${body.type}`,

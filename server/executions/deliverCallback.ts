@@ -2,7 +2,7 @@ import { config } from "../config";
 import { database } from "../db/client";
 import { newId } from "../ids";
 import { finishJob, retryJob, type ClaimedJob } from "../jobs";
-import { appendInTransaction } from "../provenance/appendProvenance";
+import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
 import { signingSecrets } from "./callbackSecret";
 import { executionView } from "./views";
@@ -66,13 +66,12 @@ export async function deliverCallbackJob(job: ClaimedJob<{ executionId: string }
     });
     // The outbound call is the service acting for the run: recorded under the run's delegation.
     const delegation = await tx.delegation.findUnique({ where: { id: e.delegationId }, select: { delegateDid: true } });
-    await appendInTransaction(
+    await appendServiceRecord(
       tx,
       db.engine,
       deliveryRecord("CALLBACK", post, outcome, {
         org_did: e.orgDid,
-        actor_did: delegation?.delegateDid ?? e.orgDid,
-        delegation_id: e.delegationId,
+        actingFor: { delegationId: e.delegationId, delegateDid: delegation?.delegateDid },
         grantor_did: e.requesterPassportId,
         resource_type: "execution",
         resource_id: e.id,

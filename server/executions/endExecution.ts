@@ -3,7 +3,7 @@ import { afterCommit, sqlIn, type Database, type Db } from "../db/client";
 import { sqliteTimestamp } from "../db/raw";
 import type { AsyncExecution } from "../db/generated/sqlite/client";
 import { enqueue } from "../jobs";
-import { appendInTransaction } from "../provenance/appendProvenance";
+import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash } from "../provenance/record";
 import { newId } from "../ids";
 import { stopLocalRun } from "./localRuns";
@@ -16,8 +16,8 @@ export const CALLBACK_JOB = "execution.callback";
 const RECORD_STATUS = { completed: 200, failed: 500, cancelled: 499 } as const;
 
 /**
- * The provenance record of a run, in the transaction that records how it ended: the actor is the
- * agent's passport (or the organization), the delegation the run's own, and the grantor the invoker.
+ * The provenance record of a run, in the transaction that records how it ended: a service record
+ * under the run's own delegation (its actor the agent's passport, its delegate), the grantor the invoker.
  */
 export async function appendRunRecord(
   tx: Db,
@@ -34,8 +34,7 @@ export async function appendRunRecord(
   await endRunDelegation(tx, e);
   const entry = {
     org_did: e.orgDid,
-    actor_did: actorDid ?? e.orgDid,
-    delegation_id: e.delegationId,
+    actingFor: { delegationId: e.delegationId, delegateDid: actorDid },
     grantor_did: e.requesterPassportId,
     capability: "svc_api:agents:invoke",
     operation: `RUN /v1/agents/${e.agentId}`,
@@ -46,7 +45,7 @@ export async function appendRunRecord(
     request_hash: requestHash(undefined),
     request_id: e.id,
   } as const;
-  return (await appendInTransaction(tx, engine, entry, known.recordId)).id;
+  return (await appendServiceRecord(tx, engine, entry, known.recordId)).id;
 }
 
 /** Queues the callback of an execution that has just ended, if it has a callback URL. */

@@ -9,7 +9,7 @@ import { executionChanged } from "./executionChanged";
 import { localRuns } from "./localRuns";
 
 /**
- * A run paused for a person's decision (`ctx.approvals.request`, server/approvals/executionWaiter.ts)
+ * A run paused for a person's decision (`ctx.approvals.request`, server/executions/executionWaiter.ts)
  * ends its attempt instead of holding a sandbox thread for hours: the execution stays `processing`
  * with `progress_message` saying what it waits for, and its job goes back to the queue, not due
  * until the decision makes it due (`resumePausedRun`). The sandbox timeout therefore never kills a

@@ -2,6 +2,7 @@ import { config } from "../config";
 import { database, type Database, type Db } from "../db/client";
 import { commitGrouped } from "../db/groupCommit";
 import { DomainError, Forbidden, RateLimited, toDomainError } from "../errors";
+import { operationLabel, type Operation } from "../http/operation";
 import { takeToken, type RateLimitState } from "../http/rateLimit";
 import { assertChainLive, authenticate } from "../identity/authenticate";
 import type { Principal } from "./principal";
@@ -20,9 +21,10 @@ import { inSpan, tracedCall, type CallTrace } from "../telemetry/tracing";
  * The governance gate, independent of transport: authenticate → rate limit → authorize
  * (capability) → prepare (parse, idempotency) → run → exactly one provenance record per call,
  * refusals included. A write runs in one transaction with its record, so both commit or neither.
- * The /v1 adapter (server/http/gate.ts) and the tRPC middleware (server/trpc/init.ts) both call it.
+ * The /v1 adapter (server/http/gate.ts), the tRPC middleware (server/trpc/init.ts) and `callAs`
+ * (server/governance/callAs.ts, a call made in process as a delegation) call it.
  */
-export interface CallSpec {
+interface CallFields {
   /** Rate-limit bucket and stable name, e.g. `getPassport` or `trpc:identity.passports.list`. */
   id: string;
   /** The record's `operation`: `GET /v1/passports/{did}`, `TRPC identity.passports.list`. */
@@ -37,6 +39,46 @@ export interface CallSpec {
    * operation offers a token (create API keys, invite people).
    */
   roles?: readonly string[];
+}
+
+// Only the builders below make a CallSpec, so what the gate checks is read from one declaration
+// (an operation, a procedure's meta) and never restated by hand at a call site.
+declare const built: unique symbol;
+export type CallSpec = CallFields & { readonly [built]: true };
+
+/** What the gate needs of an operation to govern a call of it. */
+export type GovernedOperation = Pick<
+  Operation,
+  "id" | "method" | "path" | "capability" | "resourceType" | "successStatus"
+>;
+
+/** The gate's spec of a call of a /v1 operation, by whatever transport it comes. */
+export function operationSpec(op: GovernedOperation): CallSpec {
+  return {
+    id: op.id,
+    label: operationLabel(op),
+    capability: op.capability,
+    resourceType: op.resourceType,
+    write: op.method !== "GET",
+    successStatus: op.successStatus,
+  } as CallSpec;
+}
+
+/** The gate's spec of a call of a console tRPC procedure (its capability and roles are in its meta). */
+export function procedureSpec(
+  path: string,
+  write: boolean,
+  meta: { capability: string | null; resourceType: string | null; roles?: readonly string[] } | undefined,
+): CallSpec {
+  return {
+    id: `trpc:${path}`,
+    label: `TRPC ${path}`,
+    capability: meta?.capability ?? null,
+    resourceType: meta?.resourceType ?? null,
+    write,
+    successStatus: 200,
+    roles: meta?.roles,
+  } as CallSpec;
 }
 
 export interface CallMeta {

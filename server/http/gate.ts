@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { config } from "../config";
 import { ValidationFailed } from "../errors";
-import { EMPTY_SHA256, GateError, governCall, type Prepared } from "../governance/governCall";
+import { EMPTY_SHA256, GateError, governCall, operationSpec, type Prepared } from "../governance/governCall";
 import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
 import { operationLabel, type Operation } from "./operation";
@@ -81,14 +81,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
 
   try {
     const outcome = await governCall(
-      {
-        id: op.id,
-        label,
-        capability: op.capability,
-        resourceType: op.resourceType,
-        write: op.method !== "GET",
-        successStatus: op.successStatus,
-      },
+      operationSpec(op),
       {
         authorization: request.headers.get("authorization"),
         clientAddress: clientAddress(request),

@@ -1,9 +1,8 @@
 import type { z } from "zod";
 import type { Database, Db } from "../db/client";
 import { Forbidden, NotFound, ValidationFailed } from "../errors";
-import { appendInTransaction } from "../provenance/appendProvenance";
+import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash } from "../provenance/record";
-import { newId } from "../ids";
 import { delegationPrincipal } from "./authenticate";
 import type { Principal } from "../governance/principal";
 import { missingCapabilities } from "./capabilities";
@@ -57,10 +56,8 @@ export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
       kind: "api_key",
       name: req.name ?? null,
     });
-    await appendInTransaction(tx, db.engine, {
+    await appendServiceRecord(tx, db.engine, {
       org_did: org.orgDid,
-      actor_did: org.orgDid,
-      delegation_id: null,
       grantor_did: org.orgDid,
       capability: "svc_api:delegations:write",
       operation: "CLI keys create",
@@ -69,7 +66,6 @@ export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
       decision: "allowed",
       status: 201,
       request_hash: requestHash({ org_did: req.orgDid, capabilities: req.capabilities, name: req.name ?? null }),
-      request_id: newId("req"),
     });
     return {
       token: issued.token,

@@ -1,8 +1,11 @@
+import { z } from "zod";
+import { linkDecisionRecord } from "../approvals/linkApprovalRecord";
 import { defineOperation } from "../http/operation";
 import { applyProposal, rollbackProposal } from "./applyProposal";
 import { createProposal } from "./createProposal";
 import { decideProposal } from "./decideProposal";
 import { getProposal } from "./getProposal";
+import { linkProposalRecord, linkTuningActionRecord } from "./linkProposalRecord";
 import { listProposals } from "./listProposals";
 import * as s from "./schemas";
 
@@ -30,8 +33,7 @@ export const createLearningProposalOp = defineOperation({
     ctx.setResource(created.id);
     const answer = { ...created };
     ctx.onRecord(async (tx, record) => {
-      await tx.learningProposal.update({ where: { id: created.id }, data: { provenanceId: record.id } });
-      await tx.approvalRequest.update({ where: { id: created.approval_id! }, data: { provenanceId: record.id } });
+      await linkProposalRecord(tx, created, record.id);
       answer.provenance_id = record.id;
     });
     return answer;
@@ -93,9 +95,7 @@ function decideOp(decision: "approve" | "reject") {
         decision,
         ctx.body?.comment,
       );
-      ctx.onRecord(async (tx, record) => {
-        await tx.approvalRequest.update({ where: { id: approval.id }, data: { decisionProvenanceId: record.id } });
-      });
+      ctx.onRecord((tx, record) => linkDecisionRecord(tx, approval, record.id));
       return proposal;
     },
   });
@@ -127,7 +127,7 @@ function changeOp(action: "apply" | "rollback") {
       const { tuning_action } = await change(ctx.db, ctx.principal, ctx.params.id);
       const detail = await getProposal(ctx.db, ctx.principal, ctx.params.id);
       ctx.onRecord(async (tx, record) => {
-        await tx.learningTuningAction.update({ where: { id: tuning_action.id }, data: { provenanceId: record.id } });
+        await linkTuningActionRecord(tx, tuning_action.id, record.id);
         // The answer names the record too (it is appended after the handler returns).
         for (const a of detail.tuning_actions) if (a.id === tuning_action.id) a.provenance_id = record.id;
       });

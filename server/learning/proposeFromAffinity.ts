@@ -1,10 +1,10 @@
 import type { Database } from "../db/client";
 import { servicePrincipal } from "../events/platformEvents";
-import { appendInTransaction } from "../provenance/appendProvenance";
+import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash } from "../provenance/record";
-import { newId } from "../ids";
 import { learningApplier } from "./appliers";
 import { createProposal } from "./createProposal";
+import { linkProposalRecord } from "./linkProposalRecord";
 import { affinityWindowRef } from "./schemas";
 
 /** One prompt × model row of the affinity report (the spec's PromptAffinityResponse item). */
@@ -116,10 +116,8 @@ export async function proposeFromAffinity(
           },
           { origin: "worker", now },
         );
-        const record = await appendInTransaction(tx, db.engine, {
+        const record = await appendServiceRecord(tx, db.engine, {
           org_did: orgDid,
-          actor_did: orgDid,
-          delegation_id: null,
           grantor_did: null,
           capability: null,
           operation: "LEARNING_PROPOSE affinity",
@@ -128,10 +126,8 @@ export async function proposeFromAffinity(
           decision: "allowed",
           status: 201,
           request_hash: requestHash({ kind: proposal.kind, target: key, proposed: proposal.proposed }),
-          request_id: newId("req"),
         });
-        await tx.learningProposal.update({ where: { id: proposal.id }, data: { provenanceId: record.id } });
-        await tx.approvalRequest.update({ where: { id: proposal.approval_id! }, data: { provenanceId: record.id } });
+        await linkProposalRecord(tx, proposal, record.id);
         return 1;
       });
     }

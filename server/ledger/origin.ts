@@ -1,10 +1,9 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import type { JWK } from "jose";
 import type { Database, Db } from "../db/client";
-import { newId } from "../ids";
 import { keyRing } from "../keys/signingKeys";
 import { ledgerKeyRing, rotateLedgerKeyFile, type LedgerKeyRing } from "../keys/ledgerKeys";
-import { appendInTransaction } from "../provenance/appendProvenance";
+import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash } from "../provenance/record";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { keyHash, ED25519_TYPE, verifierKey } from "./note";
@@ -155,10 +154,8 @@ async function recordKeys(db: Database, origin: string, ring: LedgerKeyRing): Pr
     });
     if (newest !== undefined) {
       const rootDid = (await rootOrgDidOf(db)) ?? "unknown";
-      await appendInTransaction(tx, db.engine, {
+      await appendServiceRecord(tx, db.engine, {
         org_did: rootDid,
-        actor_did: rootDid,
-        delegation_id: null,
         grantor_did: rootDid,
         capability: "svc_api:*",
         operation: LEDGER_KEY_ROTATE_OPERATION,
@@ -167,7 +164,6 @@ async function recordKeys(db: Database, origin: string, ring: LedgerKeyRing): Pr
         decision: "allowed",
         status: 201,
         request_hash: requestHash({ previous: newest, verifier_key: current }),
-        request_id: newId("req"),
       });
     }
     return next;

@@ -1,10 +1,6 @@
-import { database } from "../db/client";
-import { DomainError, ValidationFailed } from "../errors";
-import { governCall } from "../governance/governCall";
-import { parseOrThrow, refuseHostileInput } from "../http/validation";
-import { delegationPrincipal } from "../identity/authenticate";
-import { newId } from "../ids";
-import { requestHash } from "../provenance/record";
+import { ValidationFailed } from "../errors";
+import { callAs, guestError } from "../governance/callAs";
+import { parseOrThrow } from "../http/validation";
 import type { RunInfo } from "../sandbox/bridge";
 import { invokeConnectorOp } from "./operations";
 import { completeInvocation, linkInvocation, prepareInvocation } from "./invokeConnector";
@@ -27,26 +23,12 @@ export async function invokeFromRun(run: RunInfo, args: unknown[]): Promise<Invo
   const raw = { action: args[1], input: args[2] ?? {} };
   let answer: InvokeResultT | undefined;
   try {
-    await governCall(
-      {
-        id: invokeConnectorOp.id,
-        label: `POST ${invokeConnectorOp.path}`,
-        capability: invokeConnectorOp.capability,
-        resourceType: invokeConnectorOp.resourceType,
-        write: true,
-        successStatus: 200,
-      },
-      {
-        authorization: null,
-        clientAddress: "sandbox",
-        requestId: newId("req"),
-        authenticate: async () => delegationPrincipal((await database()).read, delegationId),
-      },
-      async () => {
-        refuseHostileInput(raw, "body");
-        return { requestHash: requestHash({ installation_id: installationId, ...raw }) };
-      },
-      async (scope) => {
+    await callAs(invokeConnectorOp, { delegationId }, raw, {
+      via: "sandbox",
+      hashed: { installation_id: installationId, ...raw },
+      // The invoke request's schema bounds what it takes; the connector's own input schema the rest.
+      sizeLimit: false,
+      async run(scope) {
         if (typeof installationId !== "string" || installationId.length === 0 || installationId.length > 100) {
           throw ValidationFailed([
             { field: "installation_id", code: "INVALID_TYPE", message: "Give the installation's id (`ins_…`)." },
@@ -73,24 +55,11 @@ export async function invokeFromRun(run: RunInfo, args: unknown[]): Promise<Invo
           async () => void Object.assign(result, await completeInvocation(scope.database, plan, run.signal)),
         );
       },
-    );
+    });
   } catch (e) {
-    throw guestError((e as { error?: unknown }).error ?? e);
+    throw guestError(e, "The connector could not be invoked");
   }
   // The same answer as POST /v1/marketplace/installations/{id}/invoke: a provider's failure is
   // `successful: false` with its `status_code` or `error`, not a rejection (only refusals reject).
   return answer!;
-}
-
-/** What the guest is told: a refusal's code and reason (with its field errors); anything else stays on the host. */
-function guestError(inner: unknown): Error {
-  if (inner instanceof DomainError && inner.status < 500) {
-    const fields = inner.extra.errors?.map((f) => `${f.field}: ${f.message}`).join("; ");
-    const err = new Error(fields ? `${inner.message} ${fields}` : inner.message);
-    err.name = inner.code;
-    return err;
-  }
-  const err = new Error("The connector could not be invoked: svc failed (the failure is in the service's log).");
-  err.name = "internal_error";
-  return err;
 }

@@ -1,14 +1,6 @@
-import { config } from "../config";
-import { database } from "../db/client";
-import { guestError } from "../events/emitFromRun";
-import { PayloadTooLarge } from "../errors";
-import { governCall } from "../governance/governCall";
-import { parseOrThrow, refuseHostileInput } from "../http/validation";
-import { delegationPrincipal } from "../identity/authenticate";
-import { newId } from "../ids";
-import { requestHash } from "../provenance/record";
+import { callAs, guestError } from "../governance/callAs";
+import { parseOrThrow } from "../http/validation";
 import type { RunInfo } from "../sandbox/bridge";
-import { operationLabel } from "../http/operation";
 import { thinkOp } from "./operations";
 import { ReasoningThinkRequest } from "./schemas";
 import { admitThink } from "./thinkReasoning";
@@ -26,37 +18,18 @@ export async function reasonFromRun(run: RunInfo, args: unknown[]): Promise<unkn
   const delegationId = run.context.delegationId as string;
   const raw = args[0];
   try {
-    const { value } = await governCall(
-      {
-        id: thinkOp.id,
-        label: operationLabel(thinkOp),
-        capability: thinkOp.capability,
-        resourceType: thinkOp.resourceType,
-        write: true,
-        successStatus: thinkOp.successStatus,
-      },
-      {
-        authorization: null,
-        clientAddress: "sandbox",
-        requestId: newId("req"),
-        authenticate: async () => delegationPrincipal((await database()).read, delegationId),
-      },
-      async () => {
-        refuseHostileInput(raw, "body");
-        const limit = config().maxBodyBytes;
-        if (Buffer.byteLength(JSON.stringify(raw ?? null)) > limit) throw PayloadTooLarge(limit);
-        return { requestHash: requestHash(raw) };
-      },
-      async (scope) => {
+    const { value } = await callAs(thinkOp, { delegationId }, raw, {
+      via: "sandbox",
+      async run(scope) {
         const body = parseOrThrow(ReasoningThinkRequest, raw);
         const admitted = await admitThink(scope, body);
         scope.setResource(admitted.callId);
         scope.afterCommit(() => admitted.run(scope.database, run.signal));
         return admitted.answer;
       },
-    );
+    });
     return value;
   } catch (e) {
-    throw guestError((e as { error?: unknown }).error ?? e);
+    throw guestError(e, "The reasoning call could not be made");
   }
 }

@@ -1,6 +1,6 @@
 import { OutboundError, OutboundRefused } from "../outbound/errors";
 import { outboundRequest } from "../outbound/outboundRequest";
-import type { ProvenanceEntry } from "../provenance/record";
+import type { ServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash } from "../provenance/record";
 import { signatureHeaders } from "./signatureHeaders";
 
@@ -116,11 +116,8 @@ export function deliveryRecord(
   kind: "WEBHOOK" | "CALLBACK",
   post: Pick<SignedPost, "url" | "msgId" | "body">,
   outcome: Pick<SignedPostOutcome, "statusCode" | "refused">,
-  who: Pick<
-    ProvenanceEntry,
-    "org_did" | "actor_did" | "delegation_id" | "grantor_did" | "resource_type" | "resource_id"
-  >,
-): ProvenanceEntry {
+  who: Pick<ServiceRecord, "org_did" | "actingFor" | "grantor_did" | "resource_type" | "resource_id">,
+): ServiceRecord {
   return {
     ...who,
     capability: null,

@@ -3,7 +3,7 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { ZodError } from "zod";
 import { config } from "../config";
 import { DomainError, toDomainError, ValidationFailed } from "../errors";
-import { GateError, governCall, type CallScope } from "../governance/governCall";
+import { GateError, governCall, procedureSpec, type CallScope } from "../governance/governCall";
 import { fieldErrors, refuseHostileInput } from "../http/validation";
 import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
@@ -117,15 +117,7 @@ const governed = t.middleware(async ({ ctx, meta, path, type, next, getRawInput 
   const late: LateAnswer = {};
   try {
     const outcome = await governCall(
-      {
-        id: `trpc:${path}`,
-        label: `TRPC ${path}`,
-        capability: meta?.capability ?? null,
-        resourceType: meta?.resourceType ?? null,
-        write: type === "mutation",
-        successStatus: 200,
-        roles: meta?.roles,
-      },
+      procedureSpec(path, type === "mutation", meta),
       {
         authorization: ctx.authorization,
         clientAddress: ctx.clientAddress,

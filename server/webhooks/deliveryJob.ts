@@ -5,7 +5,7 @@ import { afterCommit, database, type Db, sqlIn } from "../db/client";
 import { delegationStanding } from "../identity/delegationRevoked";
 import { newId } from "../ids";
 import { enqueue, finishJob, retryJob, type ClaimedJob, type EnqueueOptions } from "../jobs";
-import { appendInTransaction } from "../provenance/appendProvenance";
+import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
 import { commitGrouped } from "../db/groupCommit";
 import { disableWebhook } from "./disableWebhook";
@@ -183,13 +183,14 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
         await tx.subscription.update({ where: { id: sub.id }, data: { failingSince } });
       if (disableReason) await disableWebhook(tx, db.engine, current, disableReason);
       // The outbound call is the service acting for whoever created the webhook.
-      await appendInTransaction(
+      await appendServiceRecord(
         tx,
         db.engine,
         deliveryRecord("WEBHOOK", post, outcome, {
           org_did: sub.orgDid,
-          actor_did: delegation?.delegateDid ?? sub.orgDid,
-          delegation_id: current.createdByDelegationId,
+          actingFor: current.createdByDelegationId
+            ? { delegationId: current.createdByDelegationId, delegateDid: delegation?.delegateDid }
+            : null,
           grantor_did: sub.orgDid,
           resource_type: "webhook",
           resource_id: sub.id,

@@ -1,14 +1,12 @@
 import { z } from "zod";
-import { config } from "../config";
 import { database, type Db } from "../db/client";
-import { PayloadTooLarge, toDomainError } from "../errors";
-import { GateError, governCall } from "../governance/governCall";
-import { parseOrThrow, refuseHostileInput } from "../http/validation";
-import { operationLabel, type Operation } from "../http/operation";
-import { delegationPrincipal } from "../identity/authenticate";
+import { toDomainError } from "../errors";
+import { callAs } from "../governance/callAs";
+import { GateError } from "../governance/governCall";
+import { parseOrThrow } from "../http/validation";
+import type { Operation } from "../http/operation";
 import { newId } from "../ids";
 import type { ProvenanceRecord } from "../provenance/record";
-import { requestHash } from "../provenance/record";
 
 /** What a governed call from a node came to. */
 export type CallOutcome =
@@ -50,28 +48,11 @@ export async function callOperation(
   const raw = { params: pick(input, op.params), query: pick(input, op.query), body: bodyOf(op, input) };
   let value: unknown;
   try {
-    await governCall(
-      {
-        id: op.id,
-        label: operationLabel(op),
-        capability: op.capability,
-        resourceType: op.resourceType,
-        write,
-        successStatus: op.successStatus,
-      },
-      {
-        authorization: null,
-        clientAddress: "workflow",
-        requestId,
-        authenticate: async () => delegationPrincipal(db.read, delegationId),
-      },
-      async () => {
-        refuseHostileInput(input, "body");
-        if (Buffer.byteLength(JSON.stringify(input)) > config().maxBodyBytes)
-          throw PayloadTooLarge(config().maxBodyBytes);
-        return { requestHash: requestHash(raw.body) };
-      },
-      async (scope) => {
+    await callAs(op, { delegationId }, input, {
+      via: "workflow",
+      requestId,
+      hashed: raw.body,
+      async run(scope) {
         const params = op.params ? parseOrThrow(op.params, raw.params) : {};
         const query = op.query ? parseOrThrow(op.query, raw.query) : {};
         const body = op.body && raw.body !== undefined ? parseOrThrow(op.body, raw.body) : undefined;
@@ -85,7 +66,7 @@ export async function callOperation(
         if (value instanceof Response) throw new Error(`${op.id} answers ${op.responseType}: a node cannot call it`);
         return value;
       },
-    );
+    });
   } catch (e) {
     const error = toDomainError(e instanceof GateError ? e.error : e);
     if (error.status >= 500 || error.status === 429) throw error;

@@ -1,7 +1,7 @@
 import { defineOperation } from "../http/operation";
 import { cancelWorkflow } from "./cancelWorkflow";
 import * as s from "./schemas";
-import { startWorkflow } from "./startWorkflow";
+import { linkWorkflowRecord, startWorkflow } from "./startWorkflow";
 import { getWorkflow, listWorkflows } from "./workflows";
 
 const tag = "Workflows";
@@ -38,9 +38,7 @@ export const startWorkflowOp = defineOperation({
   async handler(ctx) {
     const workflow = await startWorkflow(ctx.db, ctx.principal, ctx.body);
     ctx.setResource(workflow.id);
-    ctx.onRecord(async (tx, record) => {
-      await tx.workflow.update({ where: { id: workflow.id }, data: { provenanceId: record.id } });
-    });
+    ctx.onRecord((tx, record) => linkWorkflowRecord(tx, workflow.id, record.id));
     return getWorkflow(ctx.db, ctx.principal, workflow.id);
   },
 });

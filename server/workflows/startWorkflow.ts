@@ -83,3 +83,8 @@ export async function startWorkflow(tx: Db, principal: Principal, def: Definitio
   workflowChanged(tx, workflow);
   return workflow;
 }
+
+/** Points a started workflow at the record of the call that started it, in that call's transaction. */
+export async function linkWorkflowRecord(tx: Db, workflowId: string, recordId: string): Promise<void> {
+  await tx.workflow.update({ where: { id: workflowId }, data: { provenanceId: recordId } });
+}

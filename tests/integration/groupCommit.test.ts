@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { afterCommit, database } from "@/server/db/client";
 import { commitGrouped } from "@/server/db/groupCommit";
-import { governCall, type CallSpec } from "@/server/governance/governCall";
+import { governCall, operationSpec } from "@/server/governance/governCall";
 import { enqueue } from "@/server/jobs";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { deployAndWait } from "./agentsHelpers";
@@ -21,14 +21,14 @@ afterAll(async () => {
   await shutdownSandbox();
 });
 
-const SPEC: CallSpec = {
+const SPEC = operationSpec({
   id: "test:group",
-  label: "TEST group",
+  method: "POST",
+  path: "/test/group",
   capability: null,
   resourceType: "job",
-  write: true,
   successStatus: 201,
-};
+});
 const FAR = new Date(Date.now() + 86_400_000);
 
 describe("group commit in the gate", () => {

@@ -1,16 +1,10 @@
-import { database } from "../db/client";
-import { DomainError, PayloadTooLarge } from "../errors";
-import { resumePausedRun, pauseLocalRun } from "../executions/pauseRun";
-import { governCall } from "../governance/governCall";
-import { parseOrThrow, refuseHostileInput } from "../http/validation";
-import { delegationPrincipal } from "../identity/authenticate";
-import { newId } from "../ids";
+import { requestApprovalAs } from "../approvals/requestApprovalAs";
+import { OPEN_APPROVAL_STATUSES, type ApprovalRequest } from "../approvals/schemas";
+import type { ApprovalWaiter } from "../approvals/waiters";
+import { guestError } from "../governance/callAs";
 import { processWide } from "../processWide";
-import { requestHash } from "../provenance/record";
 import type { BridgeHandler, RunInfo } from "../sandbox/bridge";
-import { requestApproval } from "./requestApproval";
-import { APPROVAL_DATA_MAX_BYTES, ApprovalCreate, OPEN_APPROVAL_STATUSES, type ApprovalRequest } from "./schemas";
-import type { ApprovalWaiter } from "./waiters";
+import { pauseLocalRun, resumePausedRun } from "./pauseRun";
 
 /**
  * `ctx.approvals.request({...})` inside a run, and the `execution` waiter that resumes it.
@@ -54,42 +48,9 @@ export async function requestFromRun(run: RunInfo, args: unknown[]): Promise<unk
   const raw = { ...((args[0] ?? {}) as object), task_id: executionId, agent_id: run.context.agentId };
   let approval: ApprovalRequest;
   try {
-    ({ value: approval } = (await governCall(
-      {
-        id: "createApproval",
-        label: "POST /v1/approvals",
-        capability: "svc_api:approvals:write",
-        resourceType: "approval",
-        write: true,
-        successStatus: 201,
-      },
-      {
-        authorization: null,
-        clientAddress: "sandbox",
-        requestId: newId("req"),
-        authenticate: async () => delegationPrincipal((await database()).read, delegationId),
-      },
-      async () => {
-        refuseHostileInput(raw, "body");
-        if (Buffer.byteLength(JSON.stringify(raw)) > APPROVAL_DATA_MAX_BYTES + 16_384)
-          throw PayloadTooLarge(APPROVAL_DATA_MAX_BYTES);
-        return { requestHash: requestHash(raw) };
-      },
-      async (scope) => {
-        const body = parseOrThrow(ApprovalCreate, raw);
-        const made = await requestApproval(scope.db, scope.principal, body, {
-          waiter: { kind: "execution", ref: `${executionId}:${seq}` },
-        });
-        scope.setResource(made.id);
-        if (!made.provenance_id)
-          scope.onRecord(async (tx, record) => {
-            await tx.approvalRequest.update({ where: { id: made.id }, data: { provenanceId: record.id } });
-          });
-        return made;
-      },
-    )) as { value: ApprovalRequest });
+    approval = await requestApprovalAs({ delegationId }, raw, { kind: "execution", ref: `${executionId}:${seq}` });
   } catch (e) {
-    throw guestError((e as { error?: unknown }).error ?? e);
+    throw guestError(e, "The approval could not be requested");
   }
   if ((OPEN_APPROVAL_STATUSES as readonly string[]).includes(approval.status)) {
     pauseLocalRun(executionId, `Waiting for approval ${approval.id}: ${approval.action_description ?? ""}`.trim());
@@ -110,18 +71,6 @@ function outcomeOf(a: ApprovalRequest): RunApprovalOutcome {
   };
 }
 
-function guestError(inner: unknown): Error {
-  if (inner instanceof DomainError && inner.status < 500) {
-    const fields = inner.extra.errors?.map((f) => `${f.field}: ${f.message}`).join("; ");
-    const err = new Error(fields ? `${inner.message} ${fields}` : inner.message);
-    err.name = inner.code;
-    return err;
-  }
-  const err = new Error("The approval could not be requested: svc failed (the failure is in the service's log).");
-  err.name = "internal_error";
-  return err;
-}
-
 /**
  * The `execution` waiter: a settled request (decided, expired, cancelled) makes its paused run's
  * job due again, in the settling transaction. A run that has ended meanwhile is not resumed.
@@ -133,5 +82,5 @@ export const executionWaiter: ApprovalWaiter = {
   },
 };
 
-/** The `ctx.approvals.*` entries this area offers runs. */
+/** The `ctx.approvals.*` entries this area offers runs: a run pauses on a request until it is settled. */
 export const approvalBridgeEntries: Record<string, BridgeHandler> = { "approvals.request": requestFromRun };
