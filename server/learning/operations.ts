@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { linkDecisionRecord } from "../approvals/linkApprovalRecord";
 import { defineOperation } from "../http/operation";
 import { applyProposal, rollbackProposal } from "./applyProposal";
