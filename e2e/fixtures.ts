@@ -57,6 +57,9 @@ export async function slowNavigations(page: Page, ms = 1_500): Promise<() => Pro
  * nothing about contrast.
  */
 export async function axe(page: Page): Promise<void> {
+  // Next streams a page's metadata: after a client-side navigation the <title> arrives a moment
+  // after the content, and axe would otherwise judge the page between the two.
+  await expect(page).toHaveTitle(/\S/);
   const results = await new AxeBuilder({ page }).exclude("[data-sonner-toaster]").analyze();
   const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(

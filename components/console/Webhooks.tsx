@@ -79,7 +79,8 @@ export function Webhooks() {
               <Link
                 href={`/executions?agent=${encodeURIComponent(row.original.agent_id)}`}
                 onClick={(e) => e.stopPropagation()}
-                className="text-primary underline-offset-2 hover:underline"
+                // Underlined: a link inside a line of text must not be told apart by colour alone.
+                className="text-primary underline underline-offset-2"
               >
                 {nameOf(row.original.agent_id) ?? row.original.agent_id}
               </Link>

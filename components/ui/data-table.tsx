@@ -10,7 +10,7 @@ import { Button } from "./button";
  * each row is stacked, one "header value" line per column, instead of a wide table scrolling
  * sideways inside its card, as Linear's lists do. The explicit ARIA roles keep it a table for
  * assistive technology once CSS no longer displays it as one, and the header row stays there for
- * them (visually hidden); the per-cell labels are for the eye only.
+ * them (visually hidden); the per-cell labels are CSS-generated (`data-label`), for the eye only.
  */
 export function DataTable<T>({
   columns,
@@ -72,21 +72,19 @@ export function DataTable<T>({
               >
                 {row.getVisibleCells().map((cell) => {
                   const header = headerOf.get(cell.column.id);
-                  const label = header && !header.isPlaceholder ? cell.column.columnDef.header : undefined;
+                  const label =
+                    header && !header.isPlaceholder && typeof cell.column.columnDef.header === "string"
+                      ? cell.column.columnDef.header
+                      : undefined;
                   return (
                     <td
                       key={cell.id}
                       role="cell"
-                      className="px-3 py-2 align-top max-sm:flex max-sm:min-w-0 max-sm:items-baseline max-sm:gap-3 max-sm:py-1 max-sm:[overflow-wrap:anywhere]"
+                      // The phone's per-cell label is CSS-generated content: not part of the cell's
+                      // text (what a copy, a search or a test reads), and absent at desktop width.
+                      data-label={label}
+                      className="px-3 py-2 align-top max-sm:flex max-sm:min-w-0 max-sm:items-baseline max-sm:gap-3 max-sm:py-1 max-sm:[overflow-wrap:anywhere] max-sm:data-[label]:before:w-28 max-sm:data-[label]:before:shrink-0 max-sm:data-[label]:before:text-xs max-sm:data-[label]:before:uppercase max-sm:data-[label]:before:tracking-wide max-sm:data-[label]:before:text-muted-foreground max-sm:data-[label]:before:content-[attr(data-label)]"
                     >
-                      {label && header ? (
-                        <span
-                          aria-hidden
-                          className="w-28 shrink-0 text-xs uppercase tracking-wide text-muted-foreground sm:hidden"
-                        >
-                          {flexRender(label, header.getContext())}
-                        </span>
-                      ) : null}
                       <span className="min-w-0 max-sm:flex-1">
                         {flexRender(cell.column.columnDef.cell, cell.getContext())}
                       </span>
