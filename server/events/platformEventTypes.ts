@@ -38,6 +38,12 @@ const builtIn: PlatformEventEntry[] = [
   },
   { pattern: "workflow.*", readCapability: "svc_api:workflows:read", description: "workflows: completed, failed" },
   {
+    // Their payload is the proposal, `proposed` and `previous` state included: a learning reader's.
+    pattern: "learning.*",
+    readCapability: "svc_api:learning:read",
+    description: "learning proposals: proposed, applied, rolled_back",
+  },
+  {
     pattern: "connector.*",
     readCapability: "svc_api:marketplace:read",
     description: "the marketplace: installed, connection_expired",

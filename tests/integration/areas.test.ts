@@ -10,7 +10,7 @@ import {
   navigationFor,
   offeredCapabilityAreas,
 } from "@/server/areas";
-import { registeredPlatformEventTypes } from "@/server/events/platformEventTypes";
+import { platformEventEntry, registeredPlatformEventTypes } from "@/server/events/platformEventTypes";
 import { capabilityGroups, isKnownCapability } from "@/server/identity/capabilityCatalogue";
 import { roleCapabilities } from "@/server/members/roles";
 import { call, ed25519Jwk, useTestServer } from "./harness";
@@ -212,5 +212,16 @@ describe("registries are filled by the root, never by importing a module", () =>
       "workflow.completed",
       "workflow.failed",
     ]);
+  });
+
+  it("every platform event type an area raises falls under a catalogue entry naming the capability that reads it", () => {
+    // An area that raised types the catalogue missed (learning.*, once) let a webhook holding only
+    // svc_api:events:read receive what they carry. A property, not a list: a new area is held to it.
+    for (const type of registeredPlatformEventTypes()) {
+      const entry = platformEventEntry(type);
+      expect(entry, type).toBeDefined();
+      expect(isKnownCapability(entry!.readCapability), `${type}: ${entry!.readCapability}`).toBe(true);
+      if (type !== "webhook.disabled") expect(entry!.readCapability, type).not.toBe("svc_api:events:read");
+    }
   });
 });

@@ -134,6 +134,9 @@ describe("a webhook carries only what its creator may read (item 16)", () => {
       [["execution.*"], "svc_api:executions:read"],
       [["agent.*"], "svc_api:agents:read"],
       [["delegation.*"], "svc_api:delegations:read"],
+      // A proposal's event carries its `proposed` and `previous` state: a learning reader's.
+      [["learning.*"], "svc_api:learning:read"],
+      [["learning.proposed"], "svc_api:learning:read"],
     ] as const) {
       res = await create([...types], events.token);
       expect(res.status, types.join()).toBe(403);
@@ -147,6 +150,9 @@ describe("a webhook carries only what its creator may read (item 16)", () => {
     expect(
       (await api("PATCH", `/v1/webhooks/${hook.id}`, { event_types: ["invoice.paid"] }, events.token)).status,
     ).toBe(200);
+
+    const learning = await apiKey(["svc_api:events:write", "svc_api:events:read", "svc_api:learning:read"]);
+    expect((await create(["learning.*"], learning.token)).status).toBe(201);
 
     const executions = await apiKey(["svc_api:events:write", "svc_api:events:read", "svc_api:executions:read"]);
     expect((await create(["execution.completed"], executions.token)).status).toBe(201);
