@@ -73,7 +73,7 @@ export function Webhooks() {
             {row.original.target_url}
           </Link>
         ) : (
-          <span className="whitespace-nowrap text-sm">
+          <span className="text-sm sm:whitespace-nowrap">
             agent trigger →{" "}
             {row.original.agent_id ? (
               <Link
