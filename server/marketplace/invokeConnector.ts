@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { config } from "../config";
 import { sqlIn, type Database, type Db } from "../db/client";
 import { DomainError, domainError, ValidationFailed } from "../errors";
+import type { CallScope } from "../governance/governCall";
 import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
 import { OutboundError } from "../outbound/errors";
@@ -213,4 +214,36 @@ function redact(result: unknown, token: string | null): unknown {
   if (!token || result === null) return result;
   const text = JSON.stringify(result);
   return text.includes(token) ? (JSON.parse(redactText(text, token)) as unknown) : result;
+}
+
+/**
+ * One invocation inside a governed call (the /v1 operation and a run's `ctx.connectors.invoke`
+ * alike): admitted in the call's transaction, linked to its provenance record, and the provider
+ * called once the transaction has committed. The answer is the operation's `InvokeResult`,
+ * filled in after commit, before the call's answer is sent.
+ */
+export async function invokeInCall(
+  scope: Pick<CallScope, "db" | "database" | "principal" | "setResource" | "onRecord" | "afterCommit">,
+  installationId: string,
+  body: z.output<typeof InvokeRequest>,
+  signal?: AbortSignal,
+): Promise<InvokeResultT> {
+  scope.setResource(installationId);
+  const plan = await prepareInvocation(scope.db, scope.database.engine, scope.principal, installationId, body);
+  const answer: InvokeResultT = {
+    invocation_id: plan.invocationId,
+    status_code: null,
+    duration_ms: 0,
+    result: null,
+    provenance_id: "",
+    successful: false,
+    error: null,
+  };
+  scope.onRecord(async (tx, record) => {
+    answer.provenance_id = record.id;
+    await linkInvocation(tx, scope.database.engine, plan.invocationId, record.id);
+  });
+  // Never with the write lock held: a slow provider must not stall every other write.
+  scope.afterCommit(async () => void Object.assign(answer, await completeInvocation(scope.database, plan, signal)));
+  return answer;
 }

@@ -3,7 +3,7 @@ import { callAs, guestError } from "../governance/callAs";
 import { parseOrThrow } from "../http/validation";
 import type { RunInfo } from "../sandbox/bridge";
 import { invokeConnectorOp } from "./operations";
-import { completeInvocation, linkInvocation, prepareInvocation } from "./invokeConnector";
+import { invokeInCall } from "./invokeConnector";
 import { InvokeRequest, type InvokeResultT } from "./schemas";
 
 /**
@@ -34,26 +34,7 @@ export async function invokeFromRun(run: RunInfo, args: unknown[]): Promise<Invo
             { field: "installation_id", code: "INVALID_TYPE", message: "Give the installation's id (`ins_…`)." },
           ]);
         }
-        scope.setResource(installationId);
-        const body = parseOrThrow(InvokeRequest, raw);
-        const plan = await prepareInvocation(scope.db, scope.database.engine, scope.principal, installationId, body);
-        const result: InvokeResultT = {
-          invocation_id: plan.invocationId,
-          status_code: null,
-          duration_ms: 0,
-          result: null,
-          provenance_id: "",
-          successful: false,
-          error: null,
-        };
-        answer = result;
-        scope.onRecord(async (tx, record) => {
-          result.provenance_id = record.id;
-          await linkInvocation(tx, scope.database.engine, plan.invocationId, record.id);
-        });
-        scope.afterCommit(
-          async () => void Object.assign(result, await completeInvocation(scope.database, plan, run.signal)),
-        );
+        answer = await invokeInCall(scope, installationId, parseOrThrow(InvokeRequest, raw), run.signal);
       },
     });
   } catch (e) {

@@ -6,7 +6,7 @@ import { getInstallation } from "./getInstallation";
 import { getInstallationUsage } from "./getInstallationUsage";
 import { getRatingSummary } from "./getRatingSummary";
 import { installConnector } from "./installConnector";
-import { completeInvocation, linkInvocation, prepareInvocation } from "./invokeConnector";
+import { invokeInCall } from "./invokeConnector";
 import { listConnectors } from "./listConnectors";
 import { listInstallations } from "./listInstallations";
 import { listRatings } from "./listRatings";
@@ -184,26 +184,7 @@ export const invokeConnectorOp = defineOperation({
   response: s.InvokeResult,
   successStatus: 200,
   problems: ["installation_not_active", "action_not_granted", "outbound_refused"],
-  async handler(ctx) {
-    ctx.setResource(ctx.params.id);
-    const plan = await prepareInvocation(ctx.db, ctx.database.engine, ctx.principal, ctx.params.id, ctx.body);
-    const answer: s.InvokeResultT = {
-      invocation_id: plan.invocationId,
-      status_code: null,
-      duration_ms: 0,
-      result: null,
-      provenance_id: "",
-      successful: false,
-      error: null,
-    };
-    ctx.onRecord(async (tx, record) => {
-      answer.provenance_id = record.id;
-      await linkInvocation(tx, ctx.database.engine, plan.invocationId, record.id);
-    });
-    // The provider is called once the call's transaction has committed: never with the write lock held.
-    ctx.afterCommit(async () => void Object.assign(answer, await completeInvocation(ctx.database, plan)));
-    return answer;
-  },
+  handler: (ctx) => invokeInCall(ctx, ctx.params.id, ctx.body),
 });
 
 export const installationUsageOp = defineOperation({
