@@ -1,4 +1,23 @@
 import type { AnyRouter } from "@trpc/server";
+import { NAV_SECTIONS, type Contributions, type NavEntry } from "./contributions";
+
+export { NAV_SECTIONS, type NavEntry, type NavSection } from "./contributions";
+import { agentContributions } from "./agents/contributions";
+import { approvalContributions } from "./approvals/contributions";
+import { complianceContributions } from "./compliance/contributions";
+import { controlPlaneContributions } from "./controlPlane/contributions";
+import { eventContributions } from "./events/contributions";
+import { executionContributions } from "./executions/contributions";
+import { identityContributions } from "./identity/contributions";
+import { learningContributions } from "./learning/contributions";
+import { marketplaceContributions } from "./marketplace/contributions";
+import { memberContributions } from "./members/contributions";
+import { promptContributions } from "./prompts/contributions";
+import { provenanceContributions } from "./provenance/contributions";
+import { reasoningContributions } from "./reasoning/contributions";
+import { telemetryContributions } from "./telemetry/contributions";
+import { webhookContributions } from "./webhooks/contributions";
+import { workflowContributions } from "./workflows/contributions";
 import { agentOperations } from "./agents/operations";
 import { cancelApprovalsOfRevokedDelegations } from "./approvals/cancelApproval";
 import { approvalOperations } from "./approvals/operations";
@@ -13,7 +32,7 @@ import { controlPlaneOperations } from "./controlPlane/operations";
 import { controlPlaneRouter } from "./controlPlane/router";
 import { registerSubscriptionDispatcher, type SubscriptionDispatcher } from "./events/dispatch";
 import { eventOperations } from "./events/operations";
-import { registerPlatformEventTypes } from "./events/platformEventTypes";
+import { registerPlatformEventGroups } from "./events/platformEventTypes";
 import { eventsRouter } from "./events/router";
 import { eventBridgeEntries } from "./events/tasks";
 import { dispatchToTrigger } from "./events/triggers";
@@ -21,12 +40,12 @@ import { cancelRunsOfRevokedDelegations } from "./executions/executions";
 import { approvalBridgeEntries, executionWaiter } from "./executions/executionWaiter";
 import { executionOperations } from "./executions/operations";
 import { executionsRouter } from "./executions/router";
-import { ExecutionStatus } from "./executions/schemas";
 import { executionJobKinds } from "./executions/tasks";
 import type { Operation } from "./http/operation";
 import { registerOperations } from "./http/operationRegistry";
 import { idempotencyTasks } from "./http/tasks";
-import { capabilityAreaOf, offerCapabilityAreas } from "./identity/capabilityCatalogue";
+import { capabilityAreaOf, offerCapabilityAreas, registerCapabilities } from "./identity/capabilityCatalogue";
+import { registerErrorCodes } from "./errorCatalogue";
 import { onDelegationIssued, type IssuanceHook } from "./identity/issuanceHooks";
 import { identityOperations } from "./identity/operations";
 import { onDelegationsRevoked, type RevocationHook } from "./identity/revocationHooks";
@@ -40,7 +59,7 @@ import { proposalWaiter } from "./learning/proposalWaiter";
 import { learningRouter } from "./learning/router";
 import { learningTasks } from "./learning/tasks";
 import { ledgerTasks } from "./ledger/tasks";
-import type { Role } from "./members/roles";
+import type { Role } from "./governance/roles";
 import { invocationOperations, marketplaceOperations } from "./marketplace/operations";
 import { marketplaceRouter } from "./marketplace/router";
 import { marketplaceBridgeEntries, marketplaceTasks } from "./marketplace/tasks";
@@ -76,31 +95,13 @@ import { workflowsRouter } from "./workflows/router";
 import { workflowJobKinds } from "./workflows/tasks";
 
 /**
- * The sidebar's sections, in their order: twenty pages in one list were a wall of links that ran
- * past the bottom of a laptop's screen. An entry names its section; the navigation keeps the
- * root's order within a section.
- */
-export const NAV_SECTIONS = ["Govern", "Run", "Connect", "Models", "Reference"] as const;
-export type NavSection = (typeof NAV_SECTIONS)[number];
-
-/** A console page in the navigation: who sees it, its section, and the lucide icon beside its label. */
-export interface NavEntry {
-  href: string;
-  label: string;
-  /** The sidebar section it is listed under; the overview alone has none (it heads the list). */
-  section?: NavSection;
-  /** A lucide-react icon name (`Bot`, `ListChecks`, …). */
-  icon: string;
-  /** The roles that see the entry; every role when absent (the approval inbox is an approver's page). */
-  roles?: readonly Role[];
-}
-
-/**
  * One area of the server as the rest of the house sees it: everything the shared mechanisms
  * (the routing table, tRPC, the worker, the job queue, the sandbox, the event bus, revocation)
- * take from it. Each list is optional; an area declares what it has.
+ * take from it, and what it contributes to the catalogues (capabilities, platform event types,
+ * error codes, metric series, navigation: `Contributions`, declared in its own
+ * `server/<area>/contributions.ts`). Each list is optional; an area declares what it has.
  */
-export interface Area {
+export interface Area extends Contributions {
   /** Its /v1 operations (server/<area>/operations.ts): the routing table and the OpenAPI document. */
   operations?: readonly Operation[];
   /** Its tRPC router (server/<area>/router.ts), mounted under the area's key. */
@@ -119,10 +120,6 @@ export interface Area {
   runEndHooks?: Readonly<Record<string, RunEndHook>>;
   /** What a matched subscription of a kind it owns does, in the ingesting transaction. */
   subscriptionDispatchers?: Readonly<Partial<Record<"webhook" | "agent_trigger", SubscriptionDispatcher>>>;
-  /** The platform event types it raises (the README's event catalogue). */
-  platformEvents?: readonly string[];
-  /** Its pages in the console's navigation. */
-  nav?: readonly NavEntry[];
   /**
    * What it does when an approval request it asked for settles, by waiter kind (a paused run is
    * `execution`, a workflow's approval node `workflow_node`): called in the settling transaction.
@@ -147,29 +144,25 @@ export const areas = {
   identity: {
     operations: identityOperations,
     router: identityRouter,
-    nav: [
-      { href: "/passports", label: "Passports", section: "Govern", icon: "Fingerprint" },
-      { href: "/keys", label: "API keys & delegations", section: "Govern", icon: "KeyRound" },
-    ],
+    ...identityContributions,
   },
   controlPlane: {
     operations: controlPlaneOperations,
     router: controlPlaneRouter,
-    nav: [{ href: "/organizations", label: "Organizations", section: "Govern", icon: "Building2" }],
+    ...controlPlaneContributions,
   },
   provenance: {
     operations: provenanceOperations,
     router: provenanceRouter,
-    nav: [{ href: "/provenance", label: "Provenance", section: "Govern", icon: "Activity" }],
+    ...provenanceContributions,
   },
   ledger: { tasks: ledgerTasks },
-  compliance: { operations: complianceOperations, tasks: complianceTasks },
+  compliance: { operations: complianceOperations, tasks: complianceTasks, ...complianceContributions },
   agents: {
     operations: agentOperations,
     router: agentsRouter,
     jobKinds: agentJobKinds,
-    platformEvents: ["agent.deployed", "agent.activated", "agent.deactivated"],
-    nav: [{ href: "/agents", label: "Agents", section: "Run", icon: "Bot" }],
+    ...agentContributions,
   },
   executions: {
     operations: executionOperations,
@@ -178,8 +171,7 @@ export const areas = {
     revocationHooks: { executions: cancelRunsOfRevokedDelegations },
     bridge: approvalBridgeEntries,
     approvalWaiters: { execution: executionWaiter },
-    platformEvents: ["execution.completed", "execution.failed"],
-    nav: [{ href: "/executions", label: "Executions", section: "Run", icon: "ListChecks" }],
+    ...executionContributions,
   },
   webhooks: {
     operations: webhookOperations,
@@ -187,31 +179,28 @@ export const areas = {
     jobKinds: webhookJobKinds,
     revocationHooks: { webhooks: disableWebhooksOfRevokedDelegations },
     subscriptionDispatchers: { webhook: dispatchToWebhook },
-    platformEvents: ["webhook.disabled"],
-    nav: [{ href: "/webhooks", label: "Webhooks", section: "Run", icon: "Webhook" }],
+    ...webhookContributions,
   },
   approvals: {
     operations: approvalOperations,
     router: approvalsRouter,
     tasks: approvalTasks,
     revocationHooks: { approvals: cancelApprovalsOfRevokedDelegations },
-    platformEvents: ["approval.requested", "approval.decided", "approval.escalated", "approval.expired"],
-    nav: [{ href: "/approvals", label: "Approvals", section: "Govern", icon: "Inbox", roles: ["admin", "approver"] }],
+    ...approvalContributions,
   },
   events: {
     operations: eventOperations,
     router: eventsRouter,
     bridge: eventBridgeEntries,
     subscriptionDispatchers: { agent_trigger: dispatchToTrigger },
-    nav: [{ href: "/events", label: "Events", section: "Run", icon: "Radio" }],
+    ...eventContributions,
   },
   marketplace: {
     operations: [...marketplaceOperations, ...invocationOperations],
     router: marketplaceRouter,
     tasks: marketplaceTasks,
     bridge: marketplaceBridgeEntries,
-    platformEvents: ["connector.installed", "connector.connection_expired"],
-    nav: [{ href: "/marketplace", label: "Marketplace", section: "Connect", icon: "Store" }],
+    ...marketplaceContributions,
   },
   workflows: {
     operations: workflowOperations,
@@ -220,8 +209,7 @@ export const areas = {
     revocationHooks: { workflows: cancelWorkflowsOfRevokedDelegations },
     runEndHooks: { workflows: settleAgentNode },
     approvalWaiters: { [WORKFLOW_NODE_WAITER]: approvalNodeWaiter },
-    platformEvents: ["workflow.completed", "workflow.failed"],
-    nav: [{ href: "/workflows", label: "Workflows", section: "Run", icon: "Workflow" }],
+    ...workflowContributions,
   },
   reasoning: {
     operations: reasoningOperations,
@@ -230,34 +218,28 @@ export const areas = {
     tasks: reasoningTasks,
     issuanceHooks: { budgets: attachRequestedBudget },
     learningAppliers: [routingRuleApplier],
-    nav: [
-      { href: "/reasoning/models", label: "Models", section: "Models", icon: "Cpu" },
-      { href: "/reasoning/playground", label: "Playground", section: "Models", icon: "FlaskConical" },
-      { href: "/reasoning/spend", label: "Spend", section: "Models", icon: "Wallet" },
-      { href: "/reasoning/benchmarks", label: "Benchmarks", section: "Models", icon: "ChartColumn" },
-    ],
+    ...reasoningContributions,
   },
   prompts: {
     operations: promptOperations,
     router: promptsRouter,
     learningAppliers: promptLearningAppliers,
-    nav: [{ href: "/prompts", label: "Prompts", section: "Models", icon: "FileText" }],
+    ...promptContributions,
   },
   learning: {
     operations: learningOperations,
     router: learningRouter,
     tasks: learningTasks,
     approvalWaiters: { [LEARNING_PROPOSAL_WAITER]: proposalWaiter },
-    platformEvents: ["learning.proposed", "learning.applied", "learning.rolled_back"],
-    nav: [{ href: "/learning", label: "Learning", section: "Models", icon: "GraduationCap" }],
+    ...learningContributions,
   },
   members: {
     router: membersRouter,
     tasks: memberTasks,
-    nav: [{ href: "/members", label: "Members", section: "Govern", icon: "Users", roles: ["admin"] }],
+    ...memberContributions,
   },
   // GET /metrics (Prometheus); not an area of the domain: the process's own and the database's figures.
-  telemetry: { operations: telemetryOperations },
+  telemetry: { operations: telemetryOperations, ...telemetryContributions },
   // The console's dashboard (its page is the navigation's home, CONSOLE_HOME below).
   overview: { router: overviewRouter },
   // Not an area: the gate's idempotency keys, expired like any area's rows.
@@ -280,7 +262,9 @@ export const areaRouters = Object.fromEntries(
 };
 
 /** The platform event types the areas raise. */
-export const platformEventTypes: readonly string[] = entries.flatMap(([, a]) => a.platformEvents ?? []);
+export const platformEventTypes: readonly string[] = entries.flatMap(([, a]) =>
+  (a.platformEvents ?? []).flatMap((g) => g.types),
+);
 
 /** Console pages that belong to no area: the overview first, the documents last. */
 const CONSOLE_HOME: NavEntry = { href: "/overview", label: "Overview", icon: "LayoutDashboard" };
@@ -305,10 +289,10 @@ export function navigationFor(role: Role): NavEntry[] {
   return consoleNavigation.filter((n) => !n.roles || n.roles.includes(role));
 }
 
-/** The capabilities each operation and procedure checks (`svc_api:<area>:<action>`). */
-function checkedCapabilities(): string[] {
-  const fromOperations = areaOperations.map((op) => op.capability);
-  const fromProcedures = entries.flatMap(([, a]) =>
+/** The capabilities each operation and procedure of `list` checks (`svc_api:<area>:<action>`). */
+export function checkedCapabilities(list: readonly Area[] = entries.map(([, a]) => a)): string[] {
+  const fromOperations = list.flatMap((a) => (a.operations ?? []).map((op) => op.capability));
+  const fromProcedures = list.flatMap((a) =>
     Object.values(
       (a.router?._def.procedures ?? {}) as Record<string, { _def?: { meta?: { capability?: string | null } } }>,
     ).map((p) => p._def?.meta?.capability ?? null),
@@ -324,10 +308,24 @@ export const offeredCapabilityAreas: ReadonlySet<string> = new Set(
 );
 
 /**
+ * Registers what `list` contributes to the kernel's catalogues: capabilities, platform event
+ * groups, error codes. `composeServer` calls it with the root's areas; a test composes a fixture
+ * area with it on top of the root (tests/integration/areaFixture.test.ts).
+ */
+export function registerContributions(list: readonly Contributions[]): void {
+  for (const area of list) {
+    if (area.capabilities) registerCapabilities(area.capabilities);
+    registerPlatformEventGroups(area.platformEvents ?? []);
+    if (area.errors) registerErrorCodes(area.errors);
+  }
+}
+
+/**
  * Fills the process's registries from the root: the /v1 operations, job kinds, periodic tasks,
  * sandbox bridge entries, issuance and revocation hooks, run-end hooks, subscription dispatchers,
- * approval waiters, platform event types, the operations a workflow node can call and the
- * capability catalogue's offer.
+ * approval waiters, learning appliers, the operations a workflow node can call, and the areas'
+ * contributions (capabilities and the catalogue's offer, platform event groups, error codes,
+ * metric series).
  * Every entry point calls it before serving (server/main.ts, the worker, Next.js's
  * instrumentation, the CLI, the tests); it runs once per process, whichever copy of the modules
  * (Next.js bundles its own) calls first, and the registries are the process's (server/processWide.ts).
@@ -337,7 +335,8 @@ export function composeServer(): void {
   const composed = processWide("areas.composed", () => ({ done: false }));
   if (composed.done) return;
   composed.done = true;
-  for (const [, area] of entries) {
+  const list = entries.map(([, a]) => a);
+  for (const area of list) {
     for (const [kind, definition] of Object.entries(area.jobKinds ?? {})) registerJobKind(kind, definition);
     for (const task of area.tasks ?? []) registerTask(task);
     for (const [name, handler] of Object.entries(area.bridge ?? {})) registerBridgeEntry(name, handler);
@@ -349,9 +348,9 @@ export function composeServer(): void {
     for (const [kind, waiter] of Object.entries(area.approvalWaiters ?? {})) registerApprovalWaiter(kind, waiter);
     for (const applier of area.learningAppliers ?? []) registerLearningApplier(applier);
   }
+  registerContributions(list);
   // The shared rate limit's past windows (PostgreSQL), swept by whichever worker runs.
   registerTask(rateLimitSweep);
-  registerPlatformEventTypes(platformEventTypes);
   // The routing table and the OpenAPI document (server/http/operationRegistry.ts).
   registerOperations(areaOperations);
   // A workflow's `svc` nodes call the platform's operations by id.
@@ -360,6 +359,6 @@ export function composeServer(): void {
   seedMetricSeries({
     operations: areaOperations.map((op) => op.id),
     jobKinds: registeredJobKinds(),
-    executionStatuses: ExecutionStatus.options,
+    executionStatuses: list.flatMap((a) => a.metricSeries?.executionStatuses ?? []),
   });
 }

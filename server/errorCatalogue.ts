@@ -1,3 +1,5 @@
+import { processWide } from "./processWide";
+
 /**
  * Every problem type svc answers with, declared once. The error factories (server/errors.ts), the
  * `/docs/errors` page and the OpenAPI document's problem responses are all generated from this
@@ -353,20 +355,51 @@ export const ERROR_CATALOGUE = {
   },
 } as const satisfies Record<string, ErrorEntry>;
 
+/** The shared codes (this table); an area's own codes are `AreaErrorCode`s its contributions declare. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+/** A code an area declares in its `server/<area>/contributions.ts` (`errors`), registered by the root. */
+export type AreaErrorCode = string & { readonly areaErrorCode?: never };
 
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
-export function isErrorCode(code: string): code is ErrorCode {
-  return Object.hasOwn(ERROR_CATALOGUE, code);
+// The codes the areas declare, as the composition root registers them.
+const declared = processWide("errors.areaErrorCodes", () => new Map<string, ErrorEntry>());
+
+/**
+ * Called by the composition root only: an area's own codes. A code the shared table has, or
+ * another area declared, is a mistake of the root's, thrown at start.
+ */
+export function registerErrorCodes(entries: Readonly<Record<string, ErrorEntry>>): void {
+  for (const [code, entry] of Object.entries(entries)) {
+    const known = declared.get(code);
+    if (Object.hasOwn(ERROR_CATALOGUE, code) || (known && known !== entry))
+      throw new Error(`Error code ${code} is declared twice.`);
+    declared.set(code, entry);
+  }
 }
 
-/** The entry of `code`, typed as the interface (the table itself is `as const`). */
-export const errorEntry = (code: ErrorCode): ErrorEntry => ERROR_CATALOGUE[code];
+/** Every code: the shared table's, then those the areas declared in the root's order. */
+export function errorCodes(): string[] {
+  return [...ERROR_CODES, ...declared.keys()];
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOGUE, code) || declared.has(code);
+}
+
+/**
+ * The entry of `code`, typed as the interface (the table itself is `as const`). A code nobody
+ * declared throws: a problem must link to an entry of /docs/errors.
+ */
+export function errorEntry(code: ErrorCode | AreaErrorCode): ErrorEntry {
+  const entry = Object.hasOwn(ERROR_CATALOGUE, code) ? ERROR_CATALOGUE[code as ErrorCode] : declared.get(code);
+  if (!entry) throw new Error(`Error code ${code} is declared by no area (server/<area>/contributions.ts).`);
+  return entry;
+}
 
 /** The codes a status may be answered with, for the OpenAPI responses. */
-export function codesWithStatus(status: number): ErrorCode[] {
-  return ERROR_CODES.filter((code) => {
+export function codesWithStatus(status: number): string[] {
+  return errorCodes().filter((code) => {
     const entry = errorEntry(code);
     return entry.status === status || (entry.otherStatuses ?? []).includes(status);
   });

@@ -1,5 +1,5 @@
 import { outageKind, reportOutage, RETRY_AFTER_SECONDS } from "./db/outage";
-import { errorEntry, type ErrorCode } from "./errorCatalogue";
+import { errorEntry, type AreaErrorCode, type ErrorCode } from "./errorCatalogue";
 
 /**
  * Typed domain errors. Services throw these; the governance gate maps them to problem+json for
@@ -43,7 +43,7 @@ export class DomainError extends Error {
  * `status` overrides the catalogue's only with one of the entry's other statuses.
  */
 export function domainError(
-  code: ErrorCode,
+  code: ErrorCode | AreaErrorCode,
   detail: string,
   extra: DomainError["extra"] = {},
   status?: number,

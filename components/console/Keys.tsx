@@ -257,7 +257,10 @@ function CreateKeyDialog({
   const chosen = form.watch("capabilities");
   // A key that can decide approvals needs a passkey assertion made in this session (the server
   // refuses it otherwise): the person confirms with their passkey first, which signs them in again.
-  const deciding = decidingCapabilities(Array.isArray(chosen) ? chosen : []);
+  const deciding = decidingCapabilities(
+    Array.isArray(chosen) ? chosen : [],
+    capabilityGroups.flatMap((g) => g.capabilities.filter((c) => c.decides).map((c) => c.capability)),
+  );
   const submit = form.handleSubmit(async (v) => {
     if (deciding.length > 0) {
       try {

@@ -35,7 +35,8 @@ import {
 type Webhook = inferRouterOutputs<AppRouter>["webhooks"]["get"];
 
 /** One webhook: its settings and health, its secret's rotation, a test event, and its delivery log with replay. */
-export function WebhookDetail({ id }: { id: string }) {
+/** `reservedEventPatterns`: the platform event catalogue's patterns, as the page reads them from the server. */
+export function WebhookDetail({ id, reservedEventPatterns }: { id: string; reservedEventPatterns: readonly string[] }) {
   const trpc = useTRPC();
   const router = useRouter();
   const params = useSearchParams();
@@ -58,7 +59,7 @@ export function WebhookDetail({ id }: { id: string }) {
       },
     }),
   );
-  const testType = w ? testEventType(w.event_types) : null;
+  const testType = w ? testEventType(w.event_types, reservedEventPatterns) : null;
   const emit = useMutation(
     trpc.events.emit.mutationOptions({
       onSuccess: (out) => {

@@ -56,12 +56,12 @@ export function PatternChips({ patterns }: { patterns: string[] }) {
  * The type a "send test event" emits: the first exact pattern, else `<prefix>.test` under the
  * first `.*` prefix, so the event is one this webhook is subscribed to; never a platform type.
  */
-export function testEventType(patterns: string[]): string | null {
+export function testEventType(patterns: string[], reserved: readonly string[]): string | null {
   // Platform types are reserved (only svc raises them): a test event cannot be one.
-  const exact = patterns.find((p) => !p.endsWith(".*") && isEventPattern(p) && !isReservedEventType(p));
+  const exact = patterns.find((p) => !p.endsWith(".*") && isEventPattern(p) && !isReservedEventType(p, reserved));
   if (exact) return exact;
   const prefix = patterns.find(
-    (p) => p.endsWith(".*") && isEventPattern(p) && !isReservedEventType(`${p.slice(0, -2)}.test`),
+    (p) => p.endsWith(".*") && isEventPattern(p) && !isReservedEventType(`${p.slice(0, -2)}.test`, reserved),
   );
   return prefix ? `${prefix.slice(0, -2)}.test` : null;
 }

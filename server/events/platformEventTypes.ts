@@ -1,15 +1,21 @@
-// Pure (no server-only imports): the console reads the catalogue too.
+// Pure (no server-only imports): the console's webhook forms use the matching functions, with the
+// patterns their page received from the server.
 import { processWide } from "../processWide";
 import { EVENT_TYPE_RE } from "./schemas";
 
 /**
  * The catalogue of platform event types: the types only svc itself raises (with
- * `putPlatformEvent`). A caller's ingest, emit or `ctx.events.emit` of one of them is refused
- * (400 `RESERVED_EVENT_TYPE`), so a forged `execution.completed` can neither start a trigger run
- * nor reach a webhook. An entry is an exact type or a whole family (`agent.*`); each names the
- * capability that reads what its events carry, which a webhook subscribing to them needs (a
- * webhook delivers only what its creator may read). A later area adds its own types with
- * `reservePlatformEventTypes` (its composition-root entry), before it raises any.
+ * `putPlatformEvent`). Each area declares its own as a group (`platformEvents` in its
+ * `server/<area>/contributions.ts`) and the composition root registers them
+ * (`registerPlatformEventGroups`, from `composeServer`). A caller's ingest, emit or
+ * `ctx.events.emit` of a type under a group's pattern is refused (400 `RESERVED_EVENT_TYPE`), so a
+ * forged `execution.completed` can neither start a trigger run nor reach a webhook. A group names
+ * the capability that reads what its events carry, which a webhook subscribing to them needs (a
+ * webhook delivers only what its creator may read).
+ *
+ * It fails closed: `putPlatformEvent` raises only a type some area declared
+ * (`assertDeclaredPlatformEventType` throws `UndeclaredPlatformEventType` otherwise), so an area
+ * cannot raise events that reach webhooks holding only `svc_api:events:read` (learning's, once).
  */
 export interface PlatformEventEntry {
   /** An exact type (`webhook.disabled`) or a family (`agent.*`: every type under `agent.`). */
@@ -20,81 +26,81 @@ export interface PlatformEventEntry {
   description: string;
 }
 
-const builtIn: PlatformEventEntry[] = [
-  {
-    pattern: "agent.*",
-    readCapability: "svc_api:agents:read",
-    description: "agents: deployed, activated, deactivated",
-  },
-  {
-    pattern: "execution.*",
-    readCapability: "svc_api:executions:read",
-    description: "executions: completed, failed (the AsyncExecution, result included)",
-  },
-  {
-    pattern: "approval.*",
-    readCapability: "svc_api:approvals:read",
-    description: "approvals: requested, decided, escalated, expired",
-  },
-  { pattern: "workflow.*", readCapability: "svc_api:workflows:read", description: "workflows: completed, failed" },
-  {
-    // Their payload is the proposal, `proposed` and `previous` state included: a learning reader's.
-    pattern: "learning.*",
-    readCapability: "svc_api:learning:read",
-    description: "learning proposals: proposed, applied, rolled_back",
-  },
-  {
-    pattern: "connector.*",
-    readCapability: "svc_api:marketplace:read",
-    description: "the marketplace: installed, connection_expired",
-  },
-  { pattern: "webhook.disabled", readCapability: "svc_api:events:read", description: "a webhook was disabled" },
-  {
-    pattern: "delegation.revoked",
-    readCapability: "svc_api:delegations:read",
-    description: "a delegation was revoked",
-  },
-];
-const catalogue = processWide("events.platformEventCatalogue", () => [...builtIn]);
-
-// The exact types the areas raise, as the composition root (server/areas.ts) lists them.
-const raisedTypes = processWide("events.platformEventTypes", () => new Set<string>());
-
-/** Called by the composition root only: the types the areas raise (`agent.deployed`, `execution.completed`, …). */
-export function registerPlatformEventTypes(raised: Iterable<string>): void {
-  for (const type of raised) raisedTypes.add(type);
+/** What an area declares: a pattern it reserves, the capability that reads it, and the exact types it raises. */
+export interface PlatformEventGroup extends PlatformEventEntry {
+  /** The types the area raises, each under `pattern`. */
+  types: readonly string[];
 }
 
-/** Every platform event type an area registered as one it raises, sorted. */
-export function registeredPlatformEventTypes(): string[] {
-  return [...raisedTypes].sort();
-}
-
-/** The catalogue as it stands (the built-in entries and those later areas reserved). */
-export function platformEventCatalogue(): readonly PlatformEventEntry[] {
-  return catalogue;
-}
-
-/** Adds an area's platform event types to the catalogue (idempotent per pattern). */
-export function reservePlatformEventTypes(entries: readonly PlatformEventEntry[]): void {
-  for (const entry of entries) {
-    if (!catalogue.some((e) => e.pattern === entry.pattern)) catalogue.push(entry);
+/** Thrown where a platform event is raised whose type no area declared: a mistake of the code, not the caller's. */
+export class UndeclaredPlatformEventType extends Error {
+  constructor(readonly type: string) {
+    super(
+      `Platform event type ${JSON.stringify(type)} is declared by no area: add it to the raising area's platformEvents (server/<area>/contributions.ts).`,
+    );
+    this.name = "UndeclaredPlatformEventType";
   }
 }
 
+const registry = processWide("events.platformEventCatalogue", () => ({
+  entries: [] as PlatformEventEntry[],
+  // The exact types the areas raise, as the composition root registers them.
+  raised: new Set<string>(),
+}));
+
 const familyOf = (pattern: string) => (pattern.endsWith(".*") ? pattern.slice(0, -1) : null);
+
+/** Whether `type` falls under `pattern` (a family `agent.*` or an exact type). */
+export function underPattern(type: string, pattern: string): boolean {
+  const family = familyOf(pattern);
+  return family ? type.startsWith(family) : type === pattern;
+}
+
+/**
+ * Called by the composition root only: adds an area's groups (idempotent per pattern). A type
+ * outside its group's pattern, or a pattern declared twice with another read capability, throws.
+ */
+export function registerPlatformEventGroups(groups: readonly PlatformEventGroup[]): void {
+  for (const { types, ...entry } of groups) {
+    for (const type of types)
+      if (!underPattern(type, entry.pattern)) throw new Error(`${type} is not under its group's pattern ${entry.pattern}.`);
+    const known = registry.entries.find((e) => e.pattern === entry.pattern);
+    if (known && known.readCapability !== entry.readCapability)
+      throw new Error(`Platform event pattern ${entry.pattern} is declared twice.`);
+    if (!known) registry.entries.push(entry);
+    for (const type of types) registry.raised.add(type);
+  }
+}
+
+/** Every platform event type an area declared as one it raises, sorted. */
+export function registeredPlatformEventTypes(): string[] {
+  return [...registry.raised].sort();
+}
+
+/** The catalogue as the root registered it. */
+export function platformEventCatalogue(): readonly PlatformEventEntry[] {
+  return registry.entries;
+}
+
+/** Throws `UndeclaredPlatformEventType` unless an area declared `type` as one it raises. */
+export function assertDeclaredPlatformEventType(type: string): void {
+  if (!registry.raised.has(type)) throw new UndeclaredPlatformEventType(type);
+}
 
 /** The catalogue entry a type falls under, if it is a platform type. */
 export function platformEventEntry(type: string): PlatformEventEntry | undefined {
-  return catalogue.find((e) => {
-    const family = familyOf(e.pattern);
-    return family ? type.startsWith(family) : type === e.pattern;
-  });
+  return registry.entries.find((e) => underPattern(type, e.pattern));
 }
 
-/** Whether only the platform may raise `type`. */
-export function isReservedEventType(type: string): boolean {
-  return EVENT_TYPE_RE.test(type) && (raisedTypes.has(type) || platformEventEntry(type) !== undefined);
+/**
+ * Whether only the platform may raise `type`: under one of `patterns` (the registered
+ * catalogue's unless given; the console passes those its page received).
+ */
+export function isReservedEventType(
+  type: string,
+  patterns: readonly string[] = registry.entries.map((e) => e.pattern),
+): boolean {
+  return EVENT_TYPE_RE.test(type) && (registry.raised.has(type) || patterns.some((p) => underPattern(type, p)));
 }
 
 /**
@@ -103,7 +109,7 @@ export function isReservedEventType(type: string): boolean {
  */
 export function platformEntriesMatchedBy(pattern: string): PlatformEventEntry[] {
   const mine = familyOf(pattern);
-  return catalogue.filter((e) => {
+  return registry.entries.filter((e) => {
     const theirs = familyOf(e.pattern);
     if (mine && theirs) return theirs.startsWith(mine) || mine.startsWith(theirs);
     if (mine) return e.pattern.startsWith(mine);

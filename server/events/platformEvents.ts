@@ -5,6 +5,7 @@ import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash, type ProvenanceRecord } from "../provenance/record";
 import { config } from "../config";
 import { depthOfRun } from "./chainOfRun";
+import { assertDeclaredPlatformEventType } from "./platformEventTypes";
 import { putEvent, type EventAnswer } from "./putEvent";
 import { subscriptionIndex } from "./matcher";
 import type { EventBody } from "./schemas";
@@ -38,7 +39,8 @@ export function servicePrincipal(orgDid: string): Principal {
  * provable as an ingested one. Returns the bus's answer. `causedBy`, the execution whose end
  * raised it, puts it in that run's chain of events (its depth): an agent triggered by
  * `execution.completed` cannot start itself for ever; past SVC_EVENT_MAX_DEPTH the event is
- * not put on the bus (a zero answer).
+ * not put on the bus (a zero answer). A type no area declared (server/<area>/contributions.ts)
+ * throws `UndeclaredPlatformEventType` before anything is written.
  */
 export async function putPlatformEvent(
   tx: Db,
@@ -47,6 +49,7 @@ export async function putPlatformEvent(
   body: z.output<typeof EventBody>,
   causedBy?: string,
 ): Promise<EventAnswer> {
+  assertDeclaredPlatformEventType(body.type);
   engine ??= (await database()).engine;
   let depth = 0;
   if (causedBy) {

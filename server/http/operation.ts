@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Database, Db } from "../db/client";
-import type { ErrorCode } from "../errorCatalogue";
+import type { AreaErrorCode, ErrorCode } from "../errorCatalogue";
 import type { Principal } from "../governance/principal";
 import type { ProvenanceRecord } from "../provenance/record";
 
@@ -65,7 +65,7 @@ export interface Operation<
    */
   secretFields?: readonly string[];
   /** Problem codes beyond the ones every operation of its kind can answer (e.g. a GET's 409), for the OpenAPI document. */
-  problems?: readonly ErrorCode[];
+  problems?: readonly (ErrorCode | AreaErrorCode)[];
   /**
    * A caller identified by the request itself rather than a bearer token: the OAuth callback,
    * which a provider's redirect brings with no Authorization header, is the installer its

@@ -2,44 +2,25 @@ import { processWide } from "../processWide";
 import { covers } from "./capabilities";
 
 /**
- * Every capability of the API contract's vocabulary, with what it allows: the one list that the
- * role definitions (server/members/roles.ts), the console's key picker, the OpenAPI document and
- * the docs read, and that every capability in a request is checked against. Pure data (no
- * node-only import): console forms import it too.
+ * The capability catalogue: every capability of the API contract's vocabulary, with what it
+ * allows, as the areas declare them (each in its `server/<area>/contributions.ts`) and the
+ * composition root registers them (`registerCapabilities`, from `composeServer` in
+ * server/areas.ts). The role definitions (server/members/roles.ts), the console's key picker,
+ * the docs and the check of every capability in a request read it.
  *
- * The service offers a capability only once its area exists: the composition root
- * (server/areas.ts) names the capability areas its operations and procedures check
- * (`offerCapabilityAreas`), and the others (approvals, workflows, marketplace, reasoning… until
- * they are built) are unknown: refused in a request, absent from the key picker and from the
- * session exchange's default grant. Before the root has spoken (a console form in the browser, a
- * unit test) the whole vocabulary is known.
+ * It fails closed: before the root has spoken nothing is known, and a capability no area declared
+ * is refused in a request (400 `UNKNOWN_CAPABILITY`). An area's capabilities are offered only once
+ * an operation or procedure of the root checks one (`offerCapabilityAreas`): declared but
+ * unchecked, they stay out of the key picker and the session exchange's default grant.
+ *
+ * Pure (no node-only import): the console's forms read the types; the entries themselves reach
+ * the browser as props from the server's pages, never from a copy of this module.
  */
-export const CAPABILITY_AREAS = {
-  passports: "Passports",
-  delegations: "Delegations",
-  provenance: "Provenance",
-  agents: "Agents",
-  approvals: "Approvals",
-  executions: "Executions",
-  workflows: "Workflows",
-  events: "Events and webhooks",
-  marketplace: "Marketplace",
-  compliance: "Compliance",
-  models: "Models",
-  reasoning: "Reasoning",
-  benchmarks: "Benchmarks",
-  prompts: "Prompts",
-  cp: "Control plane",
-  learning: "Learning",
-  members: "Console members",
-  metrics: "Metrics",
-} as const;
-
-export type CapabilityArea = keyof typeof CAPABILITY_AREAS;
-
 export interface CapabilityEntry {
-  capability: `svc_api:${CapabilityArea}:${string}`;
-  area: CapabilityArea;
+  /** `svc_api:<capability area>:<action>`. */
+  capability: string;
+  /** The capability area (`passports`, `cp`, …): the middle of the name, a family `svc_api:<area>:*`. */
+  area: string;
   description: string;
   /**
    * It decides what people are asked to approve (approval requests, learning proposals): a
@@ -49,91 +30,70 @@ export interface CapabilityEntry {
   decides?: true;
 }
 
-const entry = <A extends CapabilityArea>(
-  area: A,
+/** What an area declares: the capability areas it names (with their titles) and their capabilities. */
+export interface CapabilityContribution {
+  /** Capability area → its title in the key picker (`events: "Events and webhooks"`). */
+  areas: Readonly<Record<string, string>>;
+  capabilities: readonly CapabilityEntry[];
+}
+
+/** One entry of an area's contribution. */
+export const capability = (
+  area: string,
   action: string,
   description: string,
   flags: { decides?: true } = {},
-): CapabilityEntry => ({
-  capability: `svc_api:${area}:${action}`,
-  area,
-  description,
-  ...flags,
-});
+): CapabilityEntry => ({ capability: `svc_api:${area}:${action}`, area, description, ...flags });
 
-export const CAPABILITY_CATALOGUE: readonly CapabilityEntry[] = [
-  entry("passports", "read", "List and read the organization's passports."),
-  entry("passports", "write", "Register passports and change their name or description."),
-  entry(
-    "passports",
-    "admin",
-    "Set passports' verification and identity tiers, and delegate to passports of higher tiers.",
-  ),
-  entry("delegations", "read", "List and read delegations and revocation records."),
-  entry(
-    "delegations",
-    "write",
-    "Issue delegation tokens and revoke the caller's own delegations and those derived from them.",
-  ),
-  entry("delegations", "admin", "Revoke any delegation of the organization."),
-  entry("provenance", "read", "Read provenance records, checkpoints, proofs and exports."),
-  entry("agents", "read", "List agents, read their status, and match capabilities."),
-  entry("agents", "deploy", "Deploy agents and new versions of them."),
-  entry("agents", "invoke", "Invoke agents."),
-  entry("agents", "manage", "Activate and deactivate agents."),
-  entry("approvals", "read", "List and read approval requests."),
-  entry("approvals", "write", "Create and cancel approval requests."),
-  entry("approvals", "respond", "Approve, reject or delegate approval requests.", { decides: true }),
-  entry("approvals", "admin", "Override approval decisions."),
-  entry("executions", "read", "List and read executions."),
-  entry("executions", "write", "Cancel executions."),
-  entry("workflows", "read", "List and read workflows."),
-  entry("workflows", "write", "Start workflows."),
-  entry("events", "read", "List events, webhooks and deliveries."),
-  entry("events", "write", "Ingest and emit events; create and delete webhooks."),
-  entry("marketplace", "read", "Browse connectors, installations and ratings."),
-  entry("marketplace", "install", "Install, update and uninstall connectors."),
-  entry("marketplace", "rate", "Rate connectors."),
-  entry("marketplace", "invoke", "Invoke installed connectors."),
-  entry("compliance", "read", "Read the deployment's compliance report and walled-garden status."),
-  entry("models", "read", "List models and their performance; list benchmarks."),
-  entry("models", "admin", "Add and remove model providers; change models' prices and status."),
-  entry("reasoning", "think", "Run reasoning requests."),
-  entry("benchmarks", "write", "Submit benchmarks."),
-  entry("prompts", "read", "List, read, render and score prompts."),
-  entry("prompts", "publish", "Publish prompt versions."),
-  entry("cp", "read", "Read the caller's organization and the organizations it created."),
-  entry("cp", "write", "Create organizations and update those the caller created."),
-  entry("learning", "read", "List and read learning proposals."),
-  entry("learning", "propose", "Propose learning changes."),
-  entry("learning", "decide", "Approve, reject, apply and roll back learning proposals.", { decides: true }),
-  entry("members", "read", "List the console's members (people)."),
-  entry("members", "write", "Invite people to the console and revoke their access."),
-  entry(
-    "metrics",
-    "read",
-    "Scrape the deployment's Prometheus metrics (GET /metrics): calls, refusals, queues, executions, spend, the ledger. The root organization's keys only.",
-  ),
-];
+const catalogue = processWide("identity.capabilityCatalogue", () => ({
+  titles: new Map<string, string>(),
+  entries: new Map<string, CapabilityEntry>(),
+  // The capability areas the composition root offers (undefined until it has spoken).
+  offered: undefined as ReadonlySet<string> | undefined,
+}));
+
+/**
+ * Called by the composition root only: adds an area's capabilities. A capability or capability
+ * area declared twice with different words is a mistake of the root's, thrown at start.
+ */
+export function registerCapabilities(contribution: CapabilityContribution): void {
+  for (const [area, title] of Object.entries(contribution.areas)) {
+    const known = catalogue.titles.get(area);
+    if (known !== undefined && known !== title) throw new Error(`Capability area ${area} is declared twice.`);
+    catalogue.titles.set(area, title);
+  }
+  for (const entry of contribution.capabilities) {
+    if (!catalogue.titles.has(entry.area))
+      throw new Error(`${entry.capability}: its capability area ${entry.area} is not declared.`);
+    if (entry.capability !== `svc_api:${entry.area}:${entry.capability.split(":")[2]}`)
+      throw new Error(`${entry.capability} is not of the form svc_api:${entry.area}:<action>.`);
+    const known = catalogue.entries.get(entry.capability);
+    if (known && known.description !== entry.description)
+      throw new Error(`Capability ${entry.capability} is declared twice.`);
+    catalogue.entries.set(entry.capability, entry);
+  }
+}
+
+/** Every registered capability, in the root's order. */
+export function capabilityCatalogue(): readonly CapabilityEntry[] {
+  return [...catalogue.entries.values()];
+}
+
+/** The registered capability areas with their titles, in the root's order. */
+export function capabilityAreas(): ReadonlyMap<string, string> {
+  return catalogue.titles;
+}
 
 /** Families a capability list may name: everything, or one area. */
-export const CAPABILITY_FAMILIES: readonly { capability: string; description: string }[] = [
-  { capability: "svc_api:*", description: "Every capability, of every area (an administrator)." },
-  ...Object.entries(CAPABILITY_AREAS).map(([area, title]) => ({
-    capability: `svc_api:${area}:*`,
-    description: `Every ${title.toLowerCase()} capability.`,
-  })),
-];
-
-const KNOWN = new Set<string>([
-  ...CAPABILITY_CATALOGUE.map((c) => c.capability),
-  ...CAPABILITY_FAMILIES.map((f) => f.capability),
-]);
-
-// The capability areas the composition root offers (undefined until it has spoken).
-const offer = processWide("identity.offeredCapabilityAreas", () => ({
-  areas: undefined as ReadonlySet<string> | undefined,
-}));
+export function capabilityFamilies(): { capability: string; description: string }[] {
+  return [
+    { capability: "svc_api:*", description: "Every capability, of every area (an administrator)." },
+    ...[...catalogue.titles].map(([area, title]) => ({
+      capability: `svc_api:${area}:*`,
+      description: `Every ${title.toLowerCase()} capability.`,
+    })),
+  ];
+}
 
 /** The area of `svc_api:<area>:…`, or undefined (`svc_api:*`, another namespace). */
 export function capabilityAreaOf(capability: string): string | undefined {
@@ -142,55 +102,67 @@ export function capabilityAreaOf(capability: string): string | undefined {
 
 /** Called by the composition root (server/areas.ts) only: the capability areas this service has operations for. */
 export function offerCapabilityAreas(areas: Iterable<string>): void {
-  offer.areas = new Set(areas);
+  catalogue.offered = new Set(areas);
 }
 
-/** Whether the service offers capabilities of `area` (every area before the root has spoken). */
-export function isOfferedArea(area: string, offered: ReadonlySet<string> | undefined = offer.areas): boolean {
+/** Whether the service offers capabilities of `area` (every declared area before the offer is made). */
+export function isOfferedArea(area: string, offered: ReadonlySet<string> | undefined = catalogue.offered): boolean {
   return !offered || offered.has(area);
 }
 
-/** Whether a capability (or family) is one the catalogue lists and the service offers. */
+/** Whether a capability (or family) is one an area declared and the service offers. */
 export function isKnownCapability(capability: string): boolean {
-  if (!KNOWN.has(capability)) return false;
-  const area = capabilityAreaOf(capability);
-  return area === undefined || isOfferedArea(area);
+  if (capability === "svc_api:*") return catalogue.titles.size > 0;
+  const family = /^svc_api:([a-z0-9_]+):\*$/.exec(capability)?.[1];
+  if (family !== undefined) return catalogue.titles.has(family) && isOfferedArea(family);
+  const entry = catalogue.entries.get(capability);
+  return entry !== undefined && isOfferedArea(entry.area);
 }
 
-const DECIDING: readonly string[] = CAPABILITY_CATALOGUE.filter((c) => c.decides).map((c) => c.capability);
+/** The registered capabilities that decide approval requests or learning proposals. */
+export function decidingCatalogue(): string[] {
+  return capabilityCatalogue()
+    .filter((c) => c.decides)
+    .map((c) => c.capability);
+}
 
 /**
  * Those of `requested` that can decide approval requests or learning proposals: a deciding
- * capability of the catalogue, or a family covering one (`svc_api:approvals:*`, `svc_api:*`).
+ * capability (`deciding`, the catalogue's unless given: the console passes the list its page
+ * received), or a family covering one (`svc_api:approvals:*`, `svc_api:*`).
  */
-export function decidingCapabilities(requested: readonly string[]): string[] {
-  return requested.filter((r) => DECIDING.some((d) => covers(r, d)));
+export function decidingCapabilities(
+  requested: readonly string[],
+  deciding: readonly string[] = decidingCatalogue(),
+): string[] {
+  return requested.filter((r) => deciding.some((d) => covers(r, d)));
 }
 
 /** Every read capability (`svc_api:<area>:read`) of the catalogue. */
-export const READ_CAPABILITIES: readonly string[] = CAPABILITY_CATALOGUE.filter((c) =>
-  c.capability.endsWith(":read"),
-).map((c) => c.capability);
+export function readCapabilities(): string[] {
+  return capabilityCatalogue()
+    .filter((c) => c.capability.endsWith(":read"))
+    .map((c) => c.capability);
+}
 
 export interface CapabilityGroup {
   area: string;
   title: string;
-  capabilities: { capability: string; description: string }[];
+  capabilities: { capability: string; description: string; decides?: true }[];
 }
 
 /** The offered catalogue grouped by area, for pickers and docs (families first); `offered` as the root computes it, or the process's offer. */
-export function capabilityGroups(offered: ReadonlySet<string> | undefined = offer.areas): CapabilityGroup[] {
+export function capabilityGroups(offered: ReadonlySet<string> | undefined = catalogue.offered): CapabilityGroup[] {
   return [
-    { area: "all", title: "Everything", capabilities: [CAPABILITY_FAMILIES[0]!] },
-    ...Object.entries(CAPABILITY_AREAS)
+    { area: "all", title: "Everything", capabilities: [capabilityFamilies()[0]!] },
+    ...[...catalogue.titles]
       .filter(([area]) => isOfferedArea(area, offered))
       .map(([area, title]) => ({
         area,
         title,
-        capabilities: CAPABILITY_CATALOGUE.filter((c) => c.area === area).map(({ capability, description }) => ({
-          capability,
-          description,
-        })),
+        capabilities: capabilityCatalogue()
+          .filter((c) => c.area === area)
+          .map(({ capability, description, decides }) => ({ capability, description, ...(decides ? { decides } : {}) })),
       })),
   ];
 }

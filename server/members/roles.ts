@@ -1,5 +1,5 @@
 import { ROLES, type Role } from "../governance/roles";
-import { isKnownCapability, READ_CAPABILITIES } from "../identity/capabilityCatalogue";
+import { isKnownCapability, readCapabilities } from "../identity/capabilityCatalogue";
 
 /**
  * Console roles and what a person's session delegation may do. Procedure tiers check the role;
@@ -8,22 +8,22 @@ import { isKnownCapability, READ_CAPABILITIES } from "../identity/capabilityCata
  */
 export { ROLES, type Role };
 
-// Every read of the catalogue (server/identity/capabilityCatalogue.ts): a new area's reads reach
-// viewers without an edit here.
-const READ = [...READ_CAPABILITIES];
-
-export const ROLE_CAPABILITIES: Record<Role, string[]> = {
-  admin: ["svc_api:*"],
-  approver: [...READ, "svc_api:approvals:respond"],
-  viewer: READ,
-};
+/**
+ * What each role may hold. Every read of the catalogue (server/identity/capabilityCatalogue.ts),
+ * as the areas declared it: a new area's reads reach viewers without an edit here.
+ */
+export function roleGrants(role: Role): string[] {
+  if (role === "admin") return ["svc_api:*"];
+  const read = readCapabilities();
+  return role === "approver" ? [...read, "svc_api:approvals:respond"] : read;
+}
 
 /**
  * What a person of `role` holds: the role's capabilities the service offers (no
  * `svc_api:approvals:*` before approvals exist; they join the role's grant at its next sign-in).
  */
 export function roleCapabilities(role: Role): string[] {
-  return ROLE_CAPABILITIES[role].filter(isKnownCapability);
+  return roleGrants(role).filter(isKnownCapability);
 }
 
 /** How long a console session lasts. */

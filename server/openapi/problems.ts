@@ -1,4 +1,4 @@
-import { errorEntry, type ErrorCode } from "../errorCatalogue";
+import { errorEntry, type AreaErrorCode, type ErrorCode } from "../errorCatalogue";
 import { EXAMPLE } from "./examples";
 import type { Operation } from "../http/operation";
 
@@ -18,8 +18,8 @@ const EVERY_OPERATION: ErrorCode[] = [
 ];
 
 /** The catalogued codes `op` can answer with. */
-export function problemCodesOf(op: Operation): ErrorCode[] {
-  const codes = new Set<ErrorCode>(EVERY_OPERATION);
+export function problemCodesOf(op: Operation): (ErrorCode | AreaErrorCode)[] {
+  const codes = new Set<ErrorCode | AreaErrorCode>(EVERY_OPERATION);
   if (op.params) codes.add("not_found");
   if (op.method !== "GET") {
     codes.add("conflict");
@@ -34,8 +34,11 @@ export function problemCodesOf(op: Operation): ErrorCode[] {
   return [...codes];
 }
 
-export function problemResponses(codes: readonly ErrorCode[], operationPath: string): Record<string, unknown> {
-  const byStatus = new Map<number, ErrorCode[]>();
+export function problemResponses(
+  codes: readonly (ErrorCode | AreaErrorCode)[],
+  operationPath: string,
+): Record<string, unknown> {
+  const byStatus = new Map<number, (ErrorCode | AreaErrorCode)[]>();
   for (const code of codes) {
     const entry = errorEntry(code);
     for (const status of [entry.status, ...(entry.otherStatuses ?? [])])

@@ -1,11 +1,14 @@
 import { ErrorTypes } from "@/components/docs/ErrorTypes";
-import { ERROR_CODES, errorEntry } from "@/server/errorCatalogue";
+import { composeServer } from "@/server/areas";
+import { errorCodes, errorEntry } from "@/server/errorCatalogue";
 
 export const metadata = { title: "Error types · svc" };
 
-/** Generated from the error catalogue: every problem's `type` link lands on its entry here. */
+/** Generated from the error catalogue (the shared codes and the areas'): every problem's `type` link lands on its entry here. */
 export default function ErrorTypesPage() {
-  const types = ERROR_CODES.map((code) => {
+  // A prerender at build time runs without the instrumentation hook: compose here (once per process).
+  composeServer();
+  const types = errorCodes().map((code) => {
     const entry = errorEntry(code);
     return {
       code,

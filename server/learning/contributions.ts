@@ -1,0 +1,24 @@
+import type { Contributions } from "../contributions";
+import { capability } from "../identity/capabilityCatalogue";
+
+/** The learning area's part of the catalogues. */
+export const learningContributions = {
+  capabilities: {
+    areas: { learning: "Learning" },
+    capabilities: [
+      capability("learning", "read", "List and read learning proposals."),
+      capability("learning", "propose", "Propose learning changes."),
+      capability("learning", "decide", "Approve, reject, apply and roll back learning proposals.", { decides: true }),
+    ],
+  },
+  platformEvents: [
+    {
+      // Their payload is the proposal, `proposed` and `previous` state included: a learning reader's.
+      pattern: "learning.*",
+      readCapability: "svc_api:learning:read",
+      description: "learning proposals: proposed, applied, rolled_back",
+      types: ["learning.proposed", "learning.applied", "learning.rolled_back"],
+    },
+  ],
+  nav: [{ href: "/learning", label: "Learning", section: "Models", icon: "GraduationCap" }],
+} satisfies Contributions;
