@@ -1,8 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ERROR_CATALOGUE, ERROR_CODES, errorEntry, isErrorCode } from "./errorCatalogue";
+import { areas, registerContributions, type Area } from "./areas";
+import { ERROR_CATALOGUE, errorCodes, errorEntry, isErrorCode, registerErrorCodes } from "./errorCatalogue";
 import { domainError, DomainError, PasskeyRefused } from "./errors";
+
+// The shared table and every area's own codes, as the composition root registers them.
+registerContributions(Object.values(areas) as Area[]);
 
 const root = join(__dirname, "..");
 
@@ -30,8 +34,9 @@ const CODE_PATTERNS = [
 ];
 
 describe("error catalogue", () => {
-  it("has docs text, a title and an error status for every code", () => {
-    for (const code of ERROR_CODES) {
+  it("has docs text, a title and an error status for every code, the areas' included", () => {
+    expect(errorCodes()).toEqual(expect.arrayContaining(["not_found", "installation_not_active", "budget_exceeded"]));
+    for (const code of errorCodes()) {
       const entry = errorEntry(code);
       expect(code).toMatch(/^[a-z][a-z_]*$/);
       expect(entry.status, code).toBeGreaterThanOrEqual(400);
@@ -42,7 +47,7 @@ describe("error catalogue", () => {
     }
   });
 
-  it("covers every code thrown or answered anywhere in server/ and app/", () => {
+  it("covers every code thrown or answered anywhere in server/ and app/: a code no area declared fails here", () => {
     const found = new Map<string, string>();
     for (const { path, text } of files)
       for (const pattern of CODE_PATTERNS) for (const m of text.matchAll(pattern)) found.set(m[1]!, path);
@@ -50,6 +55,21 @@ describe("error catalogue", () => {
     expect([...found.keys()]).toEqual(expect.arrayContaining(["no_checkpoint_yet", "invite_used", "counter_replayed"]));
     const missing = [...found].filter(([code]) => !isErrorCode(code)).map(([code, path]) => `${code} (${path})`);
     expect(missing).toEqual([]);
+  });
+
+  it("refuses a code declared twice, and answers no problem of a code nobody declared", () => {
+    expect(() => registerErrorCodes({ not_found: errorEntry("not_found") })).toThrow(/declared twice/);
+    expect(() =>
+      registerErrorCodes({ installation_not_active: { ...errorEntry("installation_not_active"), title: "Other" } }),
+    ).toThrow(/declared twice/);
+    expect(() => domainError("no_such_code", "x")).toThrow(/declared by no area/);
+    expect(domainError("installation_not_active", "x").status).toBe(409);
+  });
+
+  it("lists every operation's extra problem codes in the catalogue", () => {
+    for (const area of Object.values(areas) as Area[])
+      for (const op of area.operations ?? [])
+        for (const code of op.problems ?? []) expect(isErrorCode(code), `${op.id}: ${code}`).toBe(true);
   });
 
   it("leaves no inline about:blank problem in the code base", () => {

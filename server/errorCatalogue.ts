@@ -89,34 +89,6 @@ export const ERROR_CATALOGUE = {
       "The outbound call failed: DNS, connection refused or reset, TLS verification, or an answer too large.",
     fix: "Check that the endpoint is reachable with a valid certificate and answers within the size limit.",
   },
-  connector_not_configured: {
-    status: 409,
-    title: "Connector not configured",
-    description:
-      "The connector needs OAuth and no OAuth client (client id and secret at its provider) is set for it: neither in the console for your organization, nor in SVC_CONNECTOR_<ID>_CLIENT_ID / _CLIENT_SECRET, nor in its definition.",
-    fix: "An administrator sets the connector's OAuth client in the console (Marketplace → the connector → OAuth client), or the operator sets the environment variables.",
-  },
-  connector_connection_expired: {
-    status: 409,
-    title: "Connector connection expired",
-    description:
-      "The installation's access token expired and could not be refreshed (the provider refused the refresh token, or gave none). The installation's health is down; `connector.connection_expired` was put on the event bus when the worker's refresh failed.",
-    fix: "Uninstall it and install the connector again (a new consent at the provider).",
-  },
-  oauth_state_invalid: {
-    status: 400,
-    title: "OAuth state invalid",
-    description:
-      "The OAuth callback's `state` is missing, unknown, already used, or older than 15 minutes (the pending installation then expired). Each authorization link works once.",
-    fix: "Start the installation again to get a new authorization link.",
-  },
-  oauth_callback_failed: {
-    status: 400,
-    title: "OAuth authorization failed",
-    description:
-      "The provider's answer to the authorization could not complete the installation: it reported an error (say access_denied), its `iss` is not the provider's issuer (RFC 9207, a mix-up attack), the code was missing, or the code exchange failed (a wrong redirect_uri or PKCE verifier, an expired code). `reason` says which; the installation is marked expired.",
-    fix: "Start the installation again; if it fails the same way, check the connector's OAuth client and redirect URI at the provider.",
-  },
   conflict: {
     status: 409,
     title: "Conflict",
@@ -124,39 +96,11 @@ export const ERROR_CATALOGUE = {
       "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
     fix: "Use the existing resource, or change the unique field.",
   },
-  installation_not_active: {
-    status: 409,
-    title: "Installation not active",
-    description:
-      "A connector invocation needs an active installation; this one is suspended, waiting for its OAuth consent, expired or uninstalled. The problem names its `current_state`.",
-    fix: "Resume a suspended installation (PATCH status active), finish or restart the install, or install the connector again.",
-  },
-  action_not_granted: {
-    status: 403,
-    title: "Action not granted",
-    description:
-      "The connector action is not among the installation's `granted_permissions`, so it may not be invoked through this installation.",
-    fix: "Add the action to the installation's granted_permissions (PATCH /v1/marketplace/installations/{id}), or use another installation.",
-  },
-  rating_requires_usage: {
-    status: 403,
-    title: "Rating needs usage",
-    description:
-      "Only organizations with at least one successful invocation of a connector may rate it, so ratings come from real users.",
-    fix: "Install the connector and invoke one of its actions successfully, then rate it.",
-  },
   illegal_state_transition: {
     status: 409,
     title: "Illegal state transition",
     description: "The resource's state does not allow the requested change (`current_state`, `requested_state`).",
     fix: "Read the resource's current state first.",
-  },
-  learning_target_changed: {
-    status: 409,
-    title: "Learning target changed",
-    description:
-      "A learning proposal is applied only while its target is still in the proposal's `previous` state, and rolled back only while it is still in the applied state: something else changed it since. The problem carries `current` and `expected`.",
-    fix: "Read the target's state; make a new proposal from it if the change is still wanted.",
   },
   no_checkpoint_yet: {
     status: 409,
@@ -190,64 +134,6 @@ export const ERROR_CATALOGUE = {
     description: "The Idempotency-Key was used before with a different request.",
     fix: "Use a new key for a new request.",
   },
-  event_depth_exceeded: {
-    status: 403,
-    title: "Event chain too deep",
-    description:
-      "An agent run emitted an event from a chain of events and the trigger runs they started that already reached SVC_EVENT_MAX_DEPTH (default 8): the emit is refused and recorded (denied), so a loop of agents triggering each other stops.",
-    fix: "Break the loop: an agent should not emit an event type that (through other triggers) starts it again, or raise SVC_EVENT_MAX_DEPTH if the chain is meant to be that long.",
-  },
-  emit_budget_exhausted: {
-    status: 403,
-    title: "Emit budget exhausted",
-    description:
-      "An agent run already put SVC_RUN_EMIT_BUDGET events (default 100) on the bus with ctx.events.emit: further emits of this run are refused and recorded (denied). `budget` gives the limit.",
-    fix: "Emit fewer events per run (batch them into one payload), or raise SVC_RUN_EMIT_BUDGET.",
-  },
-  event_fanout_exceeded: {
-    status: 403,
-    title: "Event fan-out exceeded",
-    description:
-      "Putting this event on the bus would start more trigger runs than SVC_EVENT_MAX_FANOUT (default 100) for one event from outside, counting every run its chain of emitted events started. The event is refused (nothing is queued) and the refusal recorded (denied); `max_fanout`, `already_started` and `would_start` give the figures.",
-    fix: "Subscribe fewer agents to the event's types, have runs emit less, or raise SVC_EVENT_MAX_FANOUT.",
-  },
-  budget_exceeded: {
-    status: 402,
-    title: "Budget exceeded",
-    description:
-      "A reasoning call's worst case (its input tokens, counted as an upper bound, plus max_tokens of output at the model's price) does not fit in what the delegation's budget (or a budget of a delegation it derives from) leaves in its period, counting settled calls and the reservations of calls still running. `budget_delegation_id`, `limit_usd`, `period`, `spent_usd`, `reserved_usd`, `remaining_usd` and `required_usd` give the figures. A model without a known price is refused under a budget. The problem's `type` ends in `budget-exceeded`.",
-    fix: "Ask for fewer max_tokens, use `budget: optimize` or `minimize` (a cheaper model that fits), wait for the next period, or ask the grantor for a delegation with a larger budget.",
-  },
-  model_unpriced: {
-    status: 402,
-    title: "Model has no price",
-    description:
-      "The caller's delegation (or one it derives from) has a budget, and the model the call pinned, or every model that could take it, has no known price, so its cost could not be reserved against the budget. `unpriced_models` lists them (`<provider>/<model_id>`).",
-    fix: "Give the model a price: `input_cost_per_million` and `output_cost_per_million` in its provider's `models` entry (SVC_MODEL_PROVIDERS, or the price fields of the console's Add provider form under Reasoning → Models), or in SVC_MODEL_PRICES_FILE; or call with a key that has no budget.",
-    remediation: [
-      'Price the model in its provider\'s entry: SVC_MODEL_PROVIDERS=[{"name":"…","kind":"openai-compatible","base_url":"…","models":[{"model_id":"<model>","input_cost_per_million":0.5,"output_cost_per_million":1.5}]}], or a JSON file named by SVC_MODEL_PRICES_FILE, and restart svc.',
-      "Or, as an administrator, remove the provider and add it again in the console (Reasoning → Models → Add provider) with its models' prices.",
-      "Or make the call with a delegation that has no budget.",
-    ],
-  },
-  reasoning_unavailable: {
-    status: 503,
-    title: "No model provider",
-    description:
-      "No model provider is configured, or none of the configured providers offers an active model (their model lists could not be read, or every model is deprecated).",
-    fix: "Configure a provider: SVC_MODEL_PROVIDERS, or an administrator adds one in the console under Reasoning → Models.",
-    remediation: [
-      'Set SVC_MODEL_PROVIDERS to a JSON array of providers, e.g. [{"name":"openai","kind":"openai-compatible","base_url":"https://api.openai.com/v1","api_key":"sk-…"}] (Ollama: base_url http://localhost:11434/v1, listed in SVC_OUTBOUND_ALLOW), and restart svc.',
-      "Or, as an administrator, add a provider in the console: Reasoning → Models → Add provider.",
-    ],
-  },
-  model_call_failed: {
-    status: 502,
-    title: "Model call failed",
-    description:
-      "Every model of the call's fallback chain failed: a provider error, a timeout (SVC_REASONING_TIMEOUT_MS) or a rate limit. `attempts[]` gives each model and why; the call is recorded (GET /v1/reasoning/calls/{id}, `call_id`) and its budget reservation released.",
-    fix: "Retry later, pin another model, or check the providers in the console.",
-  },
   rate_limited: {
     status: 429,
     title: "Too many requests",
@@ -274,26 +160,12 @@ export const ERROR_CATALOGUE = {
       "The service's database has no room left to write (its disk or its size limit is full). Nothing of the call was committed; reads still answer.",
     fix: "Retry after the `Retry-After` seconds; the operator frees or adds space, and the service recovers without a restart.",
   },
-  approval_step_up_required: {
-    status: 403,
-    title: "Step-up required",
-    description:
-      "A decision on a high or critical approval request needs a step-up (`step_up` says which): in the console a passkey assertion with user verification made in the deciding session (its sign-in) at most 5 minutes ago; through /v1 a delegation that was not issued to an agent passport.",
-    fix: "In the console, confirm with your passkey and decide again; through the API, decide with a person's or the organization's delegation holding svc_api:approvals:respond.",
-  },
   passkey_step_up_required: {
     status: 403,
     title: "Passkey confirmation required",
     description:
       "A console session mints a key or delegation token that can decide approval requests or learning proposals (`capabilities` names those of the request that can: svc_api:approvals:respond, svc_api:learning:decide, or a family covering one) only with a passkey assertion made in that session at most 5 minutes old (`step_up`: `passkey`).",
     fix: "Confirm with your passkey in the console (the key form asks for it) and create the key again; or leave out the deciding capabilities.",
-  },
-  approval_params_mismatch: {
-    status: 403,
-    title: "Parameters differ from the approved ones",
-    description:
-      "A call made under an approval's grant carried parameters whose canonical SHA-256 differs from the hash the decision approved (`expected_hash`, `received_hash`). The refusal is recorded.",
-    fix: "Send exactly the approved parameters (the decision's modified_params, or the request_data when approved unchanged), or ask for a new approval.",
   },
   passkey_refused: {
     status: 400,

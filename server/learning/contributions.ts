@@ -21,4 +21,14 @@ export const learningContributions = {
     },
   ],
   nav: [{ href: "/learning", label: "Learning", section: "Models", icon: "GraduationCap" }],
+  // Its own problem types (/docs/errors lists them after the shared ones).
+  errors: {
+    learning_target_changed: {
+      status: 409,
+      title: "Learning target changed",
+      description:
+        "A learning proposal is applied only while its target is still in the proposal's `previous` state, and rolled back only while it is still in the applied state: something else changed it since. The problem carries `current` and `expected`.",
+      fix: "Read the target's state; make a new proposal from it if the change is still wanted.",
+    },
+  },
 } satisfies Contributions;
