@@ -1,23 +1,4 @@
 import type { AnyRouter } from "@trpc/server";
-import { NAV_SECTIONS, type Contributions, type NavEntry } from "./contributions";
-
-export { NAV_SECTIONS, type NavEntry, type NavSection } from "./contributions";
-import { agentContributions } from "./agents/contributions";
-import { approvalContributions } from "./approvals/contributions";
-import { complianceContributions } from "./compliance/contributions";
-import { controlPlaneContributions } from "./controlPlane/contributions";
-import { eventContributions } from "./events/contributions";
-import { executionContributions } from "./executions/contributions";
-import { identityContributions } from "./identity/contributions";
-import { learningContributions } from "./learning/contributions";
-import { marketplaceContributions } from "./marketplace/contributions";
-import { memberContributions } from "./members/contributions";
-import { promptContributions } from "./prompts/contributions";
-import { provenanceContributions } from "./provenance/contributions";
-import { reasoningContributions } from "./reasoning/contributions";
-import { telemetryContributions } from "./telemetry/contributions";
-import { webhookContributions } from "./webhooks/contributions";
-import { workflowContributions } from "./workflows/contributions";
 import { agentOperations } from "./agents/operations";
 import { cancelApprovalsOfRevokedDelegations } from "./approvals/cancelApproval";
 import { approvalOperations } from "./approvals/operations";
@@ -93,6 +74,27 @@ import { registerNodeOperations } from "./workflows/nodeOperations";
 import { workflowOperations } from "./workflows/operations";
 import { workflowsRouter } from "./workflows/router";
 import { workflowJobKinds } from "./workflows/tasks";
+// Last: what the areas contribute to the catalogues, after the modules above (whose load order is the
+// order of the OpenAPI document's schemas).
+import { NAV_SECTIONS, type Contributions, type NavEntry } from "./contributions";
+import { agentContributions } from "./agents/contributions";
+import { approvalContributions } from "./approvals/contributions";
+import { complianceContributions } from "./compliance/contributions";
+import { controlPlaneContributions } from "./controlPlane/contributions";
+import { eventContributions } from "./events/contributions";
+import { executionContributions } from "./executions/contributions";
+import { identityContributions } from "./identity/contributions";
+import { learningContributions } from "./learning/contributions";
+import { marketplaceContributions } from "./marketplace/contributions";
+import { memberContributions } from "./members/contributions";
+import { promptContributions } from "./prompts/contributions";
+import { provenanceContributions } from "./provenance/contributions";
+import { reasoningContributions } from "./reasoning/contributions";
+import { telemetryContributions } from "./telemetry/contributions";
+import { webhookContributions } from "./webhooks/contributions";
+import { workflowContributions } from "./workflows/contributions";
+
+export { NAV_SECTIONS, type NavEntry, type NavSection } from "./contributions";
 
 /**
  * One area of the server as the rest of the house sees it: everything the shared mechanisms
