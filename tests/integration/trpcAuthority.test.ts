@@ -185,7 +185,7 @@ describe("an API key created in the console", () => {
  * refused. Both refusals come from the gate before the input is parsed, so no input is needed.
  * A new procedure is held to this without an edit here.
  */
-const procedures = appRouter._def.procedures as Record<string, { _def: { meta?: ProcedureMeta } }>;
+const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: ProcedureMeta } }>;
 const metaOf = (path: string) => procedures[path]!._def.meta;
 const CONSOLE_ONLY = Object.keys(procedures).filter((path) => metaOf(path)?.roles);
 const FROM_OPERATIONS = Object.keys(procedures).filter((path) => !metaOf(path)?.roles);
