@@ -2,16 +2,28 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  areaOperations,
   areas,
+  checkedCapabilities,
   consoleNavigation,
   NAV_SECTIONS,
   type Area,
   navigationFor,
   offeredCapabilityAreas,
 } from "@/server/areas";
-import { platformEventEntry, registeredPlatformEventTypes } from "@/server/events/platformEventTypes";
-import { capabilityGroups, isKnownCapability } from "@/server/identity/capabilityCatalogue";
+import { errorCodes } from "@/server/errorCatalogue";
+import {
+  platformEventCatalogue,
+  platformEventEntry,
+  registeredPlatformEventTypes,
+} from "@/server/events/platformEventTypes";
+import {
+  capabilityAreas,
+  capabilityCatalogue,
+  capabilityGroups,
+  isKnownCapability,
+} from "@/server/identity/capabilityCatalogue";
+import { registeredJobKinds } from "@/server/jobs";
+import { bridgeEntries } from "@/server/sandbox/bridge";
 import { roleCapabilities } from "@/server/members/roles";
 import { call, ed25519Jwk, useTestServer } from "./harness";
 import { serverModules } from "./sourceFiles";
@@ -24,70 +36,50 @@ const t = useTestServer();
 const api = (method: string, path: string, token: string, body?: unknown) =>
   call(t.server.url, method, path, { token, body });
 
-const NOT_BUILT: string[] = [];
+/** The API contract's table of capabilities (api-contract.md, "The capability each route family checks"): the spec, not the code. */
+const CONTRACT = [
+  ...["passports:read", "passports:write", "delegations:read", "delegations:write", "provenance:read"],
+  ...["agents:read", "agents:deploy", "agents:invoke", "agents:manage"],
+  ...["approvals:read", "approvals:write", "approvals:respond", "approvals:admin"],
+  ...["executions:read", "executions:write", "workflows:read", "workflows:write", "events:read", "events:write"],
+  ...["marketplace:read", "marketplace:install", "marketplace:rate", "marketplace:invoke", "compliance:read"],
+  ...["models:read", "reasoning:think", "benchmarks:write", "prompts:read", "prompts:publish", "cp:read", "cp:write"],
+  ...["learning:read", "learning:propose", "learning:decide"],
+].map((c) => `svc_api:${c}`);
 
-describe("the capability catalogue offers what exists (issue 14.5)", () => {
-  it("offers the capability areas the root's operations and procedures check, and none of the areas not built yet", () => {
-    expect([...offeredCapabilityAreas].sort()).toEqual([
-      "agents",
-      "approvals",
-      "benchmarks",
-      "compliance",
-      "cp",
-      "delegations",
-      "events",
-      "executions",
-      "learning",
-      "marketplace",
-      "members",
-      "metrics",
-      "models",
-      "passports",
-      "prompts",
-      "provenance",
-      "reasoning",
-      "workflows",
-    ]);
-    for (const op of areaOperations) if (op.capability) expect(isKnownCapability(op.capability), op.id).toBe(true);
-    for (const area of NOT_BUILT) {
-      expect(isKnownCapability(`svc_api:${area}:*`), area).toBe(false);
-    }
-    expect(isKnownCapability("svc_api:approvals:respond")).toBe(true);
-    expect(isKnownCapability("svc_api:reasoning:think")).toBe(true);
-    expect(isKnownCapability("svc_api:prompts:read")).toBe(true);
-    expect(isKnownCapability("svc_api:learning:read")).toBe(true);
+const rootAreas = Object.values(areas) as Area[];
+
+describe("the capability catalogue is what the areas declare (issue 29.1)", () => {
+  it("every capability an operation or procedure checks is declared by some area, and offered", () => {
+    const checked = checkedCapabilities();
+    expect(checked.length).toBeGreaterThan(100);
+    for (const c of checked) expect(isKnownCapability(c), c).toBe(true);
   });
 
-  it("console roles hold no capability of an area not built yet", () => {
-    for (const role of ["admin", "approver", "viewer"] as const) {
-      const held = roleCapabilities(role);
-      expect(
-        held.filter((c) => NOT_BUILT.some((a) => c.startsWith(`svc_api:${a}:`))),
-        role,
-      ).toEqual([]);
-      expect(held.every(isKnownCapability), role).toBe(true);
-    }
+  it("every capability area an area declares is checked by some operation or procedure (none offered for nothing)", () => {
+    const declared = rootAreas.flatMap((a) => Object.keys(a.capabilities?.areas ?? {}));
+    expect(new Set(declared).size).toBe(declared.length);
+    expect([...offeredCapabilityAreas].sort()).toEqual([...declared].sort());
+    expect([...capabilityAreas().keys()].sort()).toEqual([...declared].sort());
+  });
+
+  it("lists every capability of the API contract, each described", () => {
+    for (const c of CONTRACT) expect(isKnownCapability(c), c).toBe(true);
+    for (const e of capabilityCatalogue()) expect(e.description.length, e.capability).toBeGreaterThan(10);
+  });
+
+  it("console roles hold only declared capabilities; the picker lists every declared one", () => {
+    for (const role of ["admin", "approver", "viewer"] as const)
+      expect(roleCapabilities(role).every(isKnownCapability), role).toBe(true);
     expect(roleCapabilities("viewer")).toEqual(
       expect.arrayContaining(["svc_api:agents:read", "svc_api:members:read", "svc_api:events:read"]),
     );
-  });
-
-  it("the key picker lists no capability of an area not built yet", () => {
     // What app/(console)/keys/page.tsx gives the picker.
-    const picker = capabilityGroups(offeredCapabilityAreas).flatMap((g) => g.capabilities.map((c) => c.capability));
-    expect(picker).toEqual(
-      expect.arrayContaining([
-        "svc_api:*",
-        "svc_api:agents:invoke",
-        "svc_api:events:write",
-        "svc_api:members:read",
-        "svc_api:cp:write",
-      ]),
-    );
-    expect(picker.filter((c) => NOT_BUILT.some((a) => c.startsWith(`svc_api:${a}:`)))).toEqual([]);
+    const picker = capabilityGroups().flatMap((g) => g.capabilities.map((c) => c.capability));
+    expect(picker).toEqual(expect.arrayContaining(["svc_api:*", ...capabilityCatalogue().map((c) => c.capability)]));
   });
 
-  it("an empty session exchange grants the contract's default (reasoning included, now that it is built); asking for a capability of an area not built yet is a 400 naming it", async () => {
+  it("an empty session exchange grants the contract's default; a capability no area declared is a 400 naming it", async () => {
     const exchanged = await api("POST", "/v1/sessions/exchange", t.root.token, {});
     expect(exchanged.status).toBe(201);
     expect(exchanged.body.capabilities.sort()).toEqual([
@@ -100,11 +92,7 @@ describe("the capability catalogue offers what exists (issue 14.5)", () => {
       name: "picker",
       public_key: ed25519Jwk(),
     });
-    // Every area of the contract is built now: an area the catalogue does not know stands in.
-    for (const capability of [
-      ...NOT_BUILT.flatMap((a) => [`svc_api:${a}:read`, `svc_api:${a}:*`]),
-      "svc_api:nosuch:read",
-    ]) {
+    for (const capability of ["svc_api:nosuch:read", "svc_api:nosuch:*", "svc_api:agents:fly"]) {
       const res = await api("POST", "/v1/delegation-tokens", t.root.token, {
         delegate_did: passport.body.did,
         capabilities: [capability],
@@ -141,7 +129,7 @@ describe("the console's navigation comes from the root", () => {
   it("every entry but the overview is in a section, and each section's entries are together", () => {
     expect(consoleNavigation[0]?.href).toBe("/overview");
     for (const entry of consoleNavigation.slice(1)) expect(NAV_SECTIONS, entry.href).toContain(entry.section);
-    const areaEntries = (Object.values(areas) as Area[]).flatMap((a) => a.nav ?? []);
+    const areaEntries = rootAreas.flatMap((a) => a.nav ?? []);
     // None is lost to a section the list does not name.
     for (const entry of areaEntries) expect(consoleNavigation.map((n) => n.href)).toContain(entry.href);
     const order = consoleNavigation.slice(1).map((n) => NAV_SECTIONS.indexOf(n.section!));
@@ -166,7 +154,7 @@ describe("registries are filled by the root, never by importing a module", () =>
         .split("\n")
         .forEach((line, i) => {
           if (
-            /^(registerJobKind|registerBridgeEntry|registerSubscriptionDispatcher|onDelegationsRevoked|registerTask|offerCapabilityAreas)\b/.test(
+            /^(registerJobKind|registerBridgeEntry|registerSubscriptionDispatcher|onDelegationsRevoked|registerTask|offerCapabilityAreas|registerCapabilities|registerPlatformEventGroups|registerErrorCodes)\b/.test(
               line,
             ) ||
             /^import\s+["']\./.test(line)
@@ -178,40 +166,38 @@ describe("registries are filled by the root, never by importing a module", () =>
     expect(offenders).toEqual([]);
   });
 
-  it("every area's job kinds, bridge entries, hooks and dispatchers are named in the root", () => {
-    const jobKinds = Object.values(areas).flatMap((a) => Object.keys("jobKinds" in a ? a.jobKinds : {}));
-    expect(jobKinds.sort()).toEqual([
-      "agent.deploy",
-      "execution.callback",
-      "execution.run",
-      "webhook.deliver",
-      "workflow.node",
-    ]);
-    expect(Object.values(areas).flatMap((a) => Object.keys("bridge" in a ? a.bridge : {}))).toEqual([
-      "approvals.request",
-      "events.emit",
-      "connectors.invoke",
-      "reason",
-    ]);
-    expect(registeredPlatformEventTypes()).toEqual([
-      "agent.activated",
-      "agent.deactivated",
-      "agent.deployed",
-      "approval.decided",
-      "approval.escalated",
-      "approval.expired",
-      "approval.requested",
-      "connector.connection_expired",
-      "connector.installed",
-      "execution.completed",
-      "execution.failed",
-      "learning.applied",
-      "learning.proposed",
-      "learning.rolled_back",
-      "webhook.disabled",
-      "workflow.completed",
-      "workflow.failed",
-    ]);
+  it("the registries hold exactly what the root's areas name", () => {
+    const jobKinds = rootAreas.flatMap((a) => Object.keys(a.jobKinds ?? {}));
+    expect(registeredJobKinds().sort()).toEqual([...jobKinds].sort());
+    expect(jobKinds).toContain("execution.run");
+    const bridge = rootAreas.flatMap((a) => Object.keys(a.bridge ?? {}));
+    expect([...bridgeEntries().keys()].sort()).toEqual([...bridge].sort());
+    expect(bridge).toContain("events.emit");
+    expect(registeredPlatformEventTypes()).toEqual(
+      [...new Set(rootAreas.flatMap((a) => (a.platformEvents ?? []).flatMap((g) => g.types)))].sort(),
+    );
+    expect(platformEventCatalogue().map((e) => e.pattern)).toEqual(
+      rootAreas.flatMap((a) => (a.platformEvents ?? []).map((g) => g.pattern)),
+    );
+    const codes = rootAreas.flatMap((a) => Object.keys(a.errors ?? {}));
+    expect(codes).toContain("installation_not_active");
+    for (const code of codes) expect(errorCodes(), code).toContain(code);
+  });
+
+  it("every platform event type written in a putPlatformEvent call is declared by some area", () => {
+    // A property over the source, beside the runtime guard (putPlatformEvent throws on an
+    // undeclared type): the literal types each raising module passes.
+    const raised = new Set<string>();
+    for (const file of serverModules()) {
+      const text = readFileSync(file, "utf8");
+      if (!text.includes("putPlatformEvent(") || file.endsWith("platformEvents.ts")) continue;
+      for (const call of text.split("putPlatformEvent(").slice(1)) {
+        const type = /type:\s*([^,}\n]+)/.exec(call.slice(0, 400))?.[1] ?? "";
+        for (const m of type.matchAll(/"([a-z][a-z0-9_]*\.[a-z0-9_.]+)"/g)) raised.add(m[1]!);
+      }
+    }
+    expect([...raised]).toEqual(expect.arrayContaining(["agent.deployed", "approval.escalated", "learning.proposed"]));
+    for (const type of raised) expect(registeredPlatformEventTypes(), type).toContain(type);
   });
 
   it("every platform event type an area raises falls under a catalogue entry naming the capability that reads it", () => {
