@@ -68,6 +68,8 @@ const KERNEL = [
   "config",
   "errors",
   "errorCatalogue",
+  // The shape of an area's contributions (types, and the navigation's sections): pure.
+  "contributions",
   "ids",
   "db",
   "keys",
@@ -90,7 +92,9 @@ const KERNEL = [
   "telemetry",
 ];
 // The kernel's folders, held to rule 4.
-const KERNEL_FOLDERS = KERNEL.filter((k) => !/^(processWide|config|errors|errorCatalogue|ids|setup\/.*)$/.test(k));
+const KERNEL_FOLDERS = KERNEL.filter(
+  (k) => !/^(processWide|config|errors|errorCatalogue|contributions|ids|setup\/.*)$/.test(k),
+);
 const noArea = {
   regex: String.raw`^(@/server/|(\.\./)+(server/)?)(?!(${KERNEL.join("|")})(/|$))[A-Za-z0-9_-]+(/|$)`,
   message:
