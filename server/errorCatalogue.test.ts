@@ -62,6 +62,7 @@ describe("error catalogue", () => {
     expect(() =>
       registerErrorCodes({ installation_not_active: { ...errorEntry("installation_not_active"), title: "Other" } }),
     ).toThrow(/declared twice/);
+    // @ts-expect-error: an undeclared code fails the type check too.
     expect(() => domainError("no_such_code", "x")).toThrow(/declared by no area/);
     expect(domainError("installation_not_active", "x").status).toBe(409);
   });

@@ -229,8 +229,15 @@ export const ERROR_CATALOGUE = {
 
 /** The shared codes (this table); an area's own codes are `AreaErrorCode`s its contributions declare. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+/**
+ * The codes the areas declare, by name. Each area's `contributions.ts` adds its own by module
+ * augmentation (`interface AreaErrorCodes extends Record<keyof typeof errors, true> {}` inside
+ * `declare module "../errorCatalogue"`), so the kernel names no area's code, `domainError` takes
+ * them typed, and a misspelt code fails the type check.
+ */
+export interface AreaErrorCodes {}
 /** A code an area declares in its `server/<area>/contributions.ts` (`errors`), registered by the root. */
-export type AreaErrorCode = string & { readonly areaErrorCode?: never };
+export type AreaErrorCode = keyof AreaErrorCodes & string;
 
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
@@ -263,7 +270,7 @@ export function isErrorCode(code: string): code is ErrorCode {
  * The entry of `code`, typed as the interface (the table itself is `as const`). A code nobody
  * declared throws: a problem must link to an entry of /docs/errors.
  */
-export function errorEntry(code: ErrorCode | AreaErrorCode): ErrorEntry {
+export function errorEntry(code: string): ErrorEntry {
   const entry = Object.hasOwn(ERROR_CATALOGUE, code) ? ERROR_CATALOGUE[code as ErrorCode] : declared.get(code);
   if (!entry) throw new Error(`Error code ${code} is declared by no area (server/<area>/contributions.ts).`);
   return entry;

@@ -1,5 +1,22 @@
 import type { Contributions } from "../contributions";
+import type { ErrorEntry } from "../errorCatalogue";
 import { capability } from "../identity/capabilityCatalogue";
+
+/** Its own problem types (/docs/errors lists them after the shared ones). */
+const errors = {
+  learning_target_changed: {
+    status: 409,
+    title: "Learning target changed",
+    description:
+      "A learning proposal is applied only while its target is still in the proposal's `previous` state, and rolled back only while it is still in the applied state: something else changed it since. The problem carries `current` and `expected`.",
+    fix: "Read the target's state; make a new proposal from it if the change is still wanted.",
+  },
+} as const satisfies Record<string, ErrorEntry>;
+
+declare module "../errorCatalogue" {
+  // Its codes, typed for `domainError` (see AreaErrorCodes).
+  interface AreaErrorCodes extends Record<keyof typeof errors, true> {}
+}
 
 /** The learning area's part of the catalogues. */
 export const learningContributions = {
@@ -21,14 +38,5 @@ export const learningContributions = {
     },
   ],
   nav: [{ href: "/learning", label: "Learning", section: "Models", icon: "GraduationCap" }],
-  // Its own problem types (/docs/errors lists them after the shared ones).
-  errors: {
-    learning_target_changed: {
-      status: 409,
-      title: "Learning target changed",
-      description:
-        "A learning proposal is applied only while its target is still in the proposal's `previous` state, and rolled back only while it is still in the applied state: something else changed it since. The problem carries `current` and `expected`.",
-      fix: "Read the target's state; make a new proposal from it if the change is still wanted.",
-    },
-  },
+  errors,
 } satisfies Contributions;
