@@ -63,7 +63,8 @@ export function underPattern(type: string, pattern: string): boolean {
 export function registerPlatformEventGroups(groups: readonly PlatformEventGroup[]): void {
   for (const { types, ...entry } of groups) {
     for (const type of types)
-      if (!underPattern(type, entry.pattern)) throw new Error(`${type} is not under its group's pattern ${entry.pattern}.`);
+      if (!underPattern(type, entry.pattern))
+        throw new Error(`${type} is not under its group's pattern ${entry.pattern}.`);
     const known = registry.entries.find((e) => e.pattern === entry.pattern);
     if (known && known.readCapability !== entry.readCapability)
       throw new Error(`Platform event pattern ${entry.pattern} is declared twice.`);

@@ -162,7 +162,11 @@ export function capabilityGroups(offered: ReadonlySet<string> | undefined = cata
         title,
         capabilities: capabilityCatalogue()
           .filter((c) => c.area === area)
-          .map(({ capability, description, decides }) => ({ capability, description, ...(decides ? { decides } : {}) })),
+          .map(({ capability, description, decides }) => ({
+            capability,
+            description,
+            ...(decides ? { decides } : {}),
+          })),
       })),
   ];
 }
