@@ -138,9 +138,10 @@ export interface Area extends Contributions {
  * bus, the capability catalogue, the console's navigation and the e2e page list all read this.
  * The order is the order of the OpenAPI document and of the navigation.
  *
- * The capabilities an area brings are those its operations and procedures check: the catalogue
- * offers a capability area (`svc_api:approvals:*`) only once some operation or procedure here
- * checks one of its capabilities.
+ * The catalogues (capabilities, platform event types, error codes) are what the areas declare in
+ * their `contributions.ts`, spread into their entry here; the capability catalogue offers a
+ * declared capability area (`svc_api:approvals:*`) only once some operation or procedure here
+ * checks one of its capabilities (tests/integration/areas.test.ts holds both to each other).
  */
 export const areas = {
   identity: {
@@ -263,10 +264,6 @@ export const areaRouters = Object.fromEntries(
     : never;
 };
 
-/** The platform event types the areas raise. */
-export const platformEventTypes: readonly string[] = entries.flatMap(([, a]) =>
-  (a.platformEvents ?? []).flatMap((g) => g.types),
-);
 
 /** Console pages that belong to no area: the overview first, the documents last. */
 const CONSOLE_HOME: NavEntry = { href: "/overview", label: "Overview", icon: "LayoutDashboard" };
