@@ -264,7 +264,6 @@ export const areaRouters = Object.fromEntries(
     : never;
 };
 
-
 /** Console pages that belong to no area: the overview first, the documents last. */
 const CONSOLE_HOME: NavEntry = { href: "/overview", label: "Overview", icon: "LayoutDashboard" };
 const CONSOLE_DOCS: readonly NavEntry[] = [
