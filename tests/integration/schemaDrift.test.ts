@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { database, type Database } from "@/server/db/client";
 
 /**
- * The migrated database must be exactly what prisma/schema.prisma describes: the same tables,
+ * The migrated database must be exactly what prisma/schema/ describes: the same tables,
  * columns (type, nullability, whether they have a default), primary keys, indexes and foreign
  * keys. Migrations are written by hand (see prisma/migrations/<provider>/), so this is what
  * catches a model changed without its migration, or a migration that says something else.
@@ -53,9 +53,14 @@ const list = (s: string) =>
     .filter(Boolean);
 const sortFks = (fks: ForeignKey[]) => [...fks].sort((a, b) => a.columns.join().localeCompare(b.columns.join()));
 
-/** The tables prisma/schema.prisma describes, as the engine should have them. */
+/** The tables prisma/schema/ describes, as the engine should have them. */
 function expectedTables(engine: Database["engine"]): Record<string, Table> {
-  const source = readFileSync(join(process.cwd(), "prisma/schema.prisma"), "utf8").replace(/\/\/.*$/gm, "");
+  const dir = join(process.cwd(), "prisma/schema");
+  const source = readdirSync(dir)
+    .filter((f) => f.endsWith(".prisma"))
+    .map((f) => readFileSync(join(dir, f), "utf8"))
+    .join("\n")
+    .replace(/\/\/.*$/gm, "");
   const models = [...source.matchAll(/^model (\w+) \{([^}]*)\}/gm)].map((m) => ({ name: m[1]!, body: m[2]! }));
   const tableOf = (model: string) => {
     const body = models.find((m) => m.name === model)!.body;
@@ -280,7 +285,7 @@ async function actualTables(db: Database): Promise<Record<string, Table>> {
   return tables;
 }
 
-describe("the migrated database matches prisma/schema.prisma", () => {
+describe("the migrated database matches the models in prisma/schema/", () => {
   it("has the same tables, columns, primary keys, indexes and foreign keys", async () => {
     const db = await database();
     const expected = expectedTables(db.engine);
