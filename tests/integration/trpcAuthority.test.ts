@@ -235,6 +235,8 @@ const FROM_OPERATIONS: Record<string, unknown> = {
     duration_seconds: 60,
   },
   "identity.delegations.revoke": { id: "dlg_x" },
+  "identity.delegations.usage": { id: "dlg_x" },
+  "identity.delegations.simulate": { id: "dlg_x", capabilities: [] },
   "identity.revocations.list": { limit: 1 },
   "identity.capabilities.match": { requiredCapabilities: ["svc_api:agents:read"] },
   "controlPlane.orgs.list": { limit: 1 },
@@ -246,6 +248,7 @@ const FROM_OPERATIONS: Record<string, unknown> = {
   "provenance.consistency": { from: 1, to: 1 },
   "agents.list": { limit: 1 },
   "agents.status": { id: "agt_x" },
+  "agents.usage": { id: "agt_x" },
   "agents.deploy": {
     manifest: { name: "x", version: "1", capabilities: [] },
     bundleBase64: "eA==",

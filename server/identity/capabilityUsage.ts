@@ -1,0 +1,120 @@
+import type { z } from "zod";
+import type { Db } from "../db/client";
+import { ValidationFailed } from "../errors";
+import { covers, coveredBy } from "./capabilities";
+import type { CapabilityUsage } from "./usageSchemas";
+
+/** The window usage and simulation count over unless the caller says otherwise. */
+export const DEFAULT_USAGE_DAYS = 30;
+
+/** What the log says about one capability under a set of delegations since a moment. */
+export interface CapabilityCount {
+  calls: number;
+  refused: number;
+  lastUsedAt: Date | null;
+}
+
+export type CapabilityCounts = Map<string, CapabilityCount>;
+
+/** `since` of a usage or simulate request: the RFC 3339 moment given, else the default window back. */
+export function usageSince(since: string | undefined, now = new Date()): Date {
+  if (since === undefined) return new Date(now.getTime() - DEFAULT_USAGE_DAYS * 86_400_000);
+  const at = new Date(since);
+  // zod checks the shape; a shape with an impossible date (month 13) still ends here.
+  if (Number.isNaN(at.getTime()) || at.getFullYear() < 1970)
+    throw ValidationFailed([{ field: "since", code: "invalid_format", message: "must be an RFC 3339 date-time" }]);
+  return at;
+}
+
+/** The delegation and every delegation derived from it (at any depth), in the organization. */
+export async function delegationSubtree(db: Db, orgDid: string, id: string): Promise<string[]> {
+  const derived = await db.delegation.findMany({
+    where: { orgDid, ancestry: { contains: id } },
+    select: { id: true, ancestry: true },
+  });
+  // `contains` is a substring test: keep only those with the id as a whole ancestor.
+  return [id, ...derived.filter((d) => d.ancestry.split(" ").includes(id)).map((d) => d.id)];
+}
+
+/**
+ * Per capability, the calls let through (`decision` allowed) and refused under any of
+ * `delegationIds` since `since`, read from the provenance records themselves: the reference the
+ * rollup is checked against, and its edge (the part of `since`'s own day it does not cover).
+ */
+export async function countsFromRecords(
+  db: Db,
+  orgDid: string,
+  delegationIds: string[],
+  since: Date,
+  until?: Date,
+): Promise<CapabilityCounts> {
+  const counts: CapabilityCounts = new Map();
+  if (delegationIds.length === 0) return counts;
+  const groups = await db.provenanceRecord.groupBy({
+    by: ["capability", "decision"],
+    where: {
+      orgDid,
+      delegationId: { in: delegationIds },
+      capability: { not: null },
+      timestamp: { gte: since, ...(until ? { lt: until } : {}) },
+    },
+    _count: { _all: true },
+    _max: { timestamp: true },
+  });
+  for (const g of groups) {
+    const c = counted(counts, g.capability as string);
+    if (g.decision === "allowed") {
+      c.calls += g._count._all;
+      c.lastUsedAt = later(c.lastUsedAt, g._max.timestamp);
+    } else c.refused += g._count._all;
+  }
+  return counts;
+}
+
+export function counted(counts: CapabilityCounts, capability: string): CapabilityCount {
+  let c = counts.get(capability);
+  if (!c) counts.set(capability, (c = { calls: 0, refused: 0, lastUsedAt: null }));
+  return c;
+}
+
+export const later = (a: Date | null, b: Date | null) => (a === null ? b : b === null || a >= b ? a : b);
+
+/**
+ * The usage rows of a grant: each held capability (a wildcard summing what it covers), then the
+ * used capabilities a held wildcard covers, then those only refused (not granted); and the held
+ * capabilities nothing was let through under.
+ */
+export function usageRows(
+  held: readonly string[],
+  counts: CapabilityCounts,
+): { capabilities: z.input<typeof CapabilityUsage>[]; unused: string[] } {
+  const grant = [...new Set(held)];
+  const row = (capability: string, granted: boolean, c: CapabilityCount) => ({
+    capability,
+    granted,
+    calls: c.calls,
+    refused: c.refused,
+    last_used_at: c.lastUsedAt?.toISOString() ?? null,
+  });
+  const heldRows = grant.map((h) => {
+    const sum: CapabilityCount = { calls: 0, refused: 0, lastUsedAt: null };
+    for (const [capability, c] of counts) {
+      if (!covers(h, capability)) continue;
+      sum.calls += c.calls;
+      sum.refused += c.refused;
+      sum.lastUsedAt = later(sum.lastUsedAt, c.lastUsedAt);
+    }
+    return row(h, true, sum);
+  });
+  const others = [...counts.keys()].filter((c) => !grant.includes(c)).sort();
+  const expanded = others.filter((c) => coveredBy(grant, c) && counts.get(c)!.calls > 0);
+  const notGranted = others.filter((c) => !coveredBy(grant, c));
+  return {
+    capabilities: [
+      ...heldRows,
+      ...expanded.map((c) => row(c, true, counts.get(c)!)),
+      ...notGranted.map((c) => row(c, false, counts.get(c)!)),
+    ],
+    unused: heldRows.filter((r) => r.calls === 0).map((r) => r.capability),
+  };
+}
