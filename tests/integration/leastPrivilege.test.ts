@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { database } from "@/server/db/client";
+import { countsFromRecords, delegationSubtree } from "@/server/identity/capabilityUsage";
 import { DelegationUsage, SimulateNarrowingResponse } from "@/server/identity/schemas";
+import { delegationCounts } from "@/server/identity/usageRollup";
 import { apiKey, call, secondOrg, useTestServer } from "./harness";
 
 /**
@@ -60,6 +63,23 @@ describe("usage of a delegation", () => {
     expect(foreign.status).toBe(404);
     const sim = await api("POST", `/v1/delegations/${key.delegationId}/simulate`, { capabilities: [] }, other.token);
     expect(sim.status).toBe(404);
+  });
+});
+
+describe("the usage rollup", () => {
+  it("counts what the records say, whole days from the rollup and the window's first day from the records", async () => {
+    const key = await keyUsingTwoOfSix();
+    const db = await database();
+    const ids = await delegationSubtree(db.read, key.orgDid, key.delegationId);
+    // Since two days back: today comes from the rollup, the window's first day from the records.
+    const since = new Date(Date.now() - 2 * 86_400_000);
+    const fromRollup = await delegationCounts(db.read, key.orgDid, ids, since);
+    const fromRecords = await countsFromRecords(db.read, key.orgDid, ids, since);
+    expect(Object.fromEntries(fromRollup)).toEqual(Object.fromEntries(fromRecords));
+    expect(fromRollup.get("svc_api:passports:read")).toMatchObject({ calls: 3, refused: 0 });
+    expect(fromRollup.get("svc_api:workflows:read")).toMatchObject({ calls: 0, refused: 1, lastUsedAt: null });
+    const rows = await db.read.delegationUsageRollup.findMany({ where: { delegationId: key.delegationId } });
+    expect(rows.reduce((n, r) => n + Number(r.calls), 0)).toBe(5);
   });
 });
 

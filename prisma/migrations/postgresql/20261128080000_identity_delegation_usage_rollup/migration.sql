@@ -1,0 +1,44 @@
+-- Least privilege's evidence (issue 31): per organization, delegation, capability and UTC day of
+-- the call, the calls the gate let through (and the latest of them) and refused. A trigger on
+-- "provenance_record" keeps it in the statement that appends a record (records are never changed
+-- or deleted); the records written so far are summed in below.
+--
+-- A row's upsert holds its lock until the appending transaction commits: one row per delegation
+-- and day would queue every concurrent call of one key behind the previous one's commit. So a
+-- day is spread over 8 shards, chosen by a hash of the record id (two concurrent calls of one key
+-- meet on a row one time in 8); readers sum over them.
+
+CREATE TABLE "delegation_usage_rollup" (
+    "org_did" TEXT NOT NULL,
+    "delegation_id" TEXT NOT NULL,
+    "capability" TEXT NOT NULL,
+    "day" TEXT NOT NULL,
+    "shard" INTEGER NOT NULL,
+    "calls" BIGINT NOT NULL,
+    "refused" BIGINT NOT NULL,
+    "last_used_at" TIMESTAMP(3),
+
+    CONSTRAINT "delegation_usage_rollup_pkey" PRIMARY KEY ("org_did", "delegation_id", "capability", "day", "shard")
+);
+
+INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability", "day", "shard", "calls", "refused", "last_used_at")
+SELECT "org_did", "delegation_id", "capability", to_char("timestamp", 'YYYY-MM-DD'), 0, SUM(CASE WHEN "decision" = 'allowed' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'allowed' THEN 0 ELSE 1 END), MAX(CASE WHEN "decision" = 'allowed' THEN "timestamp" END)
+  FROM "provenance_record"
+ WHERE "delegation_id" IS NOT NULL AND "capability" IS NOT NULL
+ GROUP BY "org_did", "delegation_id", "capability", to_char("timestamp", 'YYYY-MM-DD');
+
+CREATE FUNCTION "delegation_usage_rollup_apply"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability", "day", "shard", "calls", "refused", "last_used_at")
+    VALUES (NEW."org_did", NEW."delegation_id", NEW."capability", to_char(NEW."timestamp", 'YYYY-MM-DD'), hashtext(NEW."id") & 7, CASE WHEN NEW."decision" = 'allowed' THEN 1 ELSE 0 END, CASE WHEN NEW."decision" = 'allowed' THEN 0 ELSE 1 END, CASE WHEN NEW."decision" = 'allowed' THEN NEW."timestamp" END)
+    ON CONFLICT ("org_did", "delegation_id", "capability", "day", "shard") DO UPDATE SET
+      "calls" = "delegation_usage_rollup"."calls" + excluded."calls",
+      "refused" = "delegation_usage_rollup"."refused" + excluded."refused",
+      "last_used_at" = GREATEST("delegation_usage_rollup"."last_used_at", excluded."last_used_at");
+    RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER "provenance_record_usage_rollup" AFTER INSERT ON "provenance_record"
+    FOR EACH ROW WHEN (NEW."delegation_id" IS NOT NULL AND NEW."capability" IS NOT NULL)
+    EXECUTE FUNCTION "delegation_usage_rollup_apply"();

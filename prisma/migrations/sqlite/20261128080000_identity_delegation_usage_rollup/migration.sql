@@ -1,0 +1,35 @@
+-- Least privilege's evidence (issue 31): per organization, delegation, capability and UTC day of
+-- the call, the calls the gate let through (and the latest of them) and refused. A trigger on
+-- "provenance_record" keeps it in the statement that appends a record (records are never changed
+-- or deleted); the records written so far are summed in below. SQLite has one writer at a time,
+-- so every row is shard 0 (PostgreSQL spreads a delegation's day over 8).
+
+CREATE TABLE "delegation_usage_rollup" (
+    "org_did" TEXT NOT NULL,
+    "delegation_id" TEXT NOT NULL,
+    "capability" TEXT NOT NULL,
+    "day" TEXT NOT NULL,
+    "shard" INTEGER NOT NULL,
+    "calls" BIGINT NOT NULL,
+    "refused" BIGINT NOT NULL,
+    "last_used_at" DATETIME,
+
+    PRIMARY KEY ("org_did", "delegation_id", "capability", "day", "shard")
+);
+
+INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability", "day", "shard", "calls", "refused", "last_used_at")
+SELECT "org_did", "delegation_id", "capability", substr("timestamp", 1, 10), 0, SUM(CASE WHEN "decision" = 'allowed' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'allowed' THEN 0 ELSE 1 END), MAX(CASE WHEN "decision" = 'allowed' THEN "timestamp" END)
+  FROM "provenance_record"
+ WHERE "delegation_id" IS NOT NULL AND "capability" IS NOT NULL
+ GROUP BY "org_did", "delegation_id", "capability", substr("timestamp", 1, 10);
+
+CREATE TRIGGER "provenance_record_usage_rollup" AFTER INSERT ON "provenance_record"
+WHEN NEW."delegation_id" IS NOT NULL AND NEW."capability" IS NOT NULL
+BEGIN
+  INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability", "day", "shard", "calls", "refused", "last_used_at")
+  VALUES (NEW."org_did", NEW."delegation_id", NEW."capability", substr(NEW."timestamp", 1, 10), 0, CASE WHEN NEW."decision" = 'allowed' THEN 1 ELSE 0 END, CASE WHEN NEW."decision" = 'allowed' THEN 0 ELSE 1 END, CASE WHEN NEW."decision" = 'allowed' THEN NEW."timestamp" END)
+  ON CONFLICT ("org_did", "delegation_id", "capability", "day", "shard") DO UPDATE SET
+    "calls" = "delegation_usage_rollup"."calls" + excluded."calls",
+    "refused" = "delegation_usage_rollup"."refused" + excluded."refused",
+    "last_used_at" = CASE WHEN excluded."last_used_at" IS NOT NULL AND ("delegation_usage_rollup"."last_used_at" IS NULL OR excluded."last_used_at" > "delegation_usage_rollup"."last_used_at") THEN excluded."last_used_at" ELSE "delegation_usage_rollup"."last_used_at" END;
+END;
