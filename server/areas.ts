@@ -49,6 +49,7 @@ import { overviewRouter } from "./overview/router";
 import { memberTasks } from "./members/tasks";
 import { processWide } from "./processWide";
 import { promptLearningAppliers } from "./prompts/learningAppliers";
+import { delegationNarrowingApplier } from "./identity/narrowingApplier";
 import { promptOperations } from "./prompts/operations";
 import { promptsRouter } from "./prompts/router";
 import { provenanceOperations } from "./provenance/operations";
@@ -147,6 +148,7 @@ export const areas = {
   identity: {
     operations: identityOperations,
     router: identityRouter,
+    learningAppliers: [delegationNarrowingApplier],
     nav: [
       { href: "/passports", label: "Passports", section: "Govern", icon: "Fingerprint" },
       { href: "/keys", label: "API keys & delegations", section: "Govern", icon: "KeyRound" },

@@ -1,15 +1,20 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
 import { countsFromRecords, delegationSubtree } from "@/server/identity/capabilityUsage";
 import { DelegationUsage, SimulateNarrowingResponse } from "@/server/identity/schemas";
 import { delegationCounts } from "@/server/identity/usageRollup";
-import { apiKey, call, secondOrg, useTestServer } from "./harness";
+import { AgentUsage } from "@/server/agents/schemas";
+import { proposeNarrowing } from "@/server/learning/proposeNarrowing";
+import { shutdownSandbox } from "@/server/sandbox/pool";
+import { deployAndWait } from "./agentsHelpers";
+import { apiKey, call, ed25519Jwk, lastProvenance, secondOrg, useTestServer } from "./harness";
 
 /**
  * Issue 31: least privilege from evidence. A key's real calls, per capability, against what it
  * holds; what a narrower grant would have refused; narrowing as a learning proposal.
  */
 const ctx = useTestServer();
+afterAll(() => shutdownSandbox());
 const api = (method: string, path: string, body?: unknown, token = ctx.root.token) =>
   call(ctx.server.url, method, path, { token, body });
 
@@ -100,5 +105,135 @@ describe("simulating a narrower grant", () => {
       capabilities: ["svc_api:passports:*", "svc_api:agents:*"],
     });
     expect(wildcard.body).toMatchObject({ would_refuse: 0, would_allow: 5, examples: [] });
+  });
+});
+
+/** A passport of the root organization and a delegation token of `capabilities` issued to it by `token`. */
+async function derivedToken(token: string, capabilities: string[]) {
+  const passport = await api("POST", "/v1/passports", {
+    type: "organization",
+    name: `lp-${Math.random().toString(36).slice(2, 8)}`,
+    public_key: ed25519Jwk(),
+  });
+  expect(passport.status, JSON.stringify(passport.body)).toBe(201);
+  const issued = await api(
+    "POST",
+    "/v1/delegation-tokens",
+    { delegate_did: passport.body.did, capabilities, duration_seconds: 1800 },
+    token,
+  );
+  expect(issued.status, JSON.stringify(issued.body)).toBe(201);
+  return { token: issued.body.token as string, delegationId: issued.body.delegation_id as string };
+}
+
+describe("narrowing as a learning proposal", () => {
+  it("is proposed once the thresholds hold; applying narrows the key and its derived delegation, rollback restores both", async () => {
+    const db = await database();
+    const key = await apiKey(SIX);
+    // The key existed through the whole window.
+    await db.writeTx((tx) =>
+      tx.delegation.update({
+        where: { id: key.delegationId },
+        data: { createdAt: new Date(Date.now() - 31 * 86_400_000) },
+      }),
+    );
+    const child = await derivedToken(key.token, ["svc_api:passports:read", "svc_api:events:read"]);
+    for (let i = 0; i < 3; i++) expect((await api("GET", "/v1/passports", undefined, key.token)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await api("GET", "/v1/agents", undefined, key.token)).status).toBe(200);
+    expect((await api("GET", "/v1/passports", undefined, child.token)).status).toBe(200);
+    // 7 calls let through (the child's issuance and its call included): under the threshold, nothing.
+    expect(await proposeNarrowing(db, { windowMs: 30 * 86_400_000, minCalls: 8 })).toBe(0);
+
+    process.env.SVC_NARROWING_MIN_CALLS = "5";
+    try {
+      expect(await proposeNarrowing(db)).toBe(1);
+      // One open proposal per target.
+      expect(await proposeNarrowing(db)).toBe(0);
+    } finally {
+      delete process.env.SVC_NARROWING_MIN_CALLS;
+    }
+    // A person's passport (the organization itself proposed it, and cannot decide its own proposal).
+    const decider = await derivedToken(ctx.root.token, ["svc_api:learning:*"]);
+    const list = await api(
+      "GET",
+      `/v1/svcos/learning/proposals?kind=delegation_narrowing&target=${key.delegationId}`,
+      undefined,
+      decider.token,
+    );
+    expect(list.body.data).toHaveLength(1);
+    const p = list.body.data[0];
+    const kept = ["svc_api:passports:read", "svc_api:agents:read", "svc_api:delegations:write"];
+    expect(p).toMatchObject({
+      approval_state: "pending",
+      proposed: { capabilities: kept },
+      previous: { capabilities: SIX },
+      explain: { source: "inferred", scope: `delegation:${key.delegationId}` },
+    });
+    expect(p.explain.evidence_refs).toHaveLength(2);
+    expect(p.explain.evidence_refs[0]).toMatch(/^stats:delegation_usage\?delegation_id=dlg_/);
+    expect(p.explain.evidence_refs[1]).toContain(`&simulate=${encodeURIComponent(kept.join(","))}`);
+
+    const act = (action: string) =>
+      api("POST", `/v1/svcos/learning/proposals/${p.id}/${action}`, undefined, decider.token);
+    expect((await act("approve")).status).toBe(200);
+    const applied = await act("apply");
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+
+    const detail = async (id: string) => (await api("GET", `/v1/delegations/${id}`)).body.capabilities;
+    expect(await detail(key.delegationId)).toEqual(kept);
+    // The derived delegation keeps only what its narrowed parent still holds.
+    expect(await detail(child.delegationId)).toEqual(["svc_api:passports:read"]);
+    const narrowed = await db.read.provenanceRecord.findFirst({
+      where: { operation: "DELEGATION_NARROW", resourceId: key.delegationId },
+    });
+    expect(narrowed).toMatchObject({ decision: "allowed", actorDid: key.orgDid });
+
+    // A call needing a removed capability: 403, and its record names the capability.
+    const refused = await api("GET", "/v1/delegations", undefined, key.token);
+    expect(refused.status).toBe(403);
+    expect(refused.body.missing_capability).toBe("svc_api:delegations:read");
+    expect(await lastProvenance()).toMatchObject({
+      delegationId: key.delegationId,
+      capability: "svc_api:delegations:read",
+      decision: "denied",
+      status: 403,
+    });
+    expect((await api("GET", "/v1/events", undefined, child.token)).status).toBe(403);
+
+    const rolled = await act("rollback");
+    expect(rolled.status, JSON.stringify(rolled.body)).toBe(200);
+    expect(await detail(key.delegationId)).toEqual(SIX);
+    expect(await detail(child.delegationId)).toEqual(["svc_api:passports:read", "svc_api:events:read"]);
+    expect((await api("GET", "/v1/delegations?limit=1", undefined, key.token)).status).toBe(200);
+  });
+
+  it("never widens: a proposal naming a capability the delegation does not hold is 400", async () => {
+    const key = await apiKey(["svc_api:passports:read"]);
+    const proposer = await apiKey(["svc_api:learning:*"]);
+    const made = await api(
+      "POST",
+      "/v1/svcos/learning/proposals",
+      { kind: "delegation_narrowing", target: key.delegationId, proposed: { capabilities: ["svc_api:agents:read"] } },
+      proposer.token,
+    );
+    expect(made.status).toBe(400);
+    expect(made.body.errors[0]).toMatchObject({ field: "/capabilities", code: "NOT_A_NARROWING" });
+  });
+});
+
+describe("usage of an agent", () => {
+  it("lists the manifest's declared capabilities, unused while no run used them", async () => {
+    const agentId = await deployAndWait(ctx.server.url, ctx.root.token, "lp-agent", "export default async () => 1", {
+      capabilities: [{ id: "svc_api:agents:read", evidence: ["looks itself up"] }],
+    });
+    const usage = await api("GET", `/v1/agents/${agentId}/usage`);
+    expect(usage.status, JSON.stringify(usage.body)).toBe(200);
+    expect(AgentUsage.parse(usage.body)).toMatchObject({
+      agent_id: agentId,
+      runs: 0,
+      unused: ["svc_api:agents:read"],
+      capabilities: [{ capability: "svc_api:agents:read", granted: true, calls: 0, refused: 0, last_used_at: null }],
+    });
+    expect((await api("GET", `/v1/agents/${agentId}/usage?since=nope`)).status).toBe(400);
   });
 });

@@ -42,3 +42,23 @@ $$;
 CREATE TRIGGER "provenance_record_usage_rollup" AFTER INSERT ON "provenance_record"
     FOR EACH ROW WHEN (NEW."delegation_id" IS NOT NULL AND NEW."capability" IS NOT NULL)
     EXECUTE FUNCTION "delegation_usage_rollup_apply"();
+
+-- A delegation narrowed in place by a learning proposal, or restored by its rollback: one row per
+-- delegation changed (the target and each derived delegation the narrowing cascaded to).
+CREATE TABLE "delegation_narrowing" (
+    "id" TEXT NOT NULL,
+    "org_did" TEXT NOT NULL,
+    "delegation_id" TEXT NOT NULL,
+    "target_id" TEXT NOT NULL,
+    "proposal_id" TEXT,
+    "action" TEXT NOT NULL,
+    "from_capabilities" JSONB NOT NULL,
+    "to_capabilities" JSONB NOT NULL,
+    "actor_did" TEXT NOT NULL,
+    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "delegation_narrowing_pkey" PRIMARY KEY ("id")
+);
+
+CREATE INDEX "delegation_narrowing_org_did_delegation_id_created_at_idx" ON "delegation_narrowing"("org_did", "delegation_id", "created_at");
+CREATE INDEX "delegation_narrowing_proposal_id_idx" ON "delegation_narrowing"("proposal_id");

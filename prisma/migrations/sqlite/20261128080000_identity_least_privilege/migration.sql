@@ -33,3 +33,23 @@ BEGIN
     "refused" = "delegation_usage_rollup"."refused" + excluded."refused",
     "last_used_at" = CASE WHEN excluded."last_used_at" IS NOT NULL AND ("delegation_usage_rollup"."last_used_at" IS NULL OR excluded."last_used_at" > "delegation_usage_rollup"."last_used_at") THEN excluded."last_used_at" ELSE "delegation_usage_rollup"."last_used_at" END;
 END;
+
+-- A delegation narrowed in place by a learning proposal, or restored by its rollback: one row per
+-- delegation changed (the target and each derived delegation the narrowing cascaded to).
+CREATE TABLE "delegation_narrowing" (
+    "id" TEXT NOT NULL,
+    "org_did" TEXT NOT NULL,
+    "delegation_id" TEXT NOT NULL,
+    "target_id" TEXT NOT NULL,
+    "proposal_id" TEXT,
+    "action" TEXT NOT NULL,
+    "from_capabilities" TEXT NOT NULL,
+    "to_capabilities" TEXT NOT NULL,
+    "actor_did" TEXT NOT NULL,
+    "created_at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    PRIMARY KEY ("id")
+);
+
+CREATE INDEX "delegation_narrowing_org_did_delegation_id_created_at_idx" ON "delegation_narrowing"("org_did", "delegation_id", "created_at");
+CREATE INDEX "delegation_narrowing_proposal_id_idx" ON "delegation_narrowing"("proposal_id");
