@@ -13,6 +13,7 @@ import { Confirm, Dialog } from "@/components/ui/dialog";
 import { FormField } from "@/components/ui/form-field";
 import { Badge, FieldError, Input, Mono } from "@/components/ui/primitives";
 import { InvokeRequest } from "@/server/agents/schemas";
+import { CapabilityUsagePanel, UsageWindowSelect, useUsageWindow } from "./CapabilityUsage";
 import { useCanAdminister } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
@@ -123,6 +124,7 @@ export function AgentDetail({ id, onClose }: { id: string; onClose(): void }) {
               </ul>
             </section>
           ) : null}
+          <AgentUsage id={id} />
           {canAdminister ? (
             <div className="flex flex-wrap gap-2">
               {a.status === "active" ? (
@@ -150,6 +152,30 @@ export function AgentDetail({ id, onClose }: { id: string; onClose(): void }) {
         <p className="text-sm text-muted-foreground">Loading…</p>
       ) : null}
     </Dialog>
+  );
+}
+
+/** What its manifest declares against what its runs used, over the usage window. */
+function AgentUsage({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const { days, since, setDays } = useUsageWindow();
+  const usage = useQuery(trpc.agents.usage.queryOptions({ id, since }));
+  const u = usage.data;
+  return (
+    <section aria-labelledby="agent-usage" className="space-y-3">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h3 id="agent-usage" className="text-sm font-semibold">
+          Declared and used
+        </h3>
+        <UsageWindowSelect id="agent-usage-window" days={days} onChange={setDays} />
+      </div>
+      <CapabilityUsagePanel
+        usage={u}
+        loading={usage.isLoading}
+        error={usage.error ? problemOf(usage.error).detail : null}
+        counted={u ? `${u.runs} run${u.runs === 1 ? "" : "s"} counted in` : undefined}
+      />
+    </section>
   );
 }
 

@@ -9,7 +9,7 @@ import { HorizontalBarChart, horizontalBarHeight } from "@/components/charts/Hor
 import { SERIES } from "@/components/charts/series";
 import { DataTable } from "@/components/ui/data-table";
 import { Badge, Label, NativeSelect } from "@/components/ui/primitives";
-import type { CapabilityUsage as CapabilityUsageRow } from "@/server/identity/usageSchemas";
+import type { CapabilityUsage as CapabilityUsageRow } from "@/server/identity/schemas";
 import { ago } from "./format";
 import { useSearchParamsWriter } from "./useSearchParamsWriter";
 

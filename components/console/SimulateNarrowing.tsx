@@ -9,7 +9,7 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { FieldError } from "@/components/ui/primitives";
-import { SimulatedRefusal, SimulateNarrowingRequest } from "@/server/identity/usageSchemas";
+import { SimulatedRefusal, SimulateNarrowingRequest } from "@/server/identity/schemas";
 import { ago } from "./format";
 import { applyProblem, useTRPC } from "./Providers";
 
@@ -81,9 +81,7 @@ export function SimulateNarrowing({
         noValidate
         className="space-y-3"
         aria-labelledby="simulate-title"
-        onSubmit={form.handleSubmit((v) =>
-          simulate.mutate({ id: delegationId, capabilities: v.capabilities, since }),
-        )}
+        onSubmit={form.handleSubmit((v) => simulate.mutate({ id: delegationId, capabilities: v.capabilities, since }))}
       >
         <Controller
           control={form.control}
