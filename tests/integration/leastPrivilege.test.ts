@@ -7,6 +7,7 @@ import { AgentUsage } from "@/server/agents/schemas";
 import { proposeNarrowing } from "@/server/learning/proposeNarrowing";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { deployAndWait } from "./agentsHelpers";
+import { consoleMember } from "./consoleMembers";
 import { apiKey, call, ed25519Jwk, lastProvenance, secondOrg, useTestServer } from "./harness";
 
 /**
@@ -235,5 +236,26 @@ describe("usage of an agent", () => {
       capabilities: [{ capability: "svc_api:agents:read", granted: true, calls: 0, refused: 0, last_used_at: null }],
     });
     expect((await api("GET", `/v1/agents/${agentId}/usage?since=nope`)).status).toBe(400);
+  });
+});
+
+describe("the overview's needs attention", () => {
+  it("lists a key holding high-risk capabilities it never used, and not the ones it used", async () => {
+    const key = await apiKey(["svc_api:passports:read", "svc_api:passports:write", "svc_api:delegations:admin"]);
+    const registered = await api(
+      "POST",
+      "/v1/passports",
+      { type: "organization", name: "lp-attention", public_key: ed25519Jwk() },
+      key.token,
+    );
+    expect(registered.status).toBe(201);
+    const admin = (await consoleMember("admin")).caller;
+    const listed = (await admin.overview.dashboard()).attention.unused_high_risk;
+    expect(listed.find((k) => k.id === key.delegationId)).toEqual({
+      id: key.delegationId,
+      name: null,
+      kind: "api_key",
+      unused: ["svc_api:delegations:admin"],
+    });
   });
 });
