@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
-import { countsFromRecords, delegationSubtree } from "@/server/identity/capabilityUsage";
+import { countsFromRecords, delegationSubtree, usageSince } from "@/server/identity/capabilityUsage";
 import { DelegationUsage, SimulateNarrowingResponse } from "@/server/identity/schemas";
 import { delegationCounts } from "@/server/identity/usageRollup";
 import { AgentUsage } from "@/server/agents/schemas";
@@ -73,12 +73,12 @@ describe("usage of a delegation", () => {
 });
 
 describe("the usage rollup", () => {
-  it("counts what the records say, whole days from the rollup and the window's first day from the records", async () => {
+  it("counts what the records say, in whole UTC days", async () => {
     const key = await keyUsingTwoOfSix();
     const db = await database();
     const ids = await delegationSubtree(db.read, key.orgDid, key.delegationId);
-    // Since two days back: today comes from the rollup, the window's first day from the records.
-    const since = new Date(Date.now() - 2 * 86_400_000);
+    const since = usageSince(new Date(Date.now() - 2 * 86_400_000).toISOString());
+    expect(since.toISOString()).toMatch(/T00:00:00.000Z$/);
     const fromRollup = await delegationCounts(db.read, key.orgDid, ids, since);
     const fromRecords = await countsFromRecords(db.read, key.orgDid, ids, since);
     expect(Object.fromEntries(fromRollup)).toEqual(Object.fromEntries(fromRecords));
