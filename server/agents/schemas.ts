@@ -328,7 +328,7 @@ export const InvokeRequest = z
 export const AgentUsage = z
   .object({
     agent_id: z.string(),
-    since: Timestamp.describe("Counted from"),
+    since: Timestamp.describe("Counted from: the start of the UTC day of the `since` asked for"),
     capabilities: z
       .array(CapabilityUsage)
       .describe(
@@ -341,7 +341,7 @@ export const AgentUsage = z
     id: "AgentUsage",
     example: {
       agent_id: "agt_01m806mp6sqd5pnwx2e1rmm0ba",
-      since: "2026-10-22T09:30:00.000Z",
+      since: "2026-10-22T00:00:00.000Z",
       capabilities: USAGE_EXAMPLE_ROWS,
       unused: ["svc_api:passports:read"],
       runs: 57,

@@ -1,15 +1,11 @@
 import type { Db } from "../db/client";
-import { counted, countsFromRecords, later, type CapabilityCounts } from "./capabilityUsage";
-
-const DAY_MS = 86_400_000;
+import { counted, later, type CapabilityCounts } from "./capabilityUsage";
 
 /**
- * Per capability, the calls let through and refused under `delegationIds` since `since`.
- *
- * Read from the rollup (`delegation_usage_rollup`, one row per delegation, capability, UTC day and
- * shard, kept by a trigger as records are appended) for the whole days after `since`'s own, and
- * from the records themselves for the part of that day the window covers: the same counts as
- * over the records alone, at the cost of a few rows per day and at most one day of records.
+ * Per capability, the calls let through and refused under `delegationIds` from the UTC day of
+ * `since` on (`usageSince` gives a day's start), read from the rollup (`delegation_usage_rollup`,
+ * one row per delegation, capability, UTC day and shard, kept by a trigger as records are
+ * appended): a few rows per delegation and day, however many calls they sum.
  */
 export async function delegationCounts(
   db: Db,
@@ -17,12 +13,11 @@ export async function delegationCounts(
   delegationIds: string[],
   since: Date,
 ): Promise<CapabilityCounts> {
-  const dayAfter = new Date((Math.floor(since.getTime() / DAY_MS) + 1) * DAY_MS);
-  const counts = await countsFromRecords(db, orgDid, delegationIds, since, dayAfter);
+  const counts: CapabilityCounts = new Map();
   if (delegationIds.length === 0) return counts;
   const days = await db.delegationUsageRollup.groupBy({
     by: ["capability"],
-    where: { orgDid, delegationId: { in: delegationIds }, day: { gt: since.toISOString().slice(0, 10) } },
+    where: { orgDid, delegationId: { in: delegationIds }, day: { gte: since.toISOString().slice(0, 10) } },
     _sum: { calls: true, refused: true },
     _max: { lastUsedAt: true },
   });

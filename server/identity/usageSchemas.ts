@@ -10,7 +10,9 @@ export const UsageQuery = z.object({
     .string()
     .datetime({ offset: true })
     .optional()
-    .describe("RFC 3339 date-time to count from (default: 30 days ago); at most about ten years back"),
+    .describe(
+      "RFC 3339 date-time to count from (default: 30 days ago), taken back to the start of its UTC day: usage is counted in whole days",
+    ),
 });
 
 export const CapabilityUsage = z
@@ -44,7 +46,7 @@ export const USAGE_EXAMPLE_ROWS = [
 export const DelegationUsage = z
   .object({
     delegation_id: z.string(),
-    since: Timestamp.describe("Counted from"),
+    since: Timestamp.describe("Counted from: the start of the UTC day of the `since` asked for"),
     capabilities: z
       .array(CapabilityUsage)
       .describe(
@@ -57,7 +59,7 @@ export const DelegationUsage = z
     id: "DelegationUsage",
     example: {
       delegation_id: EXAMPLE.delegationId,
-      since: "2026-10-22T09:30:00.000Z",
+      since: "2026-10-22T00:00:00.000Z",
       capabilities: USAGE_EXAMPLE_ROWS,
       unused: ["svc_api:passports:read"],
       derived_delegations: 2,
@@ -74,12 +76,12 @@ export const SimulateNarrowingRequest = z
       .string()
       .datetime({ offset: true })
       .optional()
-      .describe("RFC 3339 date-time to replay from (default: 30 days ago)"),
+      .describe("RFC 3339 date-time to replay from (default: 30 days ago), taken back to the start of its UTC day"),
   })
   .strict()
   .meta({
     id: "SimulateNarrowingRequest",
-    example: { capabilities: ["svc_api:agents:invoke"], since: "2026-10-22T09:30:00.000Z" },
+    example: { capabilities: ["svc_api:agents:invoke"], since: "2026-10-22T00:00:00.000Z" },
   });
 
 export const SimulatedRefusal = z
@@ -101,7 +103,7 @@ export const SimulatedRefusal = z
 
 export const SimulateNarrowingResponse = z
   .object({
-    since: Timestamp.describe("Replayed from"),
+    since: Timestamp.describe("Replayed from: the start of the UTC day of the `since` asked for"),
     would_refuse: z.number().int().min(0).describe("Calls let through that the proposed grant would have refused"),
     would_allow: z.number().int().min(0).describe("Calls let through that the proposed grant would still allow"),
     examples: z.array(SimulatedRefusal).max(20).describe("Up to 20 of the calls it would refuse, newest first"),
@@ -109,7 +111,7 @@ export const SimulateNarrowingResponse = z
   .meta({
     id: "SimulateNarrowingResponse",
     example: {
-      since: "2026-10-22T09:30:00.000Z",
+      since: "2026-10-22T00:00:00.000Z",
       would_refuse: 1,
       would_allow: 412,
       examples: [

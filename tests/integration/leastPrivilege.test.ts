@@ -1,12 +1,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
-import { countsFromRecords, delegationSubtree } from "@/server/identity/capabilityUsage";
+import { countsFromRecords, delegationSubtree, usageSince } from "@/server/identity/capabilityUsage";
 import { DelegationUsage, SimulateNarrowingResponse } from "@/server/identity/schemas";
 import { delegationCounts } from "@/server/identity/usageRollup";
 import { AgentUsage } from "@/server/agents/schemas";
 import { proposeNarrowing } from "@/server/learning/proposeNarrowing";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { deployAndWait } from "./agentsHelpers";
+import { consoleMember } from "./consoleMembers";
 import { apiKey, call, ed25519Jwk, lastProvenance, secondOrg, useTestServer } from "./harness";
 
 /**
@@ -72,12 +73,12 @@ describe("usage of a delegation", () => {
 });
 
 describe("the usage rollup", () => {
-  it("counts what the records say, whole days from the rollup and the window's first day from the records", async () => {
+  it("counts what the records say, in whole UTC days", async () => {
     const key = await keyUsingTwoOfSix();
     const db = await database();
     const ids = await delegationSubtree(db.read, key.orgDid, key.delegationId);
-    // Since two days back: today comes from the rollup, the window's first day from the records.
-    const since = new Date(Date.now() - 2 * 86_400_000);
+    const since = usageSince(new Date(Date.now() - 2 * 86_400_000).toISOString());
+    expect(since.toISOString()).toMatch(/T00:00:00.000Z$/);
     const fromRollup = await delegationCounts(db.read, key.orgDid, ids, since);
     const fromRecords = await countsFromRecords(db.read, key.orgDid, ids, since);
     expect(Object.fromEntries(fromRollup)).toEqual(Object.fromEntries(fromRecords));
@@ -235,5 +236,26 @@ describe("usage of an agent", () => {
       capabilities: [{ capability: "svc_api:agents:read", granted: true, calls: 0, refused: 0, last_used_at: null }],
     });
     expect((await api("GET", `/v1/agents/${agentId}/usage?since=nope`)).status).toBe(400);
+  });
+});
+
+describe("the overview's needs attention", () => {
+  it("lists a key holding high-risk capabilities it never used, and not the ones it used", async () => {
+    const key = await apiKey(["svc_api:passports:read", "svc_api:passports:write", "svc_api:delegations:admin"]);
+    const registered = await api(
+      "POST",
+      "/v1/passports",
+      { type: "organization", name: "lp-attention", public_key: ed25519Jwk() },
+      key.token,
+    );
+    expect(registered.status).toBe(201);
+    const admin = (await consoleMember("admin")).caller;
+    const listed = (await admin.overview.dashboard()).attention.unused_high_risk;
+    expect(listed.find((k) => k.id === key.delegationId)).toEqual({
+      id: key.delegationId,
+      name: null,
+      kind: "api_key",
+      unused: ["svc_api:delegations:admin"],
+    });
   });
 });

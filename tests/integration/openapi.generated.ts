@@ -2468,7 +2468,7 @@ export interface components {
         /**
          * @example {
          *       "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
-         *       "since": "2026-10-22T09:30:00.000Z",
+         *       "since": "2026-10-22T00:00:00.000Z",
          *       "capabilities": [
          *         {
          *           "capability": "svc_api:agents:invoke",
@@ -2493,7 +2493,7 @@ export interface components {
          */
         DelegationUsage: {
             delegation_id: string;
-            /** @description Counted from */
+            /** @description Counted from: the start of the UTC day of the `since` asked for */
             since: string;
             /** @description Every capability the delegation holds (a wildcard also expanded to the capabilities it covers that were used), then any refused that it does not hold; calls of its derived delegations included */
             capabilities: components["schemas"]["CapabilityUsage"][];
@@ -2507,7 +2507,7 @@ export interface components {
          *       "capabilities": [
          *         "svc_api:agents:invoke"
          *       ],
-         *       "since": "2026-10-22T09:30:00.000Z"
+         *       "since": "2026-10-22T00:00:00.000Z"
          *     }
          */
         SimulateNarrowingRequest: {
@@ -2515,7 +2515,7 @@ export interface components {
             capabilities: string[];
             /**
              * Format: date-time
-             * @description RFC 3339 date-time to replay from (default: 30 days ago)
+             * @description RFC 3339 date-time to replay from (default: 30 days ago), taken back to the start of its UTC day
              */
             since?: string;
         };
@@ -2537,7 +2537,7 @@ export interface components {
         };
         /**
          * @example {
-         *       "since": "2026-10-22T09:30:00.000Z",
+         *       "since": "2026-10-22T00:00:00.000Z",
          *       "would_refuse": 1,
          *       "would_allow": 412,
          *       "examples": [
@@ -2551,7 +2551,7 @@ export interface components {
          *     }
          */
         SimulateNarrowingResponse: {
-            /** @description Replayed from */
+            /** @description Replayed from: the start of the UTC day of the `since` asked for */
             since: string;
             /** @description Calls let through that the proposed grant would have refused */
             would_refuse: number;
@@ -2880,7 +2880,7 @@ export interface components {
         /**
          * @example {
          *       "agent_id": "agt_01m806mp6sqd5pnwx2e1rmm0ba",
-         *       "since": "2026-10-22T09:30:00.000Z",
+         *       "since": "2026-10-22T00:00:00.000Z",
          *       "capabilities": [
          *         {
          *           "capability": "svc_api:agents:invoke",
@@ -2905,7 +2905,7 @@ export interface components {
          */
         AgentUsage: {
             agent_id: string;
-            /** @description Counted from */
+            /** @description Counted from: the start of the UTC day of the `since` asked for */
             since: string;
             /** @description Every capability the agent's manifest declares (trigger declarations aside), then any its runs were refused that it does not declare; counted over its runs' delegations */
             capabilities: components["schemas"]["CapabilityUsage"][];
@@ -3614,10 +3614,10 @@ export interface components {
          */
         LearningProposalCreate: {
             /**
-             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area)
+             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area), delegation_narrowing (target: a delegation id; state {capabilities}, only ever a subset of what it holds; applying cascades to derived delegations)
              * @enum {string}
              */
-            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule";
+            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule" | "delegation_narrowing";
             /** @description What the change applies to: a prompt key, a routing rule id */
             target: string;
             /** @description The target's proposed state (its kind's shape), at most 8192 bytes as JSON */
@@ -3660,10 +3660,10 @@ export interface components {
         LearningProposal: {
             id: string;
             /**
-             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area)
+             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area), delegation_narrowing (target: a delegation id; state {capabilities}, only ever a subset of what it holds; applying cascades to derived delegations)
              * @enum {string}
              */
-            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule";
+            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule" | "delegation_narrowing";
             target: string;
             /** @description The state the proposal sets on apply */
             proposed: {
@@ -3771,10 +3771,10 @@ export interface components {
         LearningProposalDetail: {
             id: string;
             /**
-             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area)
+             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area), delegation_narrowing (target: a delegation id; state {capabilities}, only ever a subset of what it holds; applying cascades to derived delegations)
              * @enum {string}
              */
-            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule";
+            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule" | "delegation_narrowing";
             target: string;
             /** @description The state the proposal sets on apply */
             proposed: {
@@ -8220,7 +8220,7 @@ export interface operations {
     getDelegationUsage: {
         parameters: {
             query?: {
-                /** @description RFC 3339 date-time to count from (default: 30 days ago); at most about ten years back */
+                /** @description RFC 3339 date-time to count from (default: 30 days ago), taken back to the start of its UTC day: usage is counted in whole days */
                 since?: string;
             };
             header?: never;
@@ -12366,7 +12366,7 @@ export interface operations {
     getAgentUsage: {
         parameters: {
             query?: {
-                /** @description RFC 3339 date-time to count from (default: 30 days ago); at most about ten years back */
+                /** @description RFC 3339 date-time to count from (default: 30 days ago), taken back to the start of its UTC day: usage is counted in whole days */
                 since?: string;
             };
             header?: never;
@@ -24362,7 +24362,7 @@ export interface operations {
                 /** @description Only proposals in this state */
                 approval_state?: "none" | "pending" | "approved" | "rejected" | "applied" | "rolled_back";
                 /** @description Only this kind */
-                kind?: "prompt_recommended_model" | "prompt_active_version" | "routing_rule";
+                kind?: "prompt_recommended_model" | "prompt_active_version" | "routing_rule" | "delegation_narrowing";
                 /** @description Only this target */
                 target?: string;
             };

@@ -1,0 +1,49 @@
+import type { Db } from "../db/client";
+import type { Principal } from "../governance/principal";
+import { covers } from "./capabilities";
+import { CAPABILITY_CATALOGUE } from "./capabilityCatalogue";
+import { DEFAULT_USAGE_DAYS, delegationSubtree, usageRows } from "./capabilityUsage";
+import { delegationCounts } from "./usageRollup";
+
+/**
+ * High-risk capabilities: every `:admin`, and the identity writes (registering passports, issuing
+ * and revoking delegations), which a leaked key would use to spread itself.
+ */
+export const HIGH_RISK_CAPABILITIES: readonly string[] = CAPABILITY_CATALOGUE.map((c) => c.capability).filter(
+  (c) => c.endsWith(":admin") || c === "svc_api:passports:write" || c === "svc_api:delegations:write",
+);
+
+const isHighRisk = (held: string) => HIGH_RISK_CAPABILITIES.some((c) => covers(held, c));
+
+/** Keys looked at per overview, newest first, and keys listed. */
+const MAX_KEYS = 20;
+const MAX_LISTED = 5;
+
+/**
+ * The organization's live keys and delegation tokens that hold a high-risk capability (or a
+ * wildcard covering one) nothing was let through under in the last 30 days, their derived
+ * delegations' calls included: the overview's "Needs attention". Counted from the usage rollup.
+ */
+export async function unusedHighRisk(db: Db, principal: Principal, now = new Date()) {
+  const keys = await db.delegation.findMany({
+    where: {
+      orgDid: principal.orgDid,
+      kind: { in: ["api_key", "delegation_token"] },
+      revokedAt: null,
+      expiresAt: { gt: now },
+    },
+    orderBy: { createdAt: "desc" },
+    select: { id: true, name: true, kind: true, capabilities: true },
+    take: 200,
+  });
+  const since = new Date(now.getTime() - DEFAULT_USAGE_DAYS * 86_400_000);
+  const listed = [];
+  for (const k of keys.filter((k) => (k.capabilities as string[]).some(isHighRisk)).slice(0, MAX_KEYS)) {
+    const ids = await delegationSubtree(db, principal.orgDid, k.id);
+    const { unused } = usageRows(k.capabilities as string[], await delegationCounts(db, principal.orgDid, ids, since));
+    const risky = unused.filter(isHighRisk);
+    if (risky.length > 0) listed.push({ id: k.id, name: k.name, kind: k.kind, unused: risky });
+    if (listed.length === MAX_LISTED) break;
+  }
+  return listed;
+}
