@@ -379,7 +379,12 @@ function Attention({ dashboard, loading }: { dashboard: Dashboard | undefined; l
             />
           ))}
           {a.expiring_keys.map((k) => (
-            <AttentionItem key={k.id} href="/keys" label={`Key ${k.name ?? k.id} expires`} detail={ago(k.expires_at)} />
+            <AttentionItem
+              key={k.id}
+              href={`/keys/${k.id}`}
+              label={`Key ${k.name ?? k.id} expires`}
+              detail={ago(k.expires_at)}
+            />
           ))}
         </ul>
       )}
