@@ -66,8 +66,8 @@ test("a key calls with 2 of its 6 capabilities → its page shows used and unuse
   page.on("pageerror", (e) => errors.push(e.message));
 
   // The key's row in the list links to its page.
-  await page.goto("/keys?");
-  await page.getByLabel("Kind").selectOption("");
+  await page.goto("/keys");
+  await page.getByLabel("Kind").selectOption("delegation_token");
   await page.getByRole("link", { name: NAME }).click();
   await expect(page).toHaveURL(new RegExp(`/keys/${keyId}$`));
   await expect(page.getByRole("heading", { name: NAME, level: 1 })).toBeVisible();
@@ -95,6 +95,7 @@ test("a key calls with 2 of its 6 capabilities → its page shows used and unuse
   await recordLink.click();
   await expect(page).toHaveURL(/\/provenance\?record=prv_/);
   await expect(page.getByRole("dialog").getByText(recordId).first()).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("dialog")).toContainText("GET /v1/agents");
   await page.goBack();
 
   // The usage window is in the URL.
@@ -109,7 +110,7 @@ test("a key calls with 2 of its 6 capabilities → its page shows used and unuse
       kind: "delegation_narrowing",
       target: keyId,
       proposed: { capabilities: SIX.slice(0, 2) },
-      explain: { source: "admin", confidence: 0.9, scope: `delegation:${keyId}`, evidence_refs: [] },
+      explain: { source: "admin", confidence: 0.9, scope: `delegation:${keyId}` },
     },
   });
   expect(proposed.status(), await proposed.text()).toBe(201);
