@@ -127,6 +127,9 @@ test("a key calls with 2 of its 6 capabilities → its page shows used and unuse
     `/approvals?id=${proposal.approval_id}`,
   );
   await checkPage(page, "lp-03-proposal-1280-light");
+  await open.getByRole("link", { name: "Its request in the approval inbox" }).click();
+  await expect(page.getByText(`delegation_narrowing of ${keyId}`).first()).toBeVisible({ timeout: 20_000 });
+  await checkPage(page, "lp-04-approval-1280-light");
 
   // The overview lists keys holding high-risk capabilities they do not use (this one holds delegations:write).
   await page.goto("/overview");
@@ -136,7 +139,7 @@ test("a key calls with 2 of its 6 capabilities → its page shows used and unuse
   ).toBeVisible({
     timeout: 20_000,
   });
-  await checkPage(page, "lp-04-overview-attention");
+  await checkPage(page, "lp-05-overview-attention");
   expect(errors).toEqual([]);
   await context.close();
 });
@@ -150,7 +153,13 @@ for (const [colorScheme, viewport] of THEMES_AND_WIDTHS) {
     await expect(page.getByRole("heading", { name: NAME, level: 1 })).toBeVisible();
     await expect(page.getByTestId("usage-summary")).toBeVisible({ timeout: 20_000 });
     await simulateWithoutAgentsRead(page);
-    await checkPage(page, `lp-05-key-${viewport.width}-${colorScheme}`);
+    await checkPage(page, `lp-06-key-${viewport.width}-${colorScheme}`);
+    await page.getByRole("link", { name: "Its request in the approval inbox" }).click();
+    await expect(page.getByText(`delegation_narrowing of ${keyId}`).first()).toBeVisible({ timeout: 20_000 });
+    await checkPage(page, `lp-07-approval-${viewport.width}-${colorScheme}`);
+    await page.goto("/overview");
+    await expect(page.getByTestId("attention")).toBeVisible({ timeout: 20_000 });
+    await checkPage(page, `lp-08-overview-${viewport.width}-${colorScheme}`);
     await context.close();
   });
 }

@@ -400,7 +400,11 @@ function AttentionItem({ href, label, detail }: { href: string; label: string; d
     <li className="flex min-w-0 items-start gap-2">
       <AlertTriangle className="mt-0.5 h-4 w-4 shrink-0 text-warning" aria-hidden />
       <span className="min-w-0">
-        <Link href={href} className="font-medium text-primary underline-offset-2 hover:underline">
+        {/* A label may carry an unbroken token (a proposal's JSON, an id): it wraps rather than widen the page. */}
+        <Link
+          href={href}
+          className="font-medium text-primary underline-offset-2 [overflow-wrap:anywhere] hover:underline"
+        >
           {label}
         </Link>
         {detail ? <span className="block truncate text-xs text-muted-foreground">{detail}</span> : null}
