@@ -110,7 +110,19 @@ test("a key calls with 2 of its 6 capabilities → its page shows used and unuse
       kind: "delegation_narrowing",
       target: keyId,
       proposed: { capabilities: SIX.slice(0, 2) },
-      explain: { source: "admin", confidence: 0.9, scope: `delegation:${keyId}` },
+      explain: {
+        source: "admin",
+        confidence: 0.9,
+        scope: `delegation:${keyId}`,
+        // The usage window as the worker cites it: the learning page links it to the key's page.
+        evidence_refs: [
+          `stats:delegation_usage?${new URLSearchParams({
+            delegation_id: keyId,
+            from: new Date(Date.now() - 86_400_000).toISOString(),
+            to: new Date(Date.now() + 60_000).toISOString(),
+          })}`,
+        ],
+      },
     },
   });
   expect(proposed.status(), await proposed.text()).toBe(201);
@@ -127,6 +139,12 @@ test("a key calls with 2 of its 6 capabilities → its page shows used and unuse
     `/approvals?id=${proposal.approval_id}`,
   );
   await checkPage(page, "lp-03-proposal-1280-light");
+  await open.getByRole("link", { name: "The proposal and its evidence" }).click();
+  const detail = page.getByLabel("Proposal detail");
+  await expect(detail.getByRole("link", { name: keyId }).first()).toHaveAttribute("href", `/keys/${keyId}`);
+  await expect(detail).toContainText(`Usage of ${keyId}`);
+  await checkPage(page, "lp-04-learning-1280-light");
+  await page.goBack();
   await open.getByRole("link", { name: "Its request in the approval inbox" }).click();
   await expect(page.getByText(`delegation_narrowing of ${keyId}`).first()).toBeVisible({ timeout: 20_000 });
   await checkPage(page, "lp-04-approval-1280-light");
