@@ -77,7 +77,7 @@ export function Learning() {
     <div>
       <PageHeader
         title="Learning"
-        description="Proposed changes to prompts and routing, with their evidence. Each passes through the approval inbox, then is applied and can be rolled back."
+        description="Proposed changes to prompts, routing and keys' grants, with their evidence. Each passes through the approval inbox, then is applied and can be rolled back."
       />
       <div className="mb-3 flex flex-wrap items-end gap-3">
         <div className="space-y-1">
