@@ -174,6 +174,7 @@ function AgentUsage({ id }: { id: string }) {
         loading={usage.isLoading}
         error={usage.error ? problemOf(usage.error).detail : null}
         counted={u ? `${u.runs} run${u.runs === 1 ? "" : "s"} counted in` : undefined}
+        grant="declared"
       />
     </section>
   );

@@ -58,14 +58,15 @@ export function UsageWindowSelect({ id, days, onChange }: { id: string; days: nu
 /** A capability as the chart's axis shows it: the `svc_api:` every API capability carries adds nothing there. */
 const shortCapability = (c: string) => c.replace(/^svc_api:/, "");
 
-const COLUMNS: ColumnDef<Row & { unused: boolean }, unknown>[] = [
+/** The table's columns; `grant` names what the subject's capabilities are: a key's held, an agent's declared. */
+const columnsFor = (grant: "held" | "declared"): ColumnDef<Row & { unused: boolean }, unknown>[] => [
   {
     header: "Capability",
     cell: ({ row }) => (
       <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
         <span className="font-mono text-xs [overflow-wrap:anywhere]">{row.original.capability}</span>
         {!row.original.granted ? (
-          <Badge tone="danger">not granted</Badge>
+          <Badge tone="danger">{grant === "held" ? "not granted" : "not declared"}</Badge>
         ) : row.original.unused ? (
           <Badge tone="warning">unused</Badge>
         ) : null}
@@ -97,11 +98,14 @@ export function CapabilityUsagePanel({
   loading,
   error,
   counted,
+  grant = "held",
 }: {
   usage: { capabilities: Row[]; unused: string[] } | undefined;
   loading: boolean;
   error: string | null;
   counted?: string;
+  /** What the subject's capabilities are to it: a key holds them, an agent's manifest declares them. */
+  grant?: "held" | "declared";
 }) {
   const unused = new Set(usage?.unused ?? []);
   const rows = (usage?.capabilities ?? []).map((r) => ({ ...r, unused: unused.has(r.capability) }));
@@ -112,7 +116,7 @@ export function CapabilityUsagePanel({
       {usage ? (
         <p className="text-sm" data-testid="usage-summary">
           <span className="font-semibold tabular-nums">{used}</span> capabilities used in the window,{" "}
-          <span className="font-semibold tabular-nums">{unused.size}</span> held and unused
+          <span className="font-semibold tabular-nums">{unused.size}</span> {grant} and unused
           {counted ? <span className="text-muted-foreground"> · {counted}</span> : null}
         </p>
       ) : null}
@@ -147,11 +151,11 @@ export function CapabilityUsagePanel({
       ) : null}
       <DataTable
         caption="Capabilities granted and used"
-        columns={COLUMNS}
+        columns={columnsFor(grant)}
         data={rows}
         loading={loading}
         error={error}
-        empty="It holds no capability."
+        empty={grant === "held" ? "It holds no capability." : "Its manifest declares no capability."}
       />
     </div>
   );
