@@ -13,7 +13,7 @@ import { Confirm, Dialog } from "@/components/ui/dialog";
 import { FormField } from "@/components/ui/form-field";
 import { Badge, FieldError, Input, Mono } from "@/components/ui/primitives";
 import { InvokeRequest } from "@/server/agents/schemas";
-import { CapabilityUsagePanel, UsageWindowSelect, useUsageWindow } from "./CapabilityUsage";
+import { CapabilityUsagePanel, useUsageWindow } from "./CapabilityUsage";
 import { useCanAdminister } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
@@ -158,25 +158,18 @@ export function AgentDetail({ id, onClose }: { id: string; onClose(): void }) {
 /** What its manifest declares against what its runs used, over the usage window. */
 function AgentUsage({ id }: { id: string }) {
   const trpc = useTRPC();
-  const { days, since, setDays } = useUsageWindow();
-  const usage = useQuery(trpc.agents.usage.queryOptions({ id, since }));
-  const u = usage.data;
+  const usageWindow = useUsageWindow();
+  const usage = useQuery(trpc.agents.usage.queryOptions({ id, since: usageWindow.since }));
   return (
-    <section aria-labelledby="agent-usage" className="space-y-3">
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <h3 id="agent-usage" className="text-sm font-semibold">
-          Declared and used
-        </h3>
-        <UsageWindowSelect id="agent-usage-window" days={days} onChange={setDays} />
-      </div>
-      <CapabilityUsagePanel
-        usage={u}
-        loading={usage.isLoading}
-        error={usage.error ? problemOf(usage.error).detail : null}
-        counted={u ? `${u.runs} run${u.runs === 1 ? "" : "s"} counted in` : undefined}
-        grant="declared"
-      />
-    </section>
+    <CapabilityUsagePanel
+      id="agent-usage"
+      title="Declared and used"
+      level={3}
+      window={usageWindow}
+      query={usage}
+      counted={(u) => `${u.runs} run${u.runs === 1 ? "" : "s"} counted in`}
+      grant="declared"
+    />
   );
 }
 

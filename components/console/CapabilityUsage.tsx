@@ -10,7 +10,9 @@ import { SERIES } from "@/components/charts/series";
 import { DataTable } from "@/components/ui/data-table";
 import { Badge, Label, NativeSelect } from "@/components/ui/primitives";
 import type { CapabilityUsage as CapabilityUsageRow } from "@/server/identity/schemas";
+import { cn } from "@/components/ui/cn";
 import { ago } from "./format";
+import { problemOf } from "./Providers";
 import { useSearchParamsWriter } from "./useSearchParamsWriter";
 
 type Row = z.infer<typeof CapabilityUsageRow>;
@@ -38,7 +40,7 @@ export function useUsageWindow(): { days: number; since: string; setDays(days: n
   return { days, since, setDays };
 }
 
-export function UsageWindowSelect({ id, days, onChange }: { id: string; days: number; onChange(d: number): void }) {
+function UsageWindowSelect({ id, days, onChange }: { id: string; days: number; onChange(d: number): void }) {
   return (
     <div className="flex items-center gap-2">
       <Label htmlFor={id} className="text-muted-foreground">
@@ -89,35 +91,51 @@ const columnsFor = (grant: "held" | "declared"): ColumnDef<Row & { unused: boole
 ];
 
 /**
- * Granted against used: per capability the calls let through and refused in the window, and the
- * held ones nothing was let through under marked unused; a chart of the used ones when there are any.
- * `counted` says what the counts include (derived delegations, an agent's runs).
+ * Granted against used, as a section titled `title` with its window selector: per capability the
+ * calls let through and refused in the window, and the held ones nothing was let through under
+ * marked unused; a chart of the used ones when there are any. `counted` says what the counts
+ * include (derived delegations, an agent's runs).
  */
-export function CapabilityUsagePanel({
-  usage,
-  loading,
-  error,
+export function CapabilityUsagePanel<U extends { capabilities: Row[]; unused: string[] }>({
+  id,
+  title,
+  level,
+  window,
+  query,
   counted,
   grant = "held",
+  className,
 }: {
-  usage: { capabilities: Row[]; unused: string[] } | undefined;
-  loading: boolean;
-  error: string | null;
-  counted?: string;
+  /** Prefix of the section's element ids. */
+  id: string;
+  title: string;
+  level: 2 | 3;
+  window: ReturnType<typeof useUsageWindow>;
+  query: { data?: U; isLoading: boolean; error: unknown };
+  counted?: (usage: U) => string;
   /** What the subject's capabilities are to it: a key holds them, an agent's manifest declares them. */
   grant?: "held" | "declared";
+  className?: string;
 }) {
+  const usage = query.data;
   const unused = new Set(usage?.unused ?? []);
   const rows = (usage?.capabilities ?? []).map((r) => ({ ...r, unused: unused.has(r.capability) }));
   const active = rows.filter((r) => r.calls + r.refused > 0);
   const used = rows.filter((r) => r.granted && r.calls > 0).length;
+  const Heading = level === 2 ? "h2" : "h3";
   return (
-    <div className="space-y-4">
+    <section aria-labelledby={`${id}-title`} className={cn("space-y-4", className)}>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <Heading id={`${id}-title`} className={level === 2 ? "text-lg font-semibold" : "text-sm font-semibold"}>
+          {title}
+        </Heading>
+        <UsageWindowSelect id={`${id}-window`} days={window.days} onChange={window.setDays} />
+      </div>
       {usage ? (
         <p className="text-sm" data-testid="usage-summary">
           <span className="font-semibold tabular-nums">{used}</span> capabilities used in the window,{" "}
           <span className="font-semibold tabular-nums">{unused.size}</span> {grant} and unused
-          {counted ? <span className="text-muted-foreground"> · {counted}</span> : null}
+          {counted ? <span className="text-muted-foreground"> · {counted(usage)}</span> : null}
         </p>
       ) : null}
       {active.length > 0 ? (
@@ -153,10 +171,10 @@ export function CapabilityUsagePanel({
         caption="Capabilities granted and used"
         columns={columnsFor(grant)}
         data={rows}
-        loading={loading}
-        error={error}
+        loading={query.isLoading}
+        error={query.error ? problemOf(query.error).detail : null}
         empty={grant === "held" ? "It holds no capability." : "Its manifest declares no capability."}
       />
-    </div>
+    </section>
   );
 }

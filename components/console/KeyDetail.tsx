@@ -4,11 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { BackLink } from "@/components/ui/back-link";
 import { Card } from "@/components/ui/primitives";
-import { CapabilityUsagePanel, UsageWindowSelect, useUsageWindow } from "./CapabilityUsage";
+import { CapabilityUsagePanel, useUsageWindow } from "./CapabilityUsage";
 import { PageHeader } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
 import { NarrowingProposal } from "./NarrowingProposal";
-import { problemOf, QueryStatus, useTRPC } from "./Providers";
+import { QueryStatus, useTRPC } from "./Providers";
 import { SimulateNarrowing } from "./SimulateNarrowing";
 
 /**
@@ -18,7 +18,8 @@ import { SimulateNarrowing } from "./SimulateNarrowing";
  */
 export function KeyDetail({ id }: { id: string }) {
   const trpc = useTRPC();
-  const { days, since, setDays } = useUsageWindow();
+  const usageWindow = useUsageWindow();
+  const since = usageWindow.since;
   const d = useQuery(trpc.identity.delegations.get.queryOptions({ id }));
   const usage = useQuery(trpc.identity.delegations.usage.queryOptions({ id, since }));
   const u = usage.data;
@@ -87,24 +88,17 @@ export function KeyDetail({ id }: { id: string }) {
           </dl>
         </Card>
       ) : null}
-      <section aria-labelledby="usage-title" className="mb-8">
-        <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
-          <h2 id="usage-title" className="text-lg font-semibold">
-            Granted and used
-          </h2>
-          <UsageWindowSelect id="usage-window" days={days} onChange={setDays} />
-        </div>
-        <CapabilityUsagePanel
-          usage={u}
-          loading={usage.isLoading}
-          error={usage.error ? problemOf(usage.error).detail : null}
-          counted={
-            u
-              ? `${u.derived_delegations} derived delegation${u.derived_delegations === 1 ? "" : "s"} counted in`
-              : undefined
-          }
-        />
-      </section>
+      <CapabilityUsagePanel
+        id="usage"
+        title="Granted and used"
+        level={2}
+        className="mb-8"
+        window={usageWindow}
+        query={usage}
+        counted={(u) =>
+          `${u.derived_delegations} derived delegation${u.derived_delegations === 1 ? "" : "s"} counted in`
+        }
+      />
       <section aria-labelledby="narrowing-title" className="mb-8">
         <h2 id="narrowing-title" className="mb-1 text-lg font-semibold">
           Narrowing
