@@ -1,6 +1,6 @@
 import type { Database } from "../db/client";
 import { servicePrincipal } from "../events/platformEvents";
-import { delegationSubtree, usageRows } from "../identity/capabilityUsage";
+import { usageRows } from "../identity/capabilityUsage";
 import { delegationCounts } from "../identity/usageRollup";
 import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash } from "../provenance/record";
@@ -57,13 +57,8 @@ export async function proposeNarrowing(
     by: ["orgDid", "delegationId"],
     where: { day: { gte: since.toISOString().slice(0, 10) } },
   });
+  // A record counts for its delegation's ancestors too: a key whose sessions were busy is here.
   const ids = new Set(active.map((a) => a.delegationId));
-  // A busy key's calls may all be its sessions': the grants themselves, plus the ancestors of what was busy.
-  const rows = await db.read.delegation.findMany({
-    where: { id: { in: [...ids] } },
-    select: { ancestry: true },
-  });
-  for (const r of rows) for (const a of r.ancestry.split(" ").filter(Boolean)) ids.add(a);
   const candidates = await db.read.delegation.findMany({
     where: {
       id: { in: [...ids] },
@@ -83,8 +78,7 @@ export async function proposeNarrowing(
       });
       if (open > 0) return 0;
       const held = (await applier.current(tx, d.orgDid, d.id)).capabilities as string[];
-      const subtree = await delegationSubtree(tx, d.orgDid, d.id);
-      const counts = await delegationCounts(tx, d.orgDid, subtree, since);
+      const counts = await delegationCounts(tx, d.orgDid, [d.id], since);
       const calls = [...counts.values()].reduce((n, c) => n + c.calls, 0);
       if (calls < settings.minCalls) return 0;
       const { unused } = usageRows(held, counts);

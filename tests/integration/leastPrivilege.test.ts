@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
 import { countsFromRecords, delegationSubtree, usageSince } from "@/server/identity/capabilityUsage";
@@ -73,19 +75,65 @@ describe("usage of a delegation", () => {
 });
 
 describe("the usage rollup", () => {
-  it("counts what the records say, in whole UTC days", async () => {
+  it("counts what the records of the delegation and those derived from it say, in whole UTC days", async () => {
     const key = await keyUsingTwoOfSix();
+    // Two levels down: a token the key issued, and one that token issued.
+    const child = await derivedToken(key.token, ["svc_api:passports:read", "svc_api:delegations:write"]);
+    const grandchild = await derivedToken(child.token, ["svc_api:passports:read"], 600);
+    expect((await api("GET", "/v1/passports", undefined, grandchild.token)).status).toBe(200);
+    expect((await api("GET", "/v1/agents", undefined, grandchild.token)).status).toBe(403);
     const db = await database();
     const ids = await delegationSubtree(db.read, key.orgDid, key.delegationId);
+    expect(ids.sort()).toEqual([key.delegationId, child.delegationId, grandchild.delegationId].sort());
     const since = usageSince(new Date(Date.now() - 2 * 86_400_000).toISOString());
     expect(since.toISOString()).toMatch(/T00:00:00.000Z$/);
-    const fromRollup = await delegationCounts(db.read, key.orgDid, ids, since);
+    const fromRollup = await delegationCounts(db.read, key.orgDid, [key.delegationId], since);
     const fromRecords = await countsFromRecords(db.read, key.orgDid, ids, since);
     expect(Object.fromEntries(fromRollup)).toEqual(Object.fromEntries(fromRecords));
-    expect(fromRollup.get("svc_api:passports:read")).toMatchObject({ calls: 3, refused: 0 });
+    expect(fromRollup.get("svc_api:passports:read")).toMatchObject({ calls: 4, refused: 0 });
+    expect(fromRollup.get("svc_api:agents:read")).toMatchObject({ calls: 2, refused: 1 });
+    expect(fromRollup.get("svc_api:delegations:write")).toMatchObject({ calls: 2, refused: 0 });
     expect(fromRollup.get("svc_api:workflows:read")).toMatchObject({ calls: 0, refused: 1, lastUsedAt: null });
-    const rows = await db.read.delegationUsageRollup.findMany({ where: { delegationId: key.delegationId } });
-    expect(rows.reduce((n, r) => n + Number(r.calls), 0)).toBe(5);
+    const usage = DelegationUsage.parse((await api("GET", `/v1/delegations/${key.delegationId}/usage`)).body);
+    expect(usage.derived_delegations).toBe(2);
+    const ofChild = DelegationUsage.parse((await api("GET", `/v1/delegations/${child.delegationId}/usage`)).body);
+    expect(ofChild).toMatchObject({ derived_delegations: 1, unused: [] });
+    expect(ofChild.capabilities.find((c) => c.capability === "svc_api:passports:read")).toMatchObject({ calls: 1 });
+    // Simulated without passports:read, the grandchild's call is among those refused.
+    const sim = await api("POST", `/v1/delegations/${key.delegationId}/simulate`, {
+      capabilities: ["svc_api:agents:read", "svc_api:delegations:write"],
+    });
+    expect(sim.body).toMatchObject({ would_refuse: 4, would_allow: 4 });
+    expect(sim.body.examples).toHaveLength(4);
+  });
+});
+
+describe("the usage rollup's backfill", () => {
+  it("computes from the records what the trigger kept (shards summed)", async () => {
+    await keyUsingTwoOfSix();
+    const db = await database();
+    const summed = async () =>
+      (
+        await db.read.delegationUsageRollup.groupBy({
+          by: ["orgDid", "delegationId", "capability", "day"],
+          _sum: { calls: true, refused: true },
+          _max: { lastUsedAt: true },
+          orderBy: [{ orgDid: "asc" }, { delegationId: "asc" }, { capability: "asc" }, { day: "asc" }],
+        })
+      ).map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)));
+    const kept = await summed();
+    expect(kept.length).toBeGreaterThan(0);
+    const sql = readFileSync(
+      join("prisma/migrations", db.engine, "20261128080000_identity_least_privilege/migration.sql"),
+      "utf8",
+    );
+    const backfill = /^INSERT INTO "delegation_usage_rollup"[\s\S]*?;$/m.exec(sql)?.[0];
+    expect(backfill).toBeDefined();
+    await db.writeTx(async (tx) => {
+      await tx.$executeRawUnsafe(`DELETE FROM "delegation_usage_rollup"`);
+      await tx.$executeRawUnsafe(backfill!);
+    });
+    expect(await summed()).toEqual(kept);
   });
 });
 
@@ -110,7 +158,7 @@ describe("simulating a narrower grant", () => {
 });
 
 /** A passport of the root organization and a delegation token of `capabilities` issued to it by `token`. */
-async function derivedToken(token: string, capabilities: string[]) {
+async function derivedToken(token: string, capabilities: string[], durationSeconds = 1800) {
   const passport = await api("POST", "/v1/passports", {
     type: "organization",
     name: `lp-${Math.random().toString(36).slice(2, 8)}`,
@@ -120,7 +168,7 @@ async function derivedToken(token: string, capabilities: string[]) {
   const issued = await api(
     "POST",
     "/v1/delegation-tokens",
-    { delegate_did: passport.body.did, capabilities, duration_seconds: 1800 },
+    { delegate_did: passport.body.did, capabilities, duration_seconds: durationSeconds },
     token,
   );
   expect(issued.status, JSON.stringify(issued.body)).toBe(201);
