@@ -3,7 +3,7 @@ import { NotFound } from "../errors";
 import type { Principal } from "../governance/principal";
 import { coveredBy } from "./capabilities";
 import { config } from "../config";
-import { forEngine } from "../db/raw";
+import { forEngine, sqliteTimestamp } from "../db/raw";
 import { SUBTREE_CTE, usageSince } from "./capabilityUsage";
 import { delegationCounts } from "./usageRollup";
 
@@ -61,7 +61,7 @@ async function refusedExamples(db: Db, orgDid: string, id: string, capabilities:
         WHERE p."org_did" = $2 AND p."delegation_id" IN (SELECT "id" FROM "subtree") AND p."timestamp" >= $3
           AND p."decision" = 'allowed' AND p."capability" IN (${list})
         ORDER BY p."seq" DESC LIMIT ${MAX_EXAMPLES}`,
-      [id, orgDid, since, ...capabilities],
+      [id, orgDid, engine === "sqlite" ? sqliteTimestamp(since) : since, ...capabilities],
     ),
   );
   return rows.map((r) => ({
