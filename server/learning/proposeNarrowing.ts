@@ -8,6 +8,7 @@ import { requestHash } from "../provenance/record";
 import { learningApplier } from "./appliers";
 import { createProposal } from "./createProposal";
 import { linkProposalRecord } from "./linkProposalRecord";
+import { settingNumber } from "./proposeFromAffinity";
 import { delegationUsageRef } from "./schemas";
 
 /** The thresholds of the worker's narrowing proposals (README, "Least privilege"). */
@@ -19,13 +20,9 @@ export interface NarrowingSettings {
 }
 
 export function narrowingSettings(): NarrowingSettings {
-  const num = (name: string, fallback: number) => {
-    const v = Number(process.env[name]);
-    return process.env[name] && Number.isFinite(v) && v >= 0 ? v : fallback;
-  };
   return {
-    windowMs: num("SVC_NARROWING_WINDOW_DAYS", 30) * 86_400_000,
-    minCalls: Math.max(1, Math.floor(num("SVC_NARROWING_MIN_CALLS", 50))),
+    windowMs: settingNumber("SVC_NARROWING_WINDOW_DAYS", 30) * 86_400_000,
+    minCalls: Math.max(1, Math.floor(settingNumber("SVC_NARROWING_MIN_CALLS", 50))),
   };
 }
 
