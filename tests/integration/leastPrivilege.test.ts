@@ -8,6 +8,7 @@ import { delegationCounts } from "@/server/identity/usageRollup";
 import { AgentUsage } from "@/server/agents/schemas";
 import { proposeNarrowing } from "@/server/learning/proposeNarrowing";
 import { shutdownSandbox } from "@/server/sandbox/pool";
+import { startWorker } from "@/server/worker/worker";
 import { deployAndWait } from "./agentsHelpers";
 import { consoleMember } from "./consoleMembers";
 import { apiKey, call, ed25519Jwk, lastProvenance, secondOrg, useTestServer } from "./harness";
@@ -285,6 +286,41 @@ describe("usage of an agent", () => {
     });
     expect((await api("GET", `/v1/agents/${agentId}/usage?since=nope`)).status).toBe(400);
   });
+
+  it("counts what its runs used against what it declares", async () => {
+    const agentId = await deployAndWait(
+      ctx.server.url,
+      ctx.root.token,
+      "lp-emitter",
+      `export default async (input, ctx) => ({ emitted: await ctx.events.emit("lp.used", { n: 1 }) })`,
+      {
+        capabilities: [
+          { id: "svc_api:events:write", evidence: ["emits lp.used"] },
+          { id: "svc_api:agents:read", evidence: ["never, in fact"] },
+        ],
+      },
+    );
+    const run = await api("POST", `/v1/agents/${agentId}/invoke`, {});
+    expect(run.status, JSON.stringify(run.body)).toBe(202);
+    const worker = startWorker({ log: () => undefined, tasks: [] });
+    try {
+      await expect
+        .poll(async () => (await api("GET", `/v1/executions/${run.body.id}`)).body.status, {
+          timeout: 30_000,
+          interval: 50,
+        })
+        .toBe("completed");
+    } finally {
+      await worker.stop();
+    }
+    const usage = AgentUsage.parse((await api("GET", `/v1/agents/${agentId}/usage`)).body);
+    expect(usage).toMatchObject({ agent_id: agentId, runs: 1, unused: ["svc_api:agents:read"] });
+    expect(usage.capabilities.find((c) => c.capability === "svc_api:events:write")).toMatchObject({
+      granted: true,
+      calls: 1,
+      refused: 0,
+    });
+  }, 60_000);
 });
 
 describe("the overview's needs attention", () => {
