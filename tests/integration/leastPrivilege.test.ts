@@ -268,6 +268,29 @@ describe("narrowing as a learning proposal", () => {
     );
     expect(made.status).toBe(400);
     expect(made.body.errors[0]).toMatchObject({ field: "/capabilities", code: "NOT_A_NARROWING" });
+    for (const [proposed, code] of [
+      [{ capabilities: "svc_api:passports:read" }, "INVALID_TYPE"],
+      [{}, "REQUIRED_FIELD_MISSING"],
+      [{ capabilities: [] }, "OUT_OF_RANGE"],
+      [{ capabilities: ["not a capability"] }, "INVALID_FORMAT"],
+      [{ capabilities: ["svc_api:passports:read"], extra: 1 }, "UNKNOWN_FIELD"],
+    ] as const) {
+      const bad = await api(
+        "POST",
+        "/v1/svcos/learning/proposals",
+        { kind: "delegation_narrowing", target: key.delegationId, proposed },
+        proposer.token,
+      );
+      expect(bad.status, JSON.stringify(proposed)).toBe(400);
+      expect(bad.body.errors.map((e: { code: string }) => e.code)).toContain(code);
+    }
+    const unknown = await api(
+      "POST",
+      "/v1/svcos/learning/proposals",
+      { kind: "delegation_narrowing", target: "dlg_nope", proposed: { capabilities: ["svc_api:passports:read"] } },
+      proposer.token,
+    );
+    expect(unknown.status).toBe(404);
   });
 });
 
