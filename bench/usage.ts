@@ -8,9 +8,10 @@ import { exited, spawnChild } from "./lib/child";
 import { ownCpuMs, recordFigure } from "./lib/figures";
 import { percentile } from "./lib/load";
 import { machineLoad, mib } from "./lib/machine";
+import { createDatabase, PG_ADMIN_URL, postgresAnswers, redact } from "./lib/postgres";
 
 /**
- * usage (issue 31, least privilege), on SQLite, in a child process: a key holding 8 capabilities
+ * usage (issue 31, least privilege), on SQLite and PostgreSQL, each in a child process: a key holding 8 capabilities
  * and 3 delegations derived from it, with 1,000,000 provenance records over 30 days (a fifth under
  * the derived ones, 4 capabilities used, 2 % refused), inserted with raw multi-row INSERTs (the
  * usage rollup's trigger summing them as they go). Measured:
@@ -19,16 +20,34 @@ import { machineLoad, mib } from "./lib/machine";
  * 2. `POST /v1/delegations/{id}/simulate`'s (`simulateNarrowing`), dropping one used capability.
  * 3. What the trigger costs an append: 100,000 more records inserted with it, then without it.
  *
- * `npm run bench -- usage`; BENCH_USAGE_RECORDS sets the number of records (default 1,000,000).
+ * `npm run bench -- usage`; BENCH_USAGE_RECORDS sets the number of records (default 1,000,000),
+ * BENCH_USAGE_ENGINES the engines (default `sqlite,postgresql`).
  */
 const SELF = fileURLToPath(import.meta.url);
 const RECORDS = Number(process.env.BENCH_USAGE_RECORDS || 1_000_000);
 const EXTRA = 100_000;
 
 export async function usage(): Promise<void> {
-  console.log(`\nusage (sqlite): a key's usage and a simulation over ${RECORDS.toLocaleString("en-US")} records…`);
-  const code = await exited(spawnChild(SELF, ["--child"]));
-  if (code !== 0) throw new Error(`the usage bench failed (exit ${code})`);
+  const engines = (process.env.BENCH_USAGE_ENGINES || "sqlite,postgresql").split(",").map((e) => e.trim());
+  for (const engine of engines) {
+    console.log(`\nusage (${engine}): a key's usage and a simulation over ${RECORDS.toLocaleString("en-US")} records…`);
+    if (engine !== "postgresql") {
+      const code = await exited(spawnChild(SELF, ["--child"]));
+      if (code !== 0) throw new Error(`the usage bench failed (exit ${code})`);
+      continue;
+    }
+    if (!(await postgresAnswers())) {
+      console.log(`  skipped, nobody answers at ${redact(PG_ADMIN_URL)}`);
+      continue;
+    }
+    const pgDb = await createDatabase();
+    try {
+      const code = await exited(spawnChild(SELF, ["--child"], { ...process.env, DATABASE_URL: pgDb.url }));
+      if (code !== 0) throw new Error(`the usage bench failed on PostgreSQL (exit ${code})`);
+    } finally {
+      await pgDb.drop();
+    }
+  }
 }
 
 const log = (line: string) => console.log(`  ${line}`);
@@ -37,7 +56,7 @@ async function child(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-usage-"));
   try {
     process.env.DATA_DIR = dataDir;
-    process.env.DATABASE_URL = `file:${join(dataDir, "svc.db")}`;
+    process.env.DATABASE_URL ||= `file:${join(dataDir, "svc.db")}`;
     process.env.SVC_IN_PROCESS_WORKER = "0";
     const { bootstrap, rootOrgDid } = await import("../server/setup/bootstrap");
     const { database, closeDatabase } = await import("../server/db/client");
@@ -94,7 +113,8 @@ async function child(): Promise<void> {
               const s = next++;
               const capability = USED[i % USED.length]!;
               const refused = i % 50 === 0;
-              const at = new Date(now - ((i * 104729) % (30 * 86_400_000))).toISOString().replace("Z", "+00:00");
+              const iso = new Date(now - ((i * 104729) % (30 * 86_400_000))).toISOString();
+              const at = db.engine === "sqlite" ? iso.replace("Z", "+00:00") : iso.slice(0, -1);
               values.push(
                 `(${lit(`prv_bench${s.toString(36).padStart(12, "0")}`)}, ${s}, ${lit(at)}, ${lit(orgDid)}, ${lit(orgDid)}, ${lit(delegationOf(i))}, ${lit(orgDid)}, ${lit(capability)}, 'GET /v1/bench', 'bench', NULL, ${refused ? "'denied', 403" : "'allowed', 200"}, 'h', 'req_bench', 'l')`,
               );
@@ -111,6 +131,7 @@ async function child(): Promise<void> {
     await insert(RECORDS, delegationOf);
     log(`inserted ${RECORDS.toLocaleString("en-US")} records in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     await db.raw.execute("ANALYZE");
+    log(`engine ${db.engine}`);
     const rollupRows = await db.raw.query<{ n: number }>(`SELECT COUNT(*) AS "n" FROM "delegation_usage_rollup"`);
     log(`rollup: ${rollupRows[0]!.n} rows`);
 
@@ -133,7 +154,7 @@ async function child(): Promise<void> {
       `usage over ${RECORDS.toLocaleString("en-US")} records (the key and 3 derived delegations): median ${median.toFixed(1)} ms, best ${runs[0]!.toFixed(1)} ms, worst ${runs[runs.length - 1]!.toFixed(1)} ms (target ≤ 200 ms); CPU ${cpuUsage.toFixed(1)} ms per read`,
     );
     recordFigure({
-      row: "delegation usage, 1,000,000 records",
+      row: `delegation usage, ${RECORDS.toLocaleString("en-US")} records, ${db.engine}`,
       value: median,
       unit: "ms",
       target: "≤ 200 ms",
@@ -162,14 +183,19 @@ async function child(): Promise<void> {
     let t = performance.now();
     await insert(EXTRA, () => other);
     const withTrigger = (performance.now() - t) / EXTRA;
-    const [trigger] = await db.raw.query<{ sql: string }>(
-      `SELECT "sql" FROM "sqlite_master" WHERE "type" = 'trigger' AND "name" = 'provenance_record_usage_rollup'`,
-    );
-    await db.raw.execute(`DROP TRIGGER "provenance_record_usage_rollup"`);
+    const [trigger] =
+      db.engine === "sqlite"
+        ? await db.raw.query<{ sql: string }>(
+            `SELECT "sql" FROM "sqlite_master" WHERE "type" = 'trigger' AND "name" = 'provenance_record_usage_rollup'`,
+          )
+        : [];
+    if (db.engine === "sqlite") await db.raw.execute(`DROP TRIGGER "provenance_record_usage_rollup"`);
+    else await db.raw.execute(`ALTER TABLE "provenance_record" DISABLE TRIGGER "provenance_record_usage_rollup"`);
     t = performance.now();
     await insert(EXTRA, () => other);
     const without = (performance.now() - t) / EXTRA;
-    await db.raw.execute(trigger!.sql);
+    if (db.engine === "sqlite") await db.raw.execute(trigger!.sql);
+    else await db.raw.execute(`ALTER TABLE "provenance_record" ENABLE TRIGGER "provenance_record_usage_rollup"`);
     log(
       `append, raw multi-row INSERTs: ${(withTrigger * 1000).toFixed(1)} µs per record with the rollup's trigger, ${(without * 1000).toFixed(1)} µs without`,
     );

@@ -1,5 +1,7 @@
 import type { z } from "zod";
+import { config } from "../config";
 import type { Db } from "../db/client";
+import { forEngine } from "../db/raw";
 import { ValidationFailed } from "../errors";
 import { covers, coveredBy } from "./capabilities";
 import type { CapabilityUsage } from "./usageSchemas";
@@ -31,14 +33,27 @@ export function usageSince(since: string | undefined, now = new Date()): Date {
   return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 }
 
+/** The recursive walk down `parent_id` (indexed) from `$1`: the delegation and all derived from it. */
+export const SUBTREE_CTE = `WITH RECURSIVE "subtree"("id") AS (SELECT CAST($1 AS TEXT) UNION ALL SELECT d."id" FROM "delegation" d JOIN "subtree" s ON d."parent_id" = s."id")`;
+
 /** The delegation and every delegation derived from it (at any depth), in the organization. */
 export async function delegationSubtree(db: Db, orgDid: string, id: string): Promise<string[]> {
-  const derived = await db.delegation.findMany({
-    where: { orgDid, ancestry: { contains: id } },
-    select: { id: true, ancestry: true },
-  });
-  // `contains` is a substring test: keep only those with the id as a whole ancestor.
-  return [id, ...derived.filter((d) => d.ancestry.split(" ").includes(id)).map((d) => d.id)];
+  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+    ...forEngine(
+      config().engine,
+      `${SUBTREE_CTE} SELECT s."id" FROM "subtree" s JOIN "delegation" d ON d."id" = s."id" WHERE d."org_did" = $2`,
+      [id, orgDid],
+    ),
+  );
+  return rows.map((r) => r.id);
+}
+
+/** How many delegations derive from `id`, at any depth. */
+export async function derivedCount(db: Db, id: string): Promise<number> {
+  const [row] = await db.$queryRawUnsafe<{ n: number | bigint }[]>(
+    ...forEngine(config().engine, `${SUBTREE_CTE} SELECT COUNT(*) AS "n" FROM "subtree"`, [id]),
+  );
+  return Number(row?.n ?? 1) - 1;
 }
 
 /**

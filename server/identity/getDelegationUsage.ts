@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import { NotFound } from "../errors";
 import type { Principal } from "../governance/principal";
-import { delegationSubtree, usageRows, usageSince } from "./capabilityUsage";
+import { derivedCount, usageRows, usageSince } from "./capabilityUsage";
 import { delegationCounts } from "./usageRollup";
 
 /**
@@ -18,12 +18,11 @@ export async function getDelegationUsage(db: Db, principal: Principal, id: strin
     select: { id: true, capabilities: true },
   });
   if (!delegation) throw NotFound("delegation", id);
-  const ids = await delegationSubtree(db, principal.orgDid, id);
-  const counts = await delegationCounts(db, principal.orgDid, ids, since);
+  const counts = await delegationCounts(db, principal.orgDid, [id], since);
   return {
     delegation_id: id,
     since: since.toISOString(),
     ...usageRows(delegation.capabilities as string[], counts),
-    derived_delegations: ids.length - 1,
+    derived_delegations: await derivedCount(db, id),
   };
 }

@@ -26,7 +26,11 @@ function capabilitiesOf(state: LearningState): string[] {
     .map((k) => ({ field: `/${k}`, code: "UNKNOWN_FIELD", message: `Unknown field ${JSON.stringify(k)}.` }));
   const caps = state.capabilities;
   if (!Array.isArray(caps)) {
-    errors.push({ field: "/capabilities", code: "REQUIRED_FIELD_MISSING", message: "A list of capabilities." });
+    errors.push({
+      field: "/capabilities",
+      code: caps === undefined ? "REQUIRED_FIELD_MISSING" : "INVALID_TYPE",
+      message: "A list of capabilities.",
+    });
     throw ValidationFailed(errors);
   }
   if (caps.length === 0 || caps.length > MAX_CAPABILITIES)

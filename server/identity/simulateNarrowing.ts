@@ -2,7 +2,9 @@ import type { Db } from "../db/client";
 import { NotFound } from "../errors";
 import type { Principal } from "../governance/principal";
 import { coveredBy } from "./capabilities";
-import { delegationSubtree, usageSince } from "./capabilityUsage";
+import { config } from "../config";
+import { forEngine, sqliteTimestamp } from "../db/raw";
+import { SUBTREE_CTE, usageSince } from "./capabilityUsage";
 import { delegationCounts } from "./usageRollup";
 
 const MAX_EXAMPLES = 20;
@@ -23,8 +25,7 @@ export async function simulateNarrowing(
   const since = usageSince(input.since);
   const delegation = await db.delegation.findFirst({ where: { id, orgDid: principal.orgDid }, select: { id: true } });
   if (!delegation) throw NotFound("delegation", id);
-  const ids = await delegationSubtree(db, principal.orgDid, id);
-  const counts = await delegationCounts(db, principal.orgDid, ids, since);
+  const counts = await delegationCounts(db, principal.orgDid, [id], since);
   let wouldRefuse = 0;
   let wouldAllow = 0;
   const refusedCapabilities: string[] = [];
@@ -37,29 +38,36 @@ export async function simulateNarrowing(
     }
   }
   const examples =
-    refusedCapabilities.length === 0
-      ? []
-      : await db.provenanceRecord.findMany({
-          where: {
-            orgDid: principal.orgDid,
-            delegationId: { in: ids },
-            capability: { in: refusedCapabilities },
-            decision: "allowed",
-            timestamp: { gte: since },
-          },
-          orderBy: { seq: "desc" },
-          take: MAX_EXAMPLES,
-          select: { id: true, operation: true, capability: true, timestamp: true },
-        });
+    refusedCapabilities.length === 0 ? [] : await refusedExamples(db, principal.orgDid, id, refusedCapabilities, since);
   return {
     since: since.toISOString(),
     would_refuse: wouldRefuse,
     would_allow: wouldAllow,
-    examples: examples.map((r) => ({
-      provenance_id: r.id,
-      operation: r.operation,
-      capability: r.capability as string,
-      timestamp: r.timestamp.toISOString(),
-    })),
+    examples,
   };
+}
+
+/** The newest calls let through under the delegation or one derived from it with one of `capabilities`, by the (org, delegation, seq) index. */
+async function refusedExamples(db: Db, orgDid: string, id: string, capabilities: string[], since: Date) {
+  const engine = config().engine;
+  const list = capabilities.map((_, i) => `$${i + 4}`).join(", ");
+  const rows = await db.$queryRawUnsafe<
+    { id: string; operation: string; capability: string; timestamp: Date | string }[]
+  >(
+    ...forEngine(
+      engine,
+      `${SUBTREE_CTE}
+       SELECT p."id", p."operation", p."capability", p."timestamp" FROM "provenance_record" p
+        WHERE p."org_did" = $2 AND p."delegation_id" IN (SELECT "id" FROM "subtree") AND p."timestamp" >= $3
+          AND p."decision" = 'allowed' AND p."capability" IN (${list})
+        ORDER BY p."seq" DESC LIMIT ${MAX_EXAMPLES}`,
+      [id, orgDid, engine === "sqlite" ? sqliteTimestamp(since) : since, ...capabilities],
+    ),
+  );
+  return rows.map((r) => ({
+    provenance_id: r.id,
+    operation: r.operation,
+    capability: r.capability,
+    timestamp: new Date(r.timestamp).toISOString(),
+  }));
 }

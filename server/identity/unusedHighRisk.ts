@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import type { Principal } from "../governance/principal";
 import { covers } from "./capabilities";
 import { CAPABILITY_CATALOGUE } from "./capabilityCatalogue";
-import { DEFAULT_USAGE_DAYS, delegationSubtree, usageRows } from "./capabilityUsage";
+import { DEFAULT_USAGE_DAYS, usageRows } from "./capabilityUsage";
 import { delegationCounts } from "./usageRollup";
 
 /**
@@ -39,8 +39,8 @@ export async function unusedHighRisk(db: Db, principal: Principal, now = new Dat
   const since = new Date(now.getTime() - DEFAULT_USAGE_DAYS * 86_400_000);
   const listed = [];
   for (const k of keys.filter((k) => (k.capabilities as string[]).some(isHighRisk)).slice(0, MAX_KEYS)) {
-    const ids = await delegationSubtree(db, principal.orgDid, k.id);
-    const { unused } = usageRows(k.capabilities as string[], await delegationCounts(db, principal.orgDid, ids, since));
+    const counts = await delegationCounts(db, principal.orgDid, [k.id], since);
+    const { unused } = usageRows(k.capabilities as string[], counts);
     const risky = unused.filter(isHighRisk);
     if (risky.length > 0) listed.push({ id: k.id, name: k.name, kind: k.kind, unused: risky });
     if (listed.length === MAX_LISTED) break;

@@ -1,12 +1,14 @@
 import type { Database } from "../db/client";
+import { forEngine, sqliteTimestamp } from "../db/raw";
 import { servicePrincipal } from "../events/platformEvents";
-import { delegationSubtree, usageRows } from "../identity/capabilityUsage";
+import { usageRows } from "../identity/capabilityUsage";
 import { delegationCounts } from "../identity/usageRollup";
 import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash } from "../provenance/record";
 import { learningApplier } from "./appliers";
 import { createProposal } from "./createProposal";
 import { linkProposalRecord } from "./linkProposalRecord";
+import { settingNumber } from "./proposeFromAffinity";
 import { delegationUsageRef } from "./schemas";
 
 /** The thresholds of the worker's narrowing proposals (README, "Least privilege"). */
@@ -18,19 +20,16 @@ export interface NarrowingSettings {
 }
 
 export function narrowingSettings(): NarrowingSettings {
-  const num = (name: string, fallback: number) => {
-    const v = Number(process.env[name]);
-    return process.env[name] && Number.isFinite(v) && v >= 0 ? v : fallback;
-  };
   return {
-    windowMs: num("SVC_NARROWING_WINDOW_DAYS", 30) * 86_400_000,
-    minCalls: Math.max(1, Math.floor(num("SVC_NARROWING_MIN_CALLS", 50))),
+    windowMs: settingNumber("SVC_NARROWING_WINDOW_DAYS", 30) * 86_400_000,
+    minCalls: Math.max(1, Math.floor(settingNumber("SVC_NARROWING_MIN_CALLS", 50))),
   };
 }
 
 /** Grants worth narrowing: keys and tokens people hold, and agents' trigger grants; not sessions or single runs. */
 const NARROWABLE_KINDS = ["api_key", "delegation_token", "trigger"];
 const OPEN = ["pending", "approved"];
+const at = (engine: Database["engine"], d: Date) => (engine === "sqlite" ? sqliteTimestamp(d) : d);
 /** Candidates looked at per sweep and organization, busiest first. */
 const MAX_CANDIDATES = 500;
 
@@ -52,39 +51,31 @@ export async function proposeNarrowing(
   const applier = learningApplier("delegation_narrowing");
   if (!applier) return 0;
   const since = new Date(now.getTime() - settings.windowMs);
-  // Delegations with calls in the window, from the rollup (rows are delegations × capabilities × days).
-  const active = await db.read.delegationUsageRollup.groupBy({
-    by: ["orgDid", "delegationId"],
-    where: { day: { gte: since.toISOString().slice(0, 10) } },
-  });
-  const ids = new Set(active.map((a) => a.delegationId));
-  // A busy key's calls may all be its sessions': the grants themselves, plus the ancestors of what was busy.
-  const rows = await db.read.delegation.findMany({
-    where: { id: { in: [...ids] } },
-    select: { ancestry: true },
-  });
-  for (const r of rows) for (const a of r.ancestry.split(" ").filter(Boolean)) ids.add(a);
-  const candidates = await db.read.delegation.findMany({
-    where: {
-      id: { in: [...ids] },
-      kind: { in: NARROWABLE_KINDS },
-      revokedAt: null,
-      expiresAt: { gt: now },
-      createdAt: { lte: since },
-    },
-    select: { id: true, orgDid: true, capabilities: true },
-    take: MAX_CANDIDATES,
-  });
+  // Live grants of those kinds that made calls in the window (the rollup counts a record for its
+  // delegation's ancestors too: a key whose sessions were busy is among them), with no open
+  // proposal (checked again in each proposal's transaction).
+  const candidates = await db.read.$queryRawUnsafe<{ id: string; org_did: string }[]>(
+    ...forEngine(
+      db.engine,
+      `SELECT d."id", d."org_did" FROM "delegation" d
+        WHERE d."kind" IN (${NARROWABLE_KINDS.map((k) => `'${k}'`).join(", ")}) AND d."revoked_at" IS NULL
+          AND d."expires_at" > $1 AND d."created_at" <= $2
+          AND EXISTS (SELECT 1 FROM "delegation_usage_rollup" r WHERE r."org_did" = d."org_did" AND r."delegation_id" = d."id" AND r."day" >= $3)
+          AND NOT EXISTS (SELECT 1 FROM "learning_proposal" l WHERE l."org_did" = d."org_did" AND l."kind" = 'delegation_narrowing' AND l."target" = d."id" AND l."approval_state" IN ('pending', 'approved'))
+        ORDER BY d."id" LIMIT ${MAX_CANDIDATES}`,
+      [at(db.engine, now), at(db.engine, since), since.toISOString().slice(0, 10)],
+    ),
+  );
   let made = 0;
-  for (const d of candidates) {
+  for (const { id, org_did: orgDid } of candidates) {
+    const d = { id, orgDid };
     made += await db.writeTx(async (tx) => {
       const open = await tx.learningProposal.count({
         where: { orgDid: d.orgDid, kind: "delegation_narrowing", target: d.id, approvalState: { in: OPEN } },
       });
       if (open > 0) return 0;
       const held = (await applier.current(tx, d.orgDid, d.id)).capabilities as string[];
-      const subtree = await delegationSubtree(tx, d.orgDid, d.id);
-      const counts = await delegationCounts(tx, d.orgDid, subtree, since);
+      const counts = await delegationCounts(tx, d.orgDid, [d.id], since);
       const calls = [...counts.values()].reduce((n, c) => n + c.calls, 0);
       if (calls < settings.minCalls) return 0;
       const { unused } = usageRows(held, counts);

@@ -1,6 +1,5 @@
 import type { Db } from "../db/client";
 import type { FieldError } from "../errors";
-import { delegationSubtree } from "../identity/capabilityUsage";
 import { delegationCounts } from "../identity/usageRollup";
 import {
   AFFINITY_WINDOW_PREFIX,
@@ -46,8 +45,7 @@ export async function resolveEvidence(db: Db, orgDid: string, refs: readonly str
     }
     if (usage !== undefined) {
       const found = await db.delegation.findFirst({ where: { id: usage.delegation_id, orgDid }, select: { id: true } });
-      const ids = found ? await delegationSubtree(db, orgDid, found.id) : [];
-      const counts = await delegationCounts(db, orgDid, ids, usage.from);
+      const counts = await delegationCounts(db, orgDid, found ? [found.id] : [], usage.from);
       if (![...counts.values()].some((c) => c.calls + c.refused > 0))
         errors.push({
           field: field(i),

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
 import { countsFromRecords, delegationSubtree, usageSince } from "@/server/identity/capabilityUsage";
@@ -6,6 +8,7 @@ import { delegationCounts } from "@/server/identity/usageRollup";
 import { AgentUsage } from "@/server/agents/schemas";
 import { proposeNarrowing } from "@/server/learning/proposeNarrowing";
 import { shutdownSandbox } from "@/server/sandbox/pool";
+import { startWorker } from "@/server/worker/worker";
 import { deployAndWait } from "./agentsHelpers";
 import { consoleMember } from "./consoleMembers";
 import { apiKey, call, ed25519Jwk, lastProvenance, secondOrg, useTestServer } from "./harness";
@@ -73,19 +76,65 @@ describe("usage of a delegation", () => {
 });
 
 describe("the usage rollup", () => {
-  it("counts what the records say, in whole UTC days", async () => {
+  it("counts what the records of the delegation and those derived from it say, in whole UTC days", async () => {
     const key = await keyUsingTwoOfSix();
+    // Two levels down: a token the key issued, and one that token issued.
+    const child = await derivedToken(key.token, ["svc_api:passports:read", "svc_api:delegations:write"]);
+    const grandchild = await derivedToken(child.token, ["svc_api:passports:read"], 600);
+    expect((await api("GET", "/v1/passports", undefined, grandchild.token)).status).toBe(200);
+    expect((await api("GET", "/v1/agents", undefined, grandchild.token)).status).toBe(403);
     const db = await database();
     const ids = await delegationSubtree(db.read, key.orgDid, key.delegationId);
+    expect(ids.sort()).toEqual([key.delegationId, child.delegationId, grandchild.delegationId].sort());
     const since = usageSince(new Date(Date.now() - 2 * 86_400_000).toISOString());
     expect(since.toISOString()).toMatch(/T00:00:00.000Z$/);
-    const fromRollup = await delegationCounts(db.read, key.orgDid, ids, since);
+    const fromRollup = await delegationCounts(db.read, key.orgDid, [key.delegationId], since);
     const fromRecords = await countsFromRecords(db.read, key.orgDid, ids, since);
     expect(Object.fromEntries(fromRollup)).toEqual(Object.fromEntries(fromRecords));
-    expect(fromRollup.get("svc_api:passports:read")).toMatchObject({ calls: 3, refused: 0 });
+    expect(fromRollup.get("svc_api:passports:read")).toMatchObject({ calls: 4, refused: 0 });
+    expect(fromRollup.get("svc_api:agents:read")).toMatchObject({ calls: 2, refused: 1 });
+    expect(fromRollup.get("svc_api:delegations:write")).toMatchObject({ calls: 2, refused: 0 });
     expect(fromRollup.get("svc_api:workflows:read")).toMatchObject({ calls: 0, refused: 1, lastUsedAt: null });
-    const rows = await db.read.delegationUsageRollup.findMany({ where: { delegationId: key.delegationId } });
-    expect(rows.reduce((n, r) => n + Number(r.calls), 0)).toBe(5);
+    const usage = DelegationUsage.parse((await api("GET", `/v1/delegations/${key.delegationId}/usage`)).body);
+    expect(usage.derived_delegations).toBe(2);
+    const ofChild = DelegationUsage.parse((await api("GET", `/v1/delegations/${child.delegationId}/usage`)).body);
+    expect(ofChild).toMatchObject({ derived_delegations: 1, unused: [] });
+    expect(ofChild.capabilities.find((c) => c.capability === "svc_api:passports:read")).toMatchObject({ calls: 1 });
+    // Simulated without passports:read, the grandchild's call is among those refused.
+    const sim = await api("POST", `/v1/delegations/${key.delegationId}/simulate`, {
+      capabilities: ["svc_api:agents:read", "svc_api:delegations:write"],
+    });
+    expect(sim.body).toMatchObject({ would_refuse: 4, would_allow: 4 });
+    expect(sim.body.examples).toHaveLength(4);
+  });
+});
+
+describe("the usage rollup's backfill", () => {
+  it("computes from the records what the trigger kept (shards summed)", async () => {
+    await keyUsingTwoOfSix();
+    const db = await database();
+    const summed = async () =>
+      (
+        await db.read.delegationUsageRollup.groupBy({
+          by: ["orgDid", "delegationId", "capability", "day"],
+          _sum: { calls: true, refused: true },
+          _max: { lastUsedAt: true },
+          orderBy: [{ orgDid: "asc" }, { delegationId: "asc" }, { capability: "asc" }, { day: "asc" }],
+        })
+      ).map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)));
+    const kept = await summed();
+    expect(kept.length).toBeGreaterThan(0);
+    const sql = readFileSync(
+      join("prisma/migrations", db.engine, "20261128080000_identity_least_privilege/migration.sql"),
+      "utf8",
+    );
+    const backfill = /^INSERT INTO "delegation_usage_rollup"[\s\S]*?;$/m.exec(sql)?.[0];
+    expect(backfill).toBeDefined();
+    await db.writeTx(async (tx) => {
+      await tx.$executeRawUnsafe(`DELETE FROM "delegation_usage_rollup"`);
+      await tx.$executeRawUnsafe(backfill!);
+    });
+    expect(await summed()).toEqual(kept);
   });
 });
 
@@ -110,7 +159,7 @@ describe("simulating a narrower grant", () => {
 });
 
 /** A passport of the root organization and a delegation token of `capabilities` issued to it by `token`. */
-async function derivedToken(token: string, capabilities: string[]) {
+async function derivedToken(token: string, capabilities: string[], durationSeconds = 1800) {
   const passport = await api("POST", "/v1/passports", {
     type: "organization",
     name: `lp-${Math.random().toString(36).slice(2, 8)}`,
@@ -120,7 +169,7 @@ async function derivedToken(token: string, capabilities: string[]) {
   const issued = await api(
     "POST",
     "/v1/delegation-tokens",
-    { delegate_did: passport.body.did, capabilities, duration_seconds: 1800 },
+    { delegate_did: passport.body.did, capabilities, duration_seconds: durationSeconds },
     token,
   );
   expect(issued.status, JSON.stringify(issued.body)).toBe(201);
@@ -219,6 +268,29 @@ describe("narrowing as a learning proposal", () => {
     );
     expect(made.status).toBe(400);
     expect(made.body.errors[0]).toMatchObject({ field: "/capabilities", code: "NOT_A_NARROWING" });
+    for (const [proposed, code] of [
+      [{ capabilities: "svc_api:passports:read" }, "INVALID_TYPE"],
+      [{}, "REQUIRED_FIELD_MISSING"],
+      [{ capabilities: [] }, "OUT_OF_RANGE"],
+      [{ capabilities: ["not a capability"] }, "INVALID_FORMAT"],
+      [{ capabilities: ["svc_api:passports:read"], extra: 1 }, "UNKNOWN_FIELD"],
+    ] as const) {
+      const bad = await api(
+        "POST",
+        "/v1/svcos/learning/proposals",
+        { kind: "delegation_narrowing", target: key.delegationId, proposed },
+        proposer.token,
+      );
+      expect(bad.status, JSON.stringify(proposed)).toBe(400);
+      expect(bad.body.errors.map((e: { code: string }) => e.code)).toContain(code);
+    }
+    const unknown = await api(
+      "POST",
+      "/v1/svcos/learning/proposals",
+      { kind: "delegation_narrowing", target: "dlg_nope", proposed: { capabilities: ["svc_api:passports:read"] } },
+      proposer.token,
+    );
+    expect(unknown.status).toBe(404);
   });
 });
 
@@ -237,6 +309,41 @@ describe("usage of an agent", () => {
     });
     expect((await api("GET", `/v1/agents/${agentId}/usage?since=nope`)).status).toBe(400);
   });
+
+  it("counts what its runs used against what it declares", async () => {
+    const agentId = await deployAndWait(
+      ctx.server.url,
+      ctx.root.token,
+      "lp-emitter",
+      `export default async (input, ctx) => ({ emitted: await ctx.events.emit("lp.used", { n: 1 }) })`,
+      {
+        capabilities: [
+          { id: "svc_api:events:write", evidence: ["emits lp.used"] },
+          { id: "svc_api:agents:read", evidence: ["never, in fact"] },
+        ],
+      },
+    );
+    const run = await api("POST", `/v1/agents/${agentId}/invoke`, {});
+    expect(run.status, JSON.stringify(run.body)).toBe(202);
+    const worker = startWorker({ log: () => undefined, tasks: [] });
+    try {
+      await expect
+        .poll(async () => (await api("GET", `/v1/executions/${run.body.id}`)).body.status, {
+          timeout: 30_000,
+          interval: 50,
+        })
+        .toBe("completed");
+    } finally {
+      await worker.stop();
+    }
+    const usage = AgentUsage.parse((await api("GET", `/v1/agents/${agentId}/usage`)).body);
+    expect(usage).toMatchObject({ agent_id: agentId, runs: 1, unused: ["svc_api:agents:read"] });
+    expect(usage.capabilities.find((c) => c.capability === "svc_api:events:write")).toMatchObject({
+      granted: true,
+      calls: 1,
+      refused: 0,
+    });
+  }, 60_000);
 });
 
 describe("the overview's needs attention", () => {

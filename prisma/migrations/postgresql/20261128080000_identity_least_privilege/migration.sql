@@ -1,12 +1,14 @@
 -- Least privilege's evidence (issue 31): per organization, delegation, capability and UTC day of
--- the call, the calls the gate let through (and the latest of them) and refused. A trigger on
--- "provenance_record" keeps it in the statement that appends a record (records are never changed
--- or deleted); the records written so far are summed in below.
+-- the call, the calls the gate let through (and the latest of them) and refused, under that
+-- delegation or any derived from it: a record counts for its delegation and for each of its
+-- ancestors (its `ancestry`, at most 16), so a key's usage is its own rows however many sessions
+-- and runs derive from it. A trigger on "provenance_record" keeps it in the statement that appends
+-- a record (records are never changed or deleted); the records written so far are summed in below.
 --
 -- A row's upsert holds its lock until the appending transaction commits: one row per delegation
--- and day would queue every concurrent call of one key behind the previous one's commit. So a
--- day is spread over 8 shards, chosen by a hash of the record id (two concurrent calls of one key
--- meet on a row one time in 8); readers sum over them.
+-- and day would queue every concurrent call of one key (and of everything derived from it) behind
+-- the previous one's commit. So a day is spread over 8 shards, chosen by a hash of the record id
+-- (two concurrent calls of one key meet on a row one time in 8); readers sum over them.
 
 CREATE TABLE "delegation_usage_rollup" (
     "org_did" TEXT NOT NULL,
@@ -22,15 +24,17 @@ CREATE TABLE "delegation_usage_rollup" (
 );
 
 INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability", "day", "shard", "calls", "refused", "last_used_at")
-SELECT "org_did", "delegation_id", "capability", to_char("timestamp", 'YYYY-MM-DD'), 0, SUM(CASE WHEN "decision" = 'allowed' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'allowed' THEN 0 ELSE 1 END), MAX(CASE WHEN "decision" = 'allowed' THEN "timestamp" END)
-  FROM "provenance_record"
- WHERE "delegation_id" IS NOT NULL AND "capability" IS NOT NULL
- GROUP BY "org_did", "delegation_id", "capability", to_char("timestamp", 'YYYY-MM-DD');
+SELECT p."org_did", c."id", p."capability", to_char(p."timestamp", 'YYYY-MM-DD'), 0, SUM(CASE WHEN p."decision" = 'allowed' THEN 1 ELSE 0 END), SUM(CASE WHEN p."decision" = 'allowed' THEN 0 ELSE 1 END), MAX(CASE WHEN p."decision" = 'allowed' THEN p."timestamp" END)
+  FROM "provenance_record" p
+  CROSS JOIN LATERAL unnest(string_to_array(trim(COALESCE((SELECT d."ancestry" FROM "delegation" d WHERE d."id" = p."delegation_id"), '') || ' ' || p."delegation_id"), ' ')) AS c("id")
+ WHERE p."delegation_id" IS NOT NULL AND p."capability" IS NOT NULL
+ GROUP BY p."org_did", c."id", p."capability", to_char(p."timestamp", 'YYYY-MM-DD');
 
 CREATE FUNCTION "delegation_usage_rollup_apply"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability", "day", "shard", "calls", "refused", "last_used_at")
-    VALUES (NEW."org_did", NEW."delegation_id", NEW."capability", to_char(NEW."timestamp", 'YYYY-MM-DD'), hashtext(NEW."id") & 7, CASE WHEN NEW."decision" = 'allowed' THEN 1 ELSE 0 END, CASE WHEN NEW."decision" = 'allowed' THEN 0 ELSE 1 END, CASE WHEN NEW."decision" = 'allowed' THEN NEW."timestamp" END)
+    SELECT NEW."org_did", c."id", NEW."capability", to_char(NEW."timestamp", 'YYYY-MM-DD'), hashtext(NEW."id") & 7, CASE WHEN NEW."decision" = 'allowed' THEN 1 ELSE 0 END, CASE WHEN NEW."decision" = 'allowed' THEN 0 ELSE 1 END, CASE WHEN NEW."decision" = 'allowed' THEN NEW."timestamp" END
+      FROM unnest(string_to_array(trim(COALESCE((SELECT "ancestry" FROM "delegation" WHERE "id" = NEW."delegation_id"), '') || ' ' || NEW."delegation_id"), ' ')) AS c("id")
     ON CONFLICT ("org_did", "delegation_id", "capability", "day", "shard") DO UPDATE SET
       "calls" = "delegation_usage_rollup"."calls" + excluded."calls",
       "refused" = "delegation_usage_rollup"."refused" + excluded."refused",

@@ -1,8 +1,11 @@
 -- Least privilege's evidence (issue 31): per organization, delegation, capability and UTC day of
--- the call, the calls the gate let through (and the latest of them) and refused. A trigger on
--- "provenance_record" keeps it in the statement that appends a record (records are never changed
--- or deleted); the records written so far are summed in below. SQLite has one writer at a time,
--- so every row is shard 0 (PostgreSQL spreads a delegation's day over 8).
+-- the call, the calls the gate let through (and the latest of them) and refused, under that
+-- delegation or any derived from it: a record counts for its delegation and for each of its
+-- ancestors (its `ancestry`, at most 16), so a key's usage is its own rows however many sessions
+-- and runs derive from it. A trigger on "provenance_record" keeps it in the statement that appends
+-- a record (records are never changed or deleted); the records written so far are summed in
+-- below. SQLite has one writer at a time, so every row is shard 0 (PostgreSQL spreads a
+-- delegation's day over 8).
 
 CREATE TABLE "delegation_usage_rollup" (
     "org_did" TEXT NOT NULL,
@@ -17,17 +20,22 @@ CREATE TABLE "delegation_usage_rollup" (
     PRIMARY KEY ("org_did", "delegation_id", "capability", "day", "shard")
 );
 
+-- A record's chain (its delegation's ancestors and itself) as a JSON array: ids are `dlg_` and
+-- base32, nothing to escape.
 INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability", "day", "shard", "calls", "refused", "last_used_at")
-SELECT "org_did", "delegation_id", "capability", substr("timestamp", 1, 10), 0, SUM(CASE WHEN "decision" = 'allowed' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'allowed' THEN 0 ELSE 1 END), MAX(CASE WHEN "decision" = 'allowed' THEN "timestamp" END)
-  FROM "provenance_record"
- WHERE "delegation_id" IS NOT NULL AND "capability" IS NOT NULL
- GROUP BY "org_did", "delegation_id", "capability", substr("timestamp", 1, 10);
+SELECT p."org_did", c."value", p."capability", substr(p."timestamp", 1, 10), 0, SUM(CASE WHEN p."decision" = 'allowed' THEN 1 ELSE 0 END), SUM(CASE WHEN p."decision" = 'allowed' THEN 0 ELSE 1 END), MAX(CASE WHEN p."decision" = 'allowed' THEN p."timestamp" END)
+  FROM "provenance_record" p
+  JOIN json_each('["' || replace(trim(COALESCE((SELECT d."ancestry" FROM "delegation" d WHERE d."id" = p."delegation_id"), '') || ' ' || p."delegation_id"), ' ', '","') || '"]') c
+ WHERE p."delegation_id" IS NOT NULL AND p."capability" IS NOT NULL
+ GROUP BY p."org_did", c."value", p."capability", substr(p."timestamp", 1, 10);
 
 CREATE TRIGGER "provenance_record_usage_rollup" AFTER INSERT ON "provenance_record"
 WHEN NEW."delegation_id" IS NOT NULL AND NEW."capability" IS NOT NULL
 BEGIN
   INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability", "day", "shard", "calls", "refused", "last_used_at")
-  VALUES (NEW."org_did", NEW."delegation_id", NEW."capability", substr(NEW."timestamp", 1, 10), 0, CASE WHEN NEW."decision" = 'allowed' THEN 1 ELSE 0 END, CASE WHEN NEW."decision" = 'allowed' THEN 0 ELSE 1 END, CASE WHEN NEW."decision" = 'allowed' THEN NEW."timestamp" END)
+  SELECT NEW."org_did", "value", NEW."capability", substr(NEW."timestamp", 1, 10), 0, CASE WHEN NEW."decision" = 'allowed' THEN 1 ELSE 0 END, CASE WHEN NEW."decision" = 'allowed' THEN 0 ELSE 1 END, CASE WHEN NEW."decision" = 'allowed' THEN NEW."timestamp" END
+    FROM json_each('["' || replace(trim(COALESCE((SELECT "ancestry" FROM "delegation" WHERE "id" = NEW."delegation_id"), '') || ' ' || NEW."delegation_id"), ' ', '","') || '"]')
+   WHERE true
   ON CONFLICT ("org_did", "delegation_id", "capability", "day", "shard") DO UPDATE SET
     "calls" = "delegation_usage_rollup"."calls" + excluded."calls",
     "refused" = "delegation_usage_rollup"."refused" + excluded."refused",
