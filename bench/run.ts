@@ -16,6 +16,7 @@ import { reasoning } from "./reasoning";
 import { sandbox } from "./sandbox";
 import { scaleOut } from "./scale-out";
 import { measureUnit } from "./lib/unit";
+import { usage } from "./usage";
 import { webhooks } from "./webhooks";
 import { workflows } from "./workflows";
 
@@ -39,6 +40,7 @@ const benches: Array<[name: string, run: () => Promise<void>]> = [
   ["workflows", workflows],
   ["approvals", approvals],
   ["prompts", prompts],
+  ["usage", usage],
   ["reasoning", reasoning],
   ["scale-out", scaleOut],
   ["sandbox", sandbox],

@@ -49,6 +49,7 @@ import { overviewRouter } from "./overview/router";
 import { memberTasks } from "./members/tasks";
 import { processWide } from "./processWide";
 import { promptLearningAppliers } from "./prompts/learningAppliers";
+import { delegationNarrowingApplier } from "./identity/narrowingApplier";
 import { promptOperations } from "./prompts/operations";
 import { promptsRouter } from "./prompts/router";
 import { provenanceOperations } from "./provenance/operations";
@@ -148,6 +149,7 @@ export const areas = {
     operations: identityOperations,
     router: identityRouter,
     ...identityContributions,
+    learningAppliers: [delegationNarrowingApplier],
   },
   controlPlane: {
     operations: controlPlaneOperations,

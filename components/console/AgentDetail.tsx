@@ -13,6 +13,7 @@ import { Confirm, Dialog } from "@/components/ui/dialog";
 import { FormField } from "@/components/ui/form-field";
 import { Badge, FieldError, Input, Mono } from "@/components/ui/primitives";
 import { InvokeRequest } from "@/server/agents/schemas";
+import { CapabilityUsagePanel, useUsageWindow } from "./CapabilityUsage";
 import { useCanAdminister } from "./ConsoleShell";
 import { ago, Did, StatusBadge } from "./format";
 import { applyProblem, problemOf, useTRPC } from "./Providers";
@@ -123,6 +124,7 @@ export function AgentDetail({ id, onClose }: { id: string; onClose(): void }) {
               </ul>
             </section>
           ) : null}
+          <AgentUsage id={id} />
           {canAdminister ? (
             <div className="flex flex-wrap gap-2">
               {a.status === "active" ? (
@@ -150,6 +152,24 @@ export function AgentDetail({ id, onClose }: { id: string; onClose(): void }) {
         <p className="text-sm text-muted-foreground">Loading…</p>
       ) : null}
     </Dialog>
+  );
+}
+
+/** What its manifest declares against what its runs used, over the usage window. */
+function AgentUsage({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const usageWindow = useUsageWindow();
+  const usage = useQuery(trpc.agents.usage.queryOptions({ id, since: usageWindow.since }));
+  return (
+    <CapabilityUsagePanel
+      id="agent-usage"
+      title="Declared and used"
+      level={3}
+      window={usageWindow}
+      query={usage}
+      counted={(u) => `${u.runs} run${u.runs === 1 ? "" : "s"} counted in`}
+      grant="declared"
+    />
   );
 }
 

@@ -172,7 +172,7 @@ export function ApprovalHistory({ pending }: { pending: number | null }) {
                   <ApprovalStatusBadge status={a.status} />
                   <Link
                     href={`/approvals?id=${a.id}`}
-                    className="min-w-0 font-medium underline-offset-2 hover:underline"
+                    className="min-w-0 font-medium underline-offset-2 [overflow-wrap:anywhere] hover:underline"
                   >
                     {a.action_description ?? a.id}
                   </Link>
@@ -253,7 +253,9 @@ export function ApprovalFacts({
     <>
       <div className="flex flex-wrap items-center gap-2">
         {badge}
-        <h2 className={large ? "text-lg font-semibold" : "text-base font-semibold"}>{approval.action_description}</h2>
+        <h2 className={`${large ? "text-lg" : "text-base"} min-w-0 font-semibold [overflow-wrap:anywhere]`}>
+          {approval.action_description}
+        </h2>
       </div>
       <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
         <dt className="text-muted-foreground">Asked by</dt>

@@ -9,7 +9,13 @@ import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Confirm } from "@/components/ui/dialog";
 import { Badge, Card, NativeSelect, Label } from "@/components/ui/primitives";
-import { APPROVAL_STATES, parseAffinityWindow, PROVENANCE_ID, type ApprovalState } from "@/server/learning/schemas";
+import {
+  APPROVAL_STATES,
+  parseAffinityWindow,
+  parseDelegationUsage,
+  PROVENANCE_ID,
+  type ApprovalState,
+} from "@/server/learning/schemas";
 import type { AppRouter } from "@/server/appRouter";
 import { jsonDiff } from "./approvalDiff";
 import { JsonDiffList } from "./JsonDiffList";
@@ -71,7 +77,7 @@ export function Learning() {
     <div>
       <PageHeader
         title="Learning"
-        description="Proposed changes to prompts and routing, with their evidence. Each passes through the approval inbox, then is applied and can be rolled back."
+        description="Proposed changes to prompts, routing and keys' grants, with their evidence. Each passes through the approval inbox, then is applied and can be rolled back."
       />
       <div className="mb-3 flex flex-wrap items-end gap-3">
         <div className="space-y-1">
@@ -186,13 +192,24 @@ function ProposalDetail({ id }: { id: string }) {
       <div className="flex flex-wrap items-center gap-2">
         <StateBadge state={p.approval_state} />
         <h2 className="text-lg font-semibold [overflow-wrap:anywhere]">
-          {p.kind.replaceAll("_", " ")} of {p.target}
+          {p.kind.replaceAll("_", " ")} of{" "}
+          {p.kind === "delegation_narrowing" ? (
+            <Link className="underline underline-offset-2" href={`/keys/${encodeURIComponent(p.target)}`}>
+              {p.target}
+            </Link>
+          ) : (
+            p.target
+          )}
         </h2>
       </div>
       <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
         <dt className="text-muted-foreground">Proposed by</dt>
         <dd className="min-w-0">
-          {p.origin === "worker" ? "the service (affinity statistics)" : <Did value={p.proposed_by} truncate />}
+          {p.origin === "worker" ? (
+            `the service (${p.kind === "delegation_narrowing" ? "the grant's usage" : "affinity statistics"})`
+          ) : (
+            <Did value={p.proposed_by} truncate />
+          )}
         </dd>
         <dt className="text-muted-foreground">Last change</dt>
         <dd className="min-w-0">
@@ -359,6 +376,23 @@ function Evidence({ reference }: { reference: string }) {
             {r.operation} · {ago(r.timestamp)}
           </span>
         ) : null}
+      </span>
+    );
+  }
+  const usage = parseDelegationUsage(reference);
+  if (usage && typeof usage === "object") {
+    return (
+      <span className="[overflow-wrap:anywhere]">
+        {usage.simulate ? "Calls replayed against " : "Usage of "}
+        {usage.simulate ? <span className="font-mono text-xs">{usage.simulate.join(", ")}</span> : null}
+        {usage.simulate ? " for " : null}
+        <Link
+          className="font-mono text-xs underline underline-offset-2"
+          href={`/keys/${encodeURIComponent(usage.delegation_id)}`}
+        >
+          {usage.delegation_id}
+        </Link>
+        , {usage.from.toISOString().slice(0, 10)} to {usage.to.toISOString().slice(0, 10)}
       </span>
     );
   }

@@ -296,7 +296,8 @@ function Attention({ dashboard, loading }: { dashboard: Dashboard | undefined; l
     a.blocked_workflows.length === 0 &&
     a.failed_executions.length === 0 &&
     a.disabled_webhooks.length === 0 &&
-    a.expiring_keys.length === 0;
+    a.expiring_keys.length === 0 &&
+    a.unused_high_risk.length === 0;
   return (
     <section aria-labelledby="attention-title">
       <h2 id="attention-title" className="text-sm font-semibold">
@@ -311,7 +312,8 @@ function Attention({ dashboard, loading }: { dashboard: Dashboard | undefined; l
       ) : empty ? (
         <p className="mt-3 flex items-center gap-2 text-sm text-muted-foreground">
           <CheckCircle2 className="h-4 w-4 text-success" aria-hidden /> Nothing: no approval waiting, no failed run this
-          week, no disabled webhook, no key about to expire{behind ? "" : "."}
+          week, no disabled webhook, no key about to expire or holding high-risk capabilities it does not use
+          {behind ? "" : "."}
         </p>
       ) : (
         <ul className="mt-2 space-y-2 text-sm" data-testid="attention">
@@ -368,8 +370,21 @@ function Attention({ dashboard, loading }: { dashboard: Dashboard | undefined; l
               detail={`${w.target}${w.reason ? ` · ${w.reason}` : ""}`}
             />
           ))}
+          {a.unused_high_risk.map((k) => (
+            <AttentionItem
+              key={`unused:${k.id}`}
+              href={`/keys/${k.id}`}
+              label={`Key ${k.name ?? k.id} holds high-risk capabilities it has not used in 30 days`}
+              detail={k.unused.join(", ")}
+            />
+          ))}
           {a.expiring_keys.map((k) => (
-            <AttentionItem key={k.id} href="/keys" label={`Key ${k.name ?? k.id} expires`} detail={ago(k.expires_at)} />
+            <AttentionItem
+              key={k.id}
+              href={`/keys/${k.id}`}
+              label={`Key ${k.name ?? k.id} expires`}
+              detail={ago(k.expires_at)}
+            />
           ))}
         </ul>
       )}
@@ -385,7 +400,11 @@ function AttentionItem({ href, label, detail }: { href: string; label: string; d
     <li className="flex min-w-0 items-start gap-2">
       <AlertTriangle className="mt-0.5 h-4 w-4 shrink-0 text-warning" aria-hidden />
       <span className="min-w-0">
-        <Link href={href} className="font-medium text-primary underline-offset-2 hover:underline">
+        {/* A label may carry an unbroken token (a proposal's JSON, an id): it wraps rather than widen the page. */}
+        <Link
+          href={href}
+          className="font-medium text-primary underline-offset-2 [overflow-wrap:anywhere] hover:underline"
+        >
           {label}
         </Link>
         {detail ? <span className="block truncate text-xs text-muted-foreground">{detail}</span> : null}

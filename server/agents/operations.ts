@@ -3,6 +3,8 @@ import { invokeAgent } from "../executions/invokeAgent";
 import { AsyncExecution } from "../executions/schemas";
 import { agentStatus, listAgents, setAgentStatus } from "./agents";
 import { deployAgent } from "./deployAgent";
+import { getAgentUsage } from "./getAgentUsage";
+import { UsageQuery } from "../identity/schemas";
 import * as s from "./schemas";
 
 const tag = "Agents";
@@ -133,6 +135,23 @@ export const invokeAgentOp = defineOperation({
   },
 });
 
+export const getAgentUsageOp = defineOperation({
+  id: "getAgentUsage",
+  method: "GET",
+  path: "/v1/agents/{id}/usage",
+  tag,
+  summary: "What an agent's runs really used, against what its manifest declares",
+  description:
+    "Per capability the current manifest declares (trigger declarations aside), the calls its runs made that the gate let through and refused since `since` (default 30 days back); `unused` lists the declared capabilities no run used. Counted from a rollup kept as provenance records are written.",
+  capability: "svc_api:agents:read",
+  resourceType: "agent",
+  params: s.AgentIdParams,
+  query: UsageQuery,
+  response: s.AgentUsage,
+  successStatus: 200,
+  handler: (ctx) => getAgentUsage(ctx.db, ctx.principal, ctx.params.id, ctx.query.since),
+});
+
 export const agentOperations = [
   listAgentsOp,
   deployAgentOp,
@@ -140,4 +159,5 @@ export const agentOperations = [
   activateAgentOp,
   deactivateAgentOp,
   invokeAgentOp,
+  getAgentUsageOp,
 ];

@@ -10,4 +10,5 @@ export const agentsRouter = router({
   activate: mutationFrom(op.activateAgentOp),
   deactivate: mutationFrom(op.deactivateAgentOp),
   invoke: mutationFrom(op.invokeAgentOp),
+  usage: queryFrom(op.getAgentUsageOp),
 });

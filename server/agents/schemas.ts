@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ListQuery } from "../http/listSchemas";
-import { Capability } from "../identity/schemas";
+import { Capability, CapabilityUsage, USAGE_EXAMPLE_ROWS } from "../identity/schemas";
 import { isEventPattern, isTriggerCapability, TRIGGER_CAPABILITY } from "../events/schemas";
 import { EXAMPLE } from "../openapi/examples";
 
@@ -321,5 +321,29 @@ export const InvokeRequest = z
       input: { invoice_id: "inv_2041", amount: 1250 },
       callback_url: "https://hooks.example.com/svc/executions",
       max_attempts: 3,
+    },
+  });
+
+/** GET /v1/agents/{id}/usage: the agent's declared capabilities against what its runs used. */
+export const AgentUsage = z
+  .object({
+    agent_id: z.string(),
+    since: Timestamp.describe("Counted from: the start of the UTC day of the `since` asked for"),
+    capabilities: z
+      .array(CapabilityUsage)
+      .describe(
+        "Every capability the agent's manifest declares (trigger declarations aside), then any its runs were refused that it does not declare; counted over its runs' delegations",
+      ),
+    unused: z.array(z.string()).describe("Declared capabilities no run used since `since`"),
+    runs: z.number().int().min(0).describe("Runs (executions) started since `since`, counted in"),
+  })
+  .meta({
+    id: "AgentUsage",
+    example: {
+      agent_id: "agt_01m806mp6sqd5pnwx2e1rmm0ba",
+      since: "2026-10-22T00:00:00.000Z",
+      capabilities: USAGE_EXAMPLE_ROWS,
+      unused: ["svc_api:passports:read"],
+      runs: 57,
     },
   });

@@ -19,8 +19,14 @@ export interface DelegationRow {
 }
 
 // Verified tokens, keyed by the token's hash, until they expire: a repeat call skips the
-// signature check and the delegation lookup. Revocation is still checked on every call.
-const verified = processWide("identity.verifiedTokens", () => new Map<string, Principal>());
+// signature check and the delegation lookup. Revocation is still checked on every call, and so is
+// the grant: a delegation narrowed in place (narrowDelegation.ts) is read again, in every process.
+interface Verified {
+  principal: Principal;
+  /** The delegation's capabilities as stored when read (JSON text), compared on each call. */
+  grant: string;
+}
+const verified = processWide("identity.verifiedGrants", () => new Map<string, Verified>());
 const MAX_CACHED = 20_000;
 
 /** Authenticates an `Authorization` header value: a valid, unexpired, unrevoked delegation token. */
@@ -30,26 +36,33 @@ export async function authenticate(db: Database, authorization: string | null): 
   if (!match) throw Unauthenticated("The Authorization header must be `Bearer <token>`.", "no_credentials");
   const token = match[1]!;
   const key = tokenHash(token);
-  let principal = verified.get(key);
-  if (principal && principal.expiresAt.getTime() <= Date.now()) {
+  let entry = verified.get(key);
+  if (entry && entry.principal.expiresAt.getTime() <= Date.now()) {
     verified.delete(key);
-    principal = undefined;
+    entry = undefined;
   }
-  if (!principal) {
-    principal = await principalFromToken(db, token);
+  if (entry && (await assertNotRevoked(db, entry.principal.chain, entry.grant)) === "narrowed") {
+    verified.delete(key);
+    entry = undefined;
+  }
+  if (!entry) {
+    entry = await principalFromToken(db, token);
     if (verified.size >= MAX_CACHED) verified.delete(verified.keys().next().value!);
-    verified.set(key, principal);
+    verified.set(key, entry);
+    await assertNotRevoked(db, entry.principal.chain);
   }
-  await assertNotRevoked(db, principal.chain);
-  return principal;
+  return entry.principal;
 }
 
-async function principalFromToken(db: Database, token: string): Promise<Principal> {
+async function principalFromToken(db: Database, token: string): Promise<Verified> {
   const claims = await verifyDelegationToken(token);
-  const principal = await principalFromDelegation(db, claims.jti);
+  const { principal, grant } = await readDelegation(db, claims.jti);
   if (principal.orgDid !== claims.org || principal.actorDid !== claims.sub)
     throw Unauthenticated("The token's delegation does not exist.");
-  return { ...principal, expiresAt: new Date(Math.min(principal.expiresAt.getTime(), claims.exp * 1000)) };
+  return {
+    principal: { ...principal, expiresAt: new Date(Math.min(principal.expiresAt.getTime(), claims.exp * 1000)) },
+    grant,
+  };
 }
 
 /**
@@ -69,6 +82,10 @@ export async function authenticateSession(db: Database, delegationId: string): P
 }
 
 async function principalFromDelegation(db: Database, id: string): Promise<Principal> {
+  return (await readDelegation(db, id)).principal;
+}
+
+async function readDelegation(db: Database, id: string): Promise<Verified> {
   const [row] = await db.raw.query<DelegationRow>(
     `SELECT "id","org_did","kind","grantor_did","delegate_did","ancestry","capabilities","environment","risk_level","expires_at" FROM "delegation" WHERE "id" = $1`,
     [id],
@@ -76,7 +93,9 @@ async function principalFromDelegation(db: Database, id: string): Promise<Princi
   if (!row) throw Unauthenticated("The token's delegation does not exist.");
   const principal = principalOfDelegationRow(row);
   if (principal.expiresAt.getTime() <= Date.now()) throw Unauthenticated("The token's delegation has expired.");
-  return principal;
+  // SQLite keeps the JSON text (compared as text); PostgreSQL's jsonb is compared as jsonb.
+  const grant = typeof row.capabilities === "string" ? row.capabilities : JSON.stringify(row.capabilities);
+  return { principal, grant };
 }
 
 /** `principalOfDelegation` of a raw row (SQLite keeps capabilities as JSON text and timestamps as text). */
@@ -148,12 +167,23 @@ export async function assertChainLive(tx: Db, engine: Database["engine"], chain:
   if (rows.some((r) => r.revoked_at !== null)) throw Unauthenticated("The token's delegation has been revoked.");
 }
 
-async function assertNotRevoked(db: Database, chain: string[]): Promise<void> {
+/**
+ * Throws when the chain holds a revoked delegation. With `grant` (the capabilities read when the
+ * token was verified), also says "narrowed" when the token's own delegation holds other
+ * capabilities now: one query either way, at most one row.
+ */
+async function assertNotRevoked(db: Database, chain: string[], grant?: string): Promise<"narrowed" | undefined> {
   const placeholders = chain.map((_, i) => `$${i + 1}`).join(",");
-  const revoked = await db.raw.query<{ id: string }>(
-    `SELECT "id" FROM "delegation" WHERE "id" IN (${placeholders}) AND "revoked_at" IS NOT NULL LIMIT 1`,
-    chain,
+  const changed =
+    grant === undefined
+      ? ""
+      : ` OR ("id" = $${chain.length} AND "capabilities" <> $${chain.length + 1}${db.engine === "postgresql" ? "::jsonb" : ""})`;
+  const rows = await db.raw.query<{ id: string; revoked: unknown }>(
+    `SELECT "id", "revoked_at" IS NOT NULL AS "revoked" FROM "delegation" WHERE "id" IN (${placeholders}) AND ("revoked_at" IS NOT NULL${changed}) ORDER BY "revoked" DESC LIMIT 1`,
+    grant === undefined ? chain : [...chain, grant],
   );
+  const revoked = rows.filter((r) => r.revoked === true || r.revoked === 1 || r.revoked === 1n);
+  if (rows.length > 0 && revoked.length === 0) return "narrowed";
   if (revoked.length > 0) {
     throw Unauthenticated(
       revoked[0]!.id === chain[chain.length - 1]

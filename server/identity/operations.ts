@@ -5,6 +5,8 @@ import { exchangeSession } from "./exchangeSession";
 import { issueDelegation, sessionResponse } from "./issueDelegation";
 import { isConsoleSession, requirePasskeyToMint } from "./passkeyStepUp";
 import { matchCapabilities } from "./matchCapabilities";
+import { getDelegationUsage } from "./getDelegationUsage";
+import { simulateNarrowing } from "./simulateNarrowing";
 import { getPassport, listPassports, updatePassport } from "./passports";
 import { registerPassport } from "./registerPassport";
 import { revokeDelegation } from "./revokeDelegation";
@@ -203,6 +205,40 @@ export const matchCapabilitiesOp = defineOperation({
   handler: (ctx) => matchCapabilities(ctx.db, ctx.principal, ctx.body.requiredCapabilities, ctx.body.agent_ids),
 });
 
+export const getDelegationUsageOp = defineOperation({
+  id: "getDelegationUsage",
+  method: "GET",
+  path: "/v1/delegations/{id}/usage",
+  tag,
+  summary: "What a delegation really used: calls per capability, and the capabilities it never used",
+  description:
+    "Per capability the delegation holds (a wildcard also expanded to the capabilities it covers that were used), the calls the gate let through and refused since `since` (default 30 days back), its derived delegations' calls included; `unused` lists the held capabilities nothing was let through under. Counted from a rollup kept as provenance records are written. Another organization's delegation is 404.",
+  capability: "svc_api:delegations:read",
+  resourceType: "delegation",
+  params: s.IdParams,
+  query: s.UsageQuery,
+  response: s.DelegationUsage,
+  successStatus: 200,
+  handler: (ctx) => getDelegationUsage(ctx.db, ctx.principal, ctx.params.id, ctx.query.since),
+});
+
+export const simulateNarrowingOp = defineOperation({
+  id: "simulateDelegationNarrowing",
+  method: "POST",
+  path: "/v1/delegations/{id}/simulate",
+  tag,
+  summary: "Replay a delegation's calls against a narrower grant",
+  description:
+    "The delegation's calls let through since `since` (default 30 days back; its derived delegations' included) replayed against `capabilities` with the gate's own matcher: how many the narrower grant would have refused and allowed, and up to 20 of the refused ones (newest first) with their provenance records. Changes nothing.",
+  capability: "svc_api:delegations:read",
+  resourceType: "delegation",
+  params: s.IdParams,
+  body: s.SimulateNarrowingRequest,
+  response: s.SimulateNarrowingResponse,
+  successStatus: 200,
+  handler: (ctx) => simulateNarrowing(ctx.db, ctx.principal, ctx.params.id, ctx.body),
+});
+
 export const identityOperations = [
   createPassportOp,
   listPassportsOp,
@@ -213,6 +249,8 @@ export const identityOperations = [
   listDelegationsOp,
   getDelegationOp,
   revokeDelegationOp,
+  getDelegationUsageOp,
+  simulateNarrowingOp,
   listRevocationsOp,
   matchCapabilitiesOp,
 ];

@@ -19,6 +19,9 @@ export const identityRouter = router({
     get: queryFrom(op.getDelegationOp),
     issue: mutationFrom(op.createDelegationTokenOp),
     revoke: mutationFrom(op.revokeDelegationOp),
+    usage: queryFrom(op.getDelegationUsageOp),
+    // A POST on /v1 (its body is a grant), so a mutation here; it changes nothing.
+    simulate: mutationFrom(op.simulateNarrowingOp),
   }),
   apiKeys: router({
     create: consoleMutation(createApiKeyProcedure),

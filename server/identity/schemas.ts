@@ -9,3 +9,4 @@ export * from "./delegationSchemas";
 export * from "./revocationSchemas";
 export * from "./capabilityMatchSchemas";
 export * from "./apiKeySchemas";
+export * from "./usageSchemas";

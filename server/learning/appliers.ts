@@ -2,7 +2,12 @@ import type { Db } from "../db/client";
 import { processWide } from "../processWide";
 
 /** The kinds of change a learning proposal can make (api-contract.md, "Learning proposals"). */
-export const LEARNING_KINDS = ["prompt_recommended_model", "prompt_active_version", "routing_rule"] as const;
+export const LEARNING_KINDS = [
+  "prompt_recommended_model",
+  "prompt_active_version",
+  "routing_rule",
+  "delegation_narrowing",
+] as const;
 export type LearningKind = (typeof LEARNING_KINDS)[number];
 
 /** A target's state, as a proposal records it in `proposed` and `previous`: plain JSON. */

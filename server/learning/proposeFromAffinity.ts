@@ -32,11 +32,14 @@ export interface SweepSettings {
   margin: number;
 }
 
+/** A worker threshold from the environment: a finite number ≥ 0, else `fallback`. */
+export function settingNumber(name: string, fallback: number): number {
+  const v = Number(process.env[name]);
+  return process.env[name] && Number.isFinite(v) && v >= 0 ? v : fallback;
+}
+
 export function sweepSettings(): SweepSettings {
-  const num = (name: string, fallback: number) => {
-    const v = Number(process.env[name]);
-    return process.env[name] && Number.isFinite(v) && v >= 0 ? v : fallback;
-  };
+  const num = settingNumber;
   return {
     windowMs: num("SVC_LEARNING_WINDOW_DAYS", 14) * 86_400_000,
     minSamples: Math.max(1, Math.floor(num("SVC_LEARNING_MIN_SAMPLES", 20))),

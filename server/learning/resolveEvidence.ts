@@ -1,6 +1,13 @@
 import type { Db } from "../db/client";
 import type { FieldError } from "../errors";
-import { AFFINITY_WINDOW_PREFIX, parseAffinityWindow, PROVENANCE_ID } from "./schemas";
+import { delegationCounts } from "../identity/usageRollup";
+import {
+  AFFINITY_WINDOW_PREFIX,
+  DELEGATION_USAGE_PREFIX,
+  parseAffinityWindow,
+  parseDelegationUsage,
+  PROVENANCE_ID,
+} from "./schemas";
 
 /**
  * Checks that each evidence reference names something real in `orgDid`: a provenance record of
@@ -31,12 +38,28 @@ export async function resolveEvidence(db: Db, orgDid: string, refs: readonly str
         });
       continue;
     }
+    const usage = parseDelegationUsage(ref);
+    if (typeof usage === "string") {
+      errors.push({ field: field(i), code: "INVALID_FORMAT", message: `A delegation usage window ${usage}.` });
+      continue;
+    }
+    if (usage !== undefined) {
+      const found = await db.delegation.findFirst({ where: { id: usage.delegation_id, orgDid }, select: { id: true } });
+      const counts = await delegationCounts(db, orgDid, found ? [found.id] : [], usage.from);
+      if (![...counts.values()].some((c) => c.calls + c.refused > 0))
+        errors.push({
+          field: field(i),
+          code: "UNRESOLVED_EVIDENCE",
+          message: `No call of delegation ${usage.delegation_id} in your organization since ${usage.from.toISOString()}.`,
+        });
+      continue;
+    }
     const window = parseAffinityWindow(ref);
     if (window === undefined) {
       errors.push({
         field: field(i),
         code: "INVALID_FORMAT",
-        message: `Not a provenance record id (prv_…) nor a statistics window (${AFFINITY_WINDOW_PREFIX}…).`,
+        message: `Not a provenance record id (prv_…) nor a statistics window (${AFFINITY_WINDOW_PREFIX}…, ${DELEGATION_USAGE_PREFIX}…).`,
       });
     } else if (typeof window === "string") {
       errors.push({ field: field(i), code: "INVALID_FORMAT", message: `A statistics window ${window}.` });

@@ -6,9 +6,9 @@ import { EXAMPLE } from "../openapi/examples";
 
 /** The kinds of change a proposal can make (server/learning/appliers.ts owns the list). */
 export const LearningKind = z
-  .enum(["prompt_recommended_model", "prompt_active_version", "routing_rule"])
+  .enum(["prompt_recommended_model", "prompt_active_version", "routing_rule", "delegation_narrowing"])
   .describe(
-    "prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area)",
+    "prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area), delegation_narrowing (target: a delegation id; state {capabilities}, only ever a subset of what it holds; applying cascades to derived delegations)",
   );
 
 export const APPROVAL_STATES = ["none", "pending", "approved", "rejected", "applied", "rolled_back"] as const;
@@ -56,19 +56,55 @@ export function affinityWindowRef(promptKey: string, modelId: string, from: Date
   return AFFINITY_WINDOW_PREFIX + q.toString();
 }
 
+/** The prefix of a delegation usage window reference (least privilege's evidence, issue 31). */
+export const DELEGATION_USAGE_PREFIX = "stats:delegation_usage?";
+
+/**
+ * The reference of a delegation's usage in [from, to) (GET /v1/delegations/{id}/usage?since=from),
+ * and with `simulate` the replay of its calls against that narrower grant (POST …/simulate).
+ */
+export function delegationUsageRef(delegationId: string, from: Date, to: Date, simulate?: readonly string[]): string {
+  const q = new URLSearchParams({ delegation_id: delegationId, from: from.toISOString(), to: to.toISOString() });
+  if (simulate) q.set("simulate", simulate.join(","));
+  return DELEGATION_USAGE_PREFIX + q.toString();
+}
+
+/** A delegation usage window reference, parsed; undefined when `ref` is not one, a string saying what is wrong when malformed. */
+export function parseDelegationUsage(
+  ref: string,
+): { delegation_id: string; from: Date; to: Date; simulate?: string[] } | string | undefined {
+  if (!ref.startsWith(DELEGATION_USAGE_PREFIX)) return undefined;
+  const q = new URLSearchParams(ref.slice(DELEGATION_USAGE_PREFIX.length));
+  const [id, from, to] = ["delegation_id", "from", "to"].map((k) => q.get(k) ?? "");
+  if (!id || !from || !to) return "needs delegation_id, from and to";
+  const fromDate = new Date(from);
+  const toDate = new Date(to);
+  if (Number.isNaN(fromDate.getTime()) || Number.isNaN(toDate.getTime())) return "from and to must be ISO date-times";
+  if (fromDate >= toDate) return "from must be before to";
+  const simulate = q.get("simulate");
+  return {
+    delegation_id: id!,
+    from: fromDate,
+    to: toDate,
+    ...(simulate !== null ? { simulate: simulate.split(",").filter(Boolean) } : {}),
+  };
+}
+
 /**
  * Evidence a proposal cites. Either a provenance record id (`prv_…`, a record of the caller's
  * organization), or a statistics window:
  * `stats:prompt_affinity?prompt_key=<key>&model_id=<model>&from=<ISO date-time>&to=<ISO date-time>`
  * (URL query syntax, values URL-encoded), which resolves when the organization has recorded
- * reasoning calls of that model in that window.
+ * reasoning calls of that model in that window; or a delegation's usage window
+ * `stats:delegation_usage?delegation_id=<id>&from=…&to=…[&simulate=<capability>,…]`, which resolves
+ * when the delegation is the organization's and made calls in that window.
  */
 export const EvidenceRef = z
   .string()
   .min(1)
   .max(600)
   .describe(
-    "A provenance record id (`prv_…`) or a statistics window `stats:prompt_affinity?prompt_key=…&model_id=…&from=…&to=…`",
+    "A provenance record id (`prv_…`), a statistics window `stats:prompt_affinity?prompt_key=…&model_id=…&from=…&to=…`, or a delegation's usage window `stats:delegation_usage?delegation_id=…&from=…&to=…` (with `&simulate=<capability>,…`: its calls replayed against that grant)",
   );
 
 /**

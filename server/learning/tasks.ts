@@ -1,6 +1,7 @@
 import type { Task } from "../worker/registry";
 import { computePromptAffinity } from "../prompts/computePromptAffinity";
 import { proposeFromAffinity, type AffinitySource } from "./proposeFromAffinity";
+import { proposeNarrowing } from "./proposeNarrowing";
 
 /** How often the worker looks for proposals to make from affinity statistics (ms), SVC_LEARNING_SWEEP_MS. */
 const SWEEP_MS = Number(process.env.SVC_LEARNING_SWEEP_MS || 3_600_000);
@@ -13,11 +14,16 @@ export const promptAffinitySource: AffinitySource = (db, orgDid, window) =>
     now: window.to,
   });
 
-/** The learning area's background work: its own proposals from prompt affinity. */
+/** The learning area's background work: its own proposals from prompt affinity and from delegations' usage. */
 export const learningTasks: Task[] = [
   {
     name: "propose recommended models from prompt affinity",
     everyMs: SWEEP_MS,
     run: (db) => proposeFromAffinity(db, promptAffinitySource),
+  },
+  {
+    name: "propose narrowing grants that hold capabilities they never use",
+    everyMs: SWEEP_MS,
+    run: (db) => proposeNarrowing(db),
   },
 ];

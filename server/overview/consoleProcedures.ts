@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { coveredBy } from "../identity/capabilities";
+import { unusedHighRisk } from "../identity/unusedHighRisk";
 import { ledgerSync } from "../ledger/proofs";
 import { ROLES } from "../members/roles";
 import { defineConsoleProcedure } from "../trpc/procedures";
@@ -102,6 +103,22 @@ export const Dashboard = z.object({
       .describe(
         "Queued work while no worker has been seen for a minute (SVC_IN_PROCESS_WORKER=0 and no `npm run worker`); null when none or a worker is alive, and without svc_api:executions:read.",
       ),
+    unused_high_risk: z
+      .array(
+        z.object({
+          id: z.string().describe("The key's delegation id"),
+          name: z.string().nullable(),
+          kind: z.string(),
+          unused: z
+            .array(z.string())
+            .describe(
+              "Its high-risk capabilities (`:admin`, passports and delegations writes, or a wildcard covering one) unused in 30 days",
+            ),
+        }),
+      )
+      .describe(
+        "Live keys and delegation tokens holding high-risk capabilities nothing used in the last 30 days, their derived delegations' calls included (five); empty without svc_api:delegations:read.",
+      ),
   }),
 });
 
@@ -118,7 +135,7 @@ export const dashboardProcedure = defineConsoleProcedure({
   response: Dashboard,
   async handler(ctx) {
     const can = (capability: string) => coveredBy(ctx.principal.capabilities, capability);
-    const [calls, executions, webhooks, ledger, attention, approvals, stalled] = await Promise.all([
+    const [calls, executions, webhooks, ledger, attention, approvals, stalled, unused] = await Promise.all([
       can("svc_api:provenance:read") ? callsPerHour(ctx.db, ctx.database.engine, ctx.principal) : null,
       can("svc_api:executions:read") ? executionStats(ctx.db, ctx.principal) : null,
       can("svc_api:events:read") ? webhookHealth(ctx.db, ctx.principal) : null,
@@ -126,6 +143,7 @@ export const dashboardProcedure = defineConsoleProcedure({
       needsAttention(ctx.db, ctx.principal),
       pendingApprovals(ctx.db, ctx.principal),
       can("svc_api:executions:read") ? stalledQueue(ctx.db, ctx.principal) : null,
+      can("svc_api:delegations:read") ? unusedHighRisk(ctx.db, ctx.principal) : [],
     ]);
     const { failed_executions, disabled_webhooks, expiring_keys } = attention;
     return {
@@ -140,6 +158,7 @@ export const dashboardProcedure = defineConsoleProcedure({
         pending_approvals: can("svc_api:approvals:read") ? approvals.pending_approvals : [],
         blocked_workflows: can("svc_api:workflows:read") ? approvals.blocked_workflows : [],
         stalled_queue: stalled,
+        unused_high_risk: unused,
       },
     };
   },

@@ -133,6 +133,21 @@ describe("a typed client generated from the OpenAPI document", () => {
       await client.GET("/v1/delegations/{id}", { params: { path: { id: token.delegation_id } } }),
     );
     ok(
+      "GET",
+      "/v1/delegations/{id}/usage",
+      await client.GET("/v1/delegations/{id}/usage", {
+        params: { path: { id: token.delegation_id }, query: { since: "2026-01-01T00:00:00Z" } },
+      }),
+    );
+    ok(
+      "POST",
+      "/v1/delegations/{id}/simulate",
+      await client.POST("/v1/delegations/{id}/simulate", {
+        params: { path: { id: token.delegation_id } },
+        body: { capabilities: [] },
+      }),
+    );
+    ok(
       "POST",
       "/v1/delegations/{id}/revoke",
       await client.POST("/v1/delegations/{id}/revoke", {
@@ -222,6 +237,7 @@ describe("a typed client generated from the OpenAPI document", () => {
     const byId = { params: { path: { id: agentId } } };
     ok("GET", "/v1/agents", await client.GET("/v1/agents", { params: { query: { limit: 5, status: "active" } } }));
     ok("GET", "/v1/agents/{id}/status", await client.GET("/v1/agents/{id}/status", byId));
+    ok("GET", "/v1/agents/{id}/usage", await client.GET("/v1/agents/{id}/usage", byId));
     ok("POST", "/v1/agents/{id}/deactivate", await client.POST("/v1/agents/{id}/deactivate", byId));
     ok("POST", "/v1/agents/{id}/activate", await client.POST("/v1/agents/{id}/activate", byId));
     // No worker runs in this file: the execution stays queued, so it can be cancelled.

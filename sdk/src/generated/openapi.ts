@@ -165,6 +165,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/delegations/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a delegation really used: calls per capability, and the capabilities it never used
+         * @description Per capability the delegation holds (a wildcard also expanded to the capabilities it covers that were used), the calls the gate let through and refused since `since` (default 30 days back), its derived delegations' calls included; `unused` lists the held capabilities nothing was let through under. Counted from a rollup kept as provenance records are written. Another organization's delegation is 404.
+         */
+        get: operations["getDelegationUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delegations/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a delegation's calls against a narrower grant
+         * @description The delegation's calls let through since `since` (default 30 days back; its derived delegations' included) replayed against `capabilities` with the gate's own matcher: how many the narrower grant would have refused and allowed, and up to 20 of the refused ones (newest first) with their provenance records. Changes nothing.
+         */
+        post: operations["simulateDelegationNarrowing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/revocations": {
         parameters: {
             query?: never;
@@ -514,6 +554,26 @@ export interface paths {
          * @description Answers 202 with the queued AsyncExecution. The run acts under a delegation derived from yours, narrowed to the manifest's capabilities you hold and bounded in time: revoking your delegation cancels it (error_json.code delegation_revoked). A failed attempt is retried with backoff while current_attempt < max_attempts. A callback_url is POSTed the execution when it ends, signed with the organization's callback secret (Standard Webhooks); loopback, private and metadata addresses are refused (400).
          */
         post: operations["invokeAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an agent's runs really used, against what its manifest declares
+         * @description Per capability the current manifest declares (trigger declarations aside), the calls its runs made that the gate let through and refused since `since` (default 30 days back); `unused` lists the declared capabilities no run used. Counted from a rollup kept as provenance records are written.
+         */
+        get: operations["getAgentUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2386,6 +2446,122 @@ export interface components {
         };
         /**
          * @example {
+         *       "capability": "svc_api:agents:invoke",
+         *       "granted": true,
+         *       "calls": 412,
+         *       "refused": 3,
+         *       "last_used_at": "2026-11-21T09:30:00.000Z"
+         *     }
+         */
+        CapabilityUsage: {
+            /** @description A capability held, one a held wildcard covers that was used, or one refused */
+            capability: string;
+            /** @description Whether the grant covers it (a wildcard's covered capabilities are granted); false: only ever refused */
+            granted: boolean;
+            /** @description Calls the gate let through under it since `since` */
+            calls: number;
+            /** @description Calls under it that the gate refused since `since` */
+            refused: number;
+            /** @description The latest call let through under it since `since`; null: none */
+            last_used_at: string | null;
+        };
+        /**
+         * @example {
+         *       "delegation_id": "dlg_01m806mp6swxz67skv14da0y48",
+         *       "since": "2026-10-22T00:00:00.000Z",
+         *       "capabilities": [
+         *         {
+         *           "capability": "svc_api:agents:invoke",
+         *           "granted": true,
+         *           "calls": 412,
+         *           "refused": 3,
+         *           "last_used_at": "2026-11-21T09:30:00.000Z"
+         *         },
+         *         {
+         *           "capability": "svc_api:passports:read",
+         *           "granted": true,
+         *           "calls": 0,
+         *           "refused": 0,
+         *           "last_used_at": null
+         *         }
+         *       ],
+         *       "unused": [
+         *         "svc_api:passports:read"
+         *       ],
+         *       "derived_delegations": 2
+         *     }
+         */
+        DelegationUsage: {
+            delegation_id: string;
+            /** @description Counted from: the start of the UTC day of the `since` asked for */
+            since: string;
+            /** @description Every capability the delegation holds (a wildcard also expanded to the capabilities it covers that were used), then any refused that it does not hold; calls of its derived delegations included */
+            capabilities: components["schemas"]["CapabilityUsage"][];
+            /** @description Capabilities held with no call let through since `since` */
+            unused: string[];
+            /** @description Delegations derived from it (at any depth), counted in */
+            derived_delegations: number;
+        };
+        /**
+         * @example {
+         *       "capabilities": [
+         *         "svc_api:agents:invoke"
+         *       ],
+         *       "since": "2026-10-22T00:00:00.000Z"
+         *     }
+         */
+        SimulateNarrowingRequest: {
+            /** @description The narrower grant to replay the delegation's calls against (an empty list refuses every call) */
+            capabilities: string[];
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time to replay from (default: 30 days ago), taken back to the start of its UTC day
+             */
+            since?: string;
+        };
+        /**
+         * @example {
+         *       "provenance_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
+         *       "operation": "GET /v1/passports/{did}",
+         *       "capability": "svc_api:passports:read",
+         *       "timestamp": "2026-11-21T09:30:00.000Z"
+         *     }
+         */
+        SimulatedRefusal: {
+            /** @description The provenance record of the call */
+            provenance_id: string;
+            operation: string;
+            capability: string;
+            /** @description ISO 8601 date-time */
+            timestamp: string;
+        };
+        /**
+         * @example {
+         *       "since": "2026-10-22T00:00:00.000Z",
+         *       "would_refuse": 1,
+         *       "would_allow": 412,
+         *       "examples": [
+         *         {
+         *           "provenance_id": "prv_01m806mp6sfvrcy2y16xnb5cjk",
+         *           "operation": "GET /v1/passports/{did}",
+         *           "capability": "svc_api:passports:read",
+         *           "timestamp": "2026-11-21T09:30:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        SimulateNarrowingResponse: {
+            /** @description Replayed from: the start of the UTC day of the `since` asked for */
+            since: string;
+            /** @description Calls let through that the proposed grant would have refused */
+            would_refuse: number;
+            /** @description Calls let through that the proposed grant would still allow */
+            would_allow: number;
+            /** @description Up to 20 of the calls it would refuse, newest first */
+            examples: components["schemas"]["SimulatedRefusal"][];
+        };
+        /**
+         * @example {
          *       "name": "invoice-triage",
          *       "version": "1.2.0",
          *       "description": "Reads supplier invoices and routes them for approval",
@@ -2700,6 +2876,43 @@ export interface components {
              * @default 3
              */
             max_attempts?: number;
+        };
+        /**
+         * @example {
+         *       "agent_id": "agt_01m806mp6sqd5pnwx2e1rmm0ba",
+         *       "since": "2026-10-22T00:00:00.000Z",
+         *       "capabilities": [
+         *         {
+         *           "capability": "svc_api:agents:invoke",
+         *           "granted": true,
+         *           "calls": 412,
+         *           "refused": 3,
+         *           "last_used_at": "2026-11-21T09:30:00.000Z"
+         *         },
+         *         {
+         *           "capability": "svc_api:passports:read",
+         *           "granted": true,
+         *           "calls": 0,
+         *           "refused": 0,
+         *           "last_used_at": null
+         *         }
+         *       ],
+         *       "unused": [
+         *         "svc_api:passports:read"
+         *       ],
+         *       "runs": 57
+         *     }
+         */
+        AgentUsage: {
+            agent_id: string;
+            /** @description Counted from: the start of the UTC day of the `since` asked for */
+            since: string;
+            /** @description Every capability the agent's manifest declares (trigger declarations aside), then any its runs were refused that it does not declare; counted over its runs' delegations */
+            capabilities: components["schemas"]["CapabilityUsage"][];
+            /** @description Declared capabilities no run used since `since` */
+            unused: string[];
+            /** @description Runs (executions) started since `since`, counted in */
+            runs: number;
         };
         ExecutionAttempt: {
             /** @description 1 on the first run */
@@ -3401,10 +3614,10 @@ export interface components {
          */
         LearningProposalCreate: {
             /**
-             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area)
+             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area), delegation_narrowing (target: a delegation id; state {capabilities}, only ever a subset of what it holds; applying cascades to derived delegations)
              * @enum {string}
              */
-            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule";
+            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule" | "delegation_narrowing";
             /** @description What the change applies to: a prompt key, a routing rule id */
             target: string;
             /** @description The target's proposed state (its kind's shape), at most 8192 bytes as JSON */
@@ -3447,10 +3660,10 @@ export interface components {
         LearningProposal: {
             id: string;
             /**
-             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area)
+             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area), delegation_narrowing (target: a delegation id; state {capabilities}, only ever a subset of what it holds; applying cascades to derived delegations)
              * @enum {string}
              */
-            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule";
+            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule" | "delegation_narrowing";
             target: string;
             /** @description The state the proposal sets on apply */
             proposed: {
@@ -3558,10 +3771,10 @@ export interface components {
         LearningProposalDetail: {
             id: string;
             /**
-             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area)
+             * @description prompt_recommended_model (target: a prompt key; state {recommended_model}), prompt_active_version (target: a prompt key; state {active_version}), routing_rule (target: a routing rule, owned by the reasoning area), delegation_narrowing (target: a delegation id; state {capabilities}, only ever a subset of what it holds; applying cascades to derived delegations)
              * @enum {string}
              */
-            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule";
+            kind: "prompt_recommended_model" | "prompt_active_version" | "routing_rule" | "delegation_narrowing";
             target: string;
             /** @description The state the proposal sets on apply */
             proposed: {
@@ -8004,6 +8217,418 @@ export interface operations {
             };
         };
     };
+    getDelegationUsage: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339 date-time to count from (default: 30 days ago), taken back to the start of its UTC day: usage is counted in whole days */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DelegationUsage"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD (also any body sent to an operation that takes none, and a field named `__proto__`), CONFLICTING_FIELDS, MALFORMED_JSON (also a body that is not valid UTF-8), UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities), RESERVED_EVENT_TYPE (an ingested or emitted event of a platform type, which only svc raises); for workflow definitions WORKFLOW_CYCLE, DANGLING_EDGE, DUPLICATE_NODE_ID, DUPLICATE_EDGE, INVALID_EDGE_TYPE, MULTIPLE_ROOTS, JOIN_WITHOUT_FORK, CONDITION_BRANCHES, FORK_BRANCHES, INVALID_CONDITION, UNKNOWN_OPERATION, each naming the node (`nodes[i]`) or edge (`edges[i]`). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD (also any body sent to an operation that takes none, and a field named `__proto__`), CONFLICTING_FIELDS, MALFORMED_JSON (also a body that is not valid UTF-8), UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities), RESERVED_EVENT_TYPE (an ingested or emitted event of a platform type, which only svc raises); for workflow definitions WORKFLOW_CYCLE, DANGLING_EDGE, DUPLICATE_NODE_ID, DUPLICATE_EDGE, INVALID_EDGE_TYPE, MULTIPLE_ROOTS, JOIN_WITHOUT_FORK, CONDITION_BRANCHES, FORK_BRANCHES, INVALID_CONDITION, UNKNOWN_OPERATION, each naming the node (`nodes[i]`) or edge (`edges[i]`). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/delegations/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/delegations/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/delegations/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/delegations/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/delegations/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/delegations/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `database_unavailable` (Database unavailable): The service's database cannot be reached right now (it restarted, refuses connections or dropped the connection). Nothing of the call was committed, and no incident is opened: it is an outage, logged once by the service, not a failure of the call. See /docs/errors#database_unavailable.
+             *
+             *     `storage_full` (Storage full): The service's database has no room left to write (its disk or its size limit is full). Nothing of the call was committed; reads still answer. See /docs/errors#storage_full.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#database_unavailable",
+                     *       "title": "Database unavailable",
+                     *       "status": 503,
+                     *       "detail": "The service's database cannot be reached right now (it restarted, refuses connections or dropped the connection). Nothing of the call was committed, and no incident is opened: it is an outage, logged once by the service, not a failure of the call.",
+                     *       "instance": "/v1/delegations/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    simulateDelegationNarrowing: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a POST safely: the same key and body return the first response. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulateNarrowingRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulateNarrowingResponse"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD (also any body sent to an operation that takes none, and a field named `__proto__`), CONFLICTING_FIELDS, MALFORMED_JSON (also a body that is not valid UTF-8), UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities), RESERVED_EVENT_TYPE (an ingested or emitted event of a platform type, which only svc raises); for workflow definitions WORKFLOW_CYCLE, DANGLING_EDGE, DUPLICATE_NODE_ID, DUPLICATE_EDGE, INVALID_EDGE_TYPE, MULTIPLE_ROOTS, JOIN_WITHOUT_FORK, CONDITION_BRANCHES, FORK_BRANCHES, INVALID_CONDITION, UNKNOWN_OPERATION, each naming the node (`nodes[i]`) or edge (`edges[i]`). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD (also any body sent to an operation that takes none, and a field named `__proto__`), CONFLICTING_FIELDS, MALFORMED_JSON (also a body that is not valid UTF-8), UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities), RESERVED_EVENT_TYPE (an ingested or emitted event of a platform type, which only svc raises); for workflow definitions WORKFLOW_CYCLE, DANGLING_EDGE, DUPLICATE_NODE_ID, DUPLICATE_EDGE, INVALID_EDGE_TYPE, MULTIPLE_ROOTS, JOIN_WITHOUT_FORK, CONDITION_BRANCHES, FORK_BRANCHES, INVALID_CONDITION, UNKNOWN_OPERATION, each naming the node (`nodes[i]`) or edge (`edges[i]`). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `conflict` (Conflict): A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request. See /docs/errors#conflict.
+             *
+             *     `illegal_state_transition` (Illegal state transition): The resource's state does not allow the requested change (`current_state`, `requested_state`). See /docs/errors#illegal_state_transition.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A resource with the same unique key exists (for example a passport for the same public key), possibly created by a concurrent request.",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `payload_too_large` (Payload too large): The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes). See /docs/errors#payload_too_large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than SVC_MAX_BODY_BYTES (1 MiB by default; 64 KB on the console's passkey routes).",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unsupported_media_type` (Unsupported media type): The body is not declared as JSON, or declares a charset other than UTF-8 (JSON is UTF-8). See /docs/errors#unsupported_media_type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The body is not declared as JSON, or declares a charset other than UTF-8 (JSON is UTF-8).",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `idempotency_key_reused` (Idempotency key reused): The Idempotency-Key was used before with a different request. See /docs/errors#idempotency_key_reused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The Idempotency-Key was used before with a different request.",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `database_unavailable` (Database unavailable): The service's database cannot be reached right now (it restarted, refuses connections or dropped the connection). Nothing of the call was committed, and no incident is opened: it is an outage, logged once by the service, not a failure of the call. See /docs/errors#database_unavailable.
+             *
+             *     `storage_full` (Storage full): The service's database has no room left to write (its disk or its size limit is full). Nothing of the call was committed; reads still answer. See /docs/errors#storage_full.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#database_unavailable",
+                     *       "title": "Database unavailable",
+                     *       "status": 503,
+                     *       "detail": "The service's database cannot be reached right now (it restarted, refuses connections or dropped the connection). Nothing of the call was committed, and no incident is opened: it is an outage, logged once by the service, not a failure of the call.",
+                     *       "instance": "/v1/delegations/{id}/simulate",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     listRevocations: {
         parameters: {
             query?: {
@@ -11730,6 +12355,170 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "The service's database cannot be reached right now (it restarted, refuses connections or dropped the connection). Nothing of the call was committed, and no incident is opened: it is an outage, logged once by the service, not a failure of the call.",
                      *       "instance": "/v1/agents/{id}/invoke",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getAgentUsage: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339 date-time to count from (default: 30 days ago), taken back to the start of its UTC day: usage is counted in whole days */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentUsage"];
+                };
+            };
+            /** @description `validation_failed` (Validation failed): The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD (also any body sent to an operation that takes none, and a field named `__proto__`), CONFLICTING_FIELDS, MALFORMED_JSON (also a body that is not valid UTF-8), UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities), RESERVED_EVENT_TYPE (an ingested or emitted event of a platform type, which only svc raises); for workflow definitions WORKFLOW_CYCLE, DANGLING_EDGE, DUPLICATE_NODE_ID, DUPLICATE_EDGE, INVALID_EDGE_TYPE, MULTIPLE_ROOTS, JOIN_WITHOUT_FORK, CONDITION_BRANCHES, FORK_BRANCHES, INVALID_CONDITION, UNKNOWN_OPERATION, each naming the node (`nodes[i]`) or edge (`edges[i]`). For enum, literal and format errors `received` shows (the start of) the value that was sent. See /docs/errors#validation_failed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The path, query or body did not pass validation. `errors[]` lists each field with a machine code: REQUIRED_FIELD_MISSING, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE, INVALID_FORMAT, INVALID_CURSOR, UNKNOWN_FIELD (also any body sent to an operation that takes none, and a field named `__proto__`), CONFLICTING_FIELDS, MALFORMED_JSON (also a body that is not valid UTF-8), UNKNOWN_PASSPORT, UNKNOWN_CHECKPOINT, HASH_MISMATCH (a deployed bundle whose bytes do not match bundleHash), TRIGGER_NOT_DECLARED (a manifest `on` entry without its event_trigger capabilities), RESERVED_EVENT_TYPE (an ingested or emitted event of a platform type, which only svc raises); for workflow definitions WORKFLOW_CYCLE, DANGLING_EDGE, DUPLICATE_NODE_ID, DUPLICATE_EDGE, INVALID_EDGE_TYPE, MULTIPLE_ROOTS, JOIN_WITHOUT_FORK, CONDITION_BRANCHES, FORK_BRANCHES, INVALID_CONDITION, UNKNOWN_OPERATION, each naming the node (`nodes[i]`) or edge (`edges[i]`). For enum, literal and format errors `received` shows (the start of) the value that was sent.",
+                     *       "instance": "/v1/agents/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `unauthenticated` (Authentication required): The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked. See /docs/errors#unauthenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "The token is missing, malformed, not signed by this service, expired, or its delegation (or one it derives from) was revoked.",
+                     *       "instance": "/v1/agents/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `forbidden` (Forbidden): The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API. See /docs/errors#forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token is valid but its delegation does not cover the operation (`missing_capability` names it), a delegation would exceed its grantor's capabilities or lifetime, or a cross-site request reached the console API.",
+                     *       "instance": "/v1/agents/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `not_found` (Not found): No such resource in your organization (resources of other organizations are reported the same way), or no such API route. See /docs/errors#not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organization (resources of other organizations are reported the same way), or no such API route.",
+                     *       "instance": "/v1/agents/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `rate_limited` (Too many requests): The per-minute limit for this credential (or, before sign-in, this address) and route was reached. See /docs/errors#rate_limited. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The per-minute limit for this credential (or, before sign-in, this address) and route was reached.",
+                     *       "instance": "/v1/agents/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description `internal_error` (Internal error): The service failed. `incident_id` identifies the failure in the service's log. See /docs/errors#internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "The service failed. `incident_id` identifies the failure in the service's log.",
+                     *       "instance": "/v1/agents/{id}/usage",
+                     *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /**
+             * @description `database_unavailable` (Database unavailable): The service's database cannot be reached right now (it restarted, refuses connections or dropped the connection). Nothing of the call was committed, and no incident is opened: it is an outage, logged once by the service, not a failure of the call. See /docs/errors#database_unavailable.
+             *
+             *     `storage_full` (Storage full): The service's database has no room left to write (its disk or its size limit is full). Nothing of the call was committed; reads still answer. See /docs/errors#storage_full.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://svc.example.com/docs/errors#database_unavailable",
+                     *       "title": "Database unavailable",
+                     *       "status": 503,
+                     *       "detail": "The service's database cannot be reached right now (it restarted, refuses connections or dropped the connection). Nothing of the call was committed, and no incident is opened: it is an outage, logged once by the service, not a failure of the call.",
+                     *       "instance": "/v1/agents/{id}/usage",
                      *       "request_id": "req_01m806mp6s05dka2k9fejrktqr"
                      *     }
                      */
@@ -23573,7 +24362,7 @@ export interface operations {
                 /** @description Only proposals in this state */
                 approval_state?: "none" | "pending" | "approved" | "rejected" | "applied" | "rolled_back";
                 /** @description Only this kind */
-                kind?: "prompt_recommended_model" | "prompt_active_version" | "routing_rule";
+                kind?: "prompt_recommended_model" | "prompt_active_version" | "routing_rule" | "delegation_narrowing";
                 /** @description Only this target */
                 target?: string;
             };
