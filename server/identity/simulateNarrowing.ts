@@ -59,7 +59,7 @@ async function refusedExamples(db: Db, orgDid: string, id: string, capabilities:
       `${SUBTREE_CTE}
        SELECT p."id", p."operation", p."capability", p."timestamp" FROM "provenance_record" p
         WHERE p."org_did" = $2 AND p."delegation_id" IN (SELECT "id" FROM "subtree") AND p."timestamp" >= $3
-          AND p."decision" = 'allowed' AND p."capability" IN (${list})
+          AND p."decision" = 'allowed' AND p."capability" IN (${list}) AND p."operation" NOT LIKE 'RUN %'
         ORDER BY p."seq" DESC LIMIT ${MAX_EXAMPLES}`,
       [id, orgDid, engine === "sqlite" ? sqliteTimestamp(since) : since, ...capabilities],
     ),

@@ -343,6 +343,9 @@ describe("usage of an agent", () => {
       calls: 1,
       refused: 0,
     });
+    // The run's end record (the service recording its outcome under the run's delegation) is not
+    // a call the agent made: nothing it did not declare shows up as used.
+    expect(usage.capabilities.map((c) => c.capability).sort()).toEqual(["svc_api:agents:read", "svc_api:events:write"]);
   }, 60_000);
 });
 

@@ -8,7 +8,9 @@
 -- A row's upsert holds its lock until the appending transaction commits: one row per delegation
 -- and day would queue every concurrent call of one key (and of everything derived from it) behind
 -- the previous one's commit. So a day is spread over 8 shards, chosen by a hash of the record id
--- (two concurrent calls of one key meet on a row one time in 8); readers sum over them.
+-- (two concurrent calls of one key meet on a row one time in 8); readers sum over them. A run's
+-- end record (`RUN /v1/agents/{id}`, the service recording the run's outcome under its delegation)
+-- is not a call the grant made, so it is not counted.
 
 CREATE TABLE "delegation_usage_rollup" (
     "org_did" TEXT NOT NULL,
@@ -27,7 +29,7 @@ INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability",
 SELECT p."org_did", c."id", p."capability", to_char(p."timestamp", 'YYYY-MM-DD'), 0, SUM(CASE WHEN p."decision" = 'allowed' THEN 1 ELSE 0 END), SUM(CASE WHEN p."decision" = 'allowed' THEN 0 ELSE 1 END), MAX(CASE WHEN p."decision" = 'allowed' THEN p."timestamp" END)
   FROM "provenance_record" p
   CROSS JOIN LATERAL unnest(string_to_array(trim(COALESCE((SELECT d."ancestry" FROM "delegation" d WHERE d."id" = p."delegation_id"), '') || ' ' || p."delegation_id"), ' ')) AS c("id")
- WHERE p."delegation_id" IS NOT NULL AND p."capability" IS NOT NULL
+ WHERE p."delegation_id" IS NOT NULL AND p."capability" IS NOT NULL AND p."operation" NOT LIKE 'RUN %'
  GROUP BY p."org_did", c."id", p."capability", to_char(p."timestamp", 'YYYY-MM-DD');
 
 CREATE FUNCTION "delegation_usage_rollup_apply"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -44,7 +46,7 @@ END;
 $$;
 
 CREATE TRIGGER "provenance_record_usage_rollup" AFTER INSERT ON "provenance_record"
-    FOR EACH ROW WHEN (NEW."delegation_id" IS NOT NULL AND NEW."capability" IS NOT NULL)
+    FOR EACH ROW WHEN (NEW."delegation_id" IS NOT NULL AND NEW."capability" IS NOT NULL AND NEW."operation" NOT LIKE 'RUN %')
     EXECUTE FUNCTION "delegation_usage_rollup_apply"();
 
 -- A delegation narrowed in place by a learning proposal, or restored by its rollback: one row per

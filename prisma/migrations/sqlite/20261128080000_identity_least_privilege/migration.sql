@@ -4,7 +4,8 @@
 -- ancestors (its `ancestry`, at most 16), so a key's usage is its own rows however many sessions
 -- and runs derive from it. A trigger on "provenance_record" keeps it in the statement that appends
 -- a record (records are never changed or deleted); the records written so far are summed in
--- below. SQLite has one writer at a time, so every row is shard 0 (PostgreSQL spreads a
+-- below. A run's end record (`RUN /v1/agents/{id}`, the service recording the run's outcome under
+-- its delegation) is not a call the grant made, so it is not counted. SQLite has one writer at a time, so every row is shard 0 (PostgreSQL spreads a
 -- delegation's day over 8).
 
 CREATE TABLE "delegation_usage_rollup" (
@@ -26,11 +27,11 @@ INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability",
 SELECT p."org_did", c."value", p."capability", substr(p."timestamp", 1, 10), 0, SUM(CASE WHEN p."decision" = 'allowed' THEN 1 ELSE 0 END), SUM(CASE WHEN p."decision" = 'allowed' THEN 0 ELSE 1 END), MAX(CASE WHEN p."decision" = 'allowed' THEN p."timestamp" END)
   FROM "provenance_record" p
   JOIN json_each('["' || replace(trim(COALESCE((SELECT d."ancestry" FROM "delegation" d WHERE d."id" = p."delegation_id"), '') || ' ' || p."delegation_id"), ' ', '","') || '"]') c
- WHERE p."delegation_id" IS NOT NULL AND p."capability" IS NOT NULL
+ WHERE p."delegation_id" IS NOT NULL AND p."capability" IS NOT NULL AND p."operation" NOT LIKE 'RUN %'
  GROUP BY p."org_did", c."value", p."capability", substr(p."timestamp", 1, 10);
 
 CREATE TRIGGER "provenance_record_usage_rollup" AFTER INSERT ON "provenance_record"
-WHEN NEW."delegation_id" IS NOT NULL AND NEW."capability" IS NOT NULL
+WHEN NEW."delegation_id" IS NOT NULL AND NEW."capability" IS NOT NULL AND NEW."operation" NOT LIKE 'RUN %'
 BEGIN
   INSERT INTO "delegation_usage_rollup" ("org_did", "delegation_id", "capability", "day", "shard", "calls", "refused", "last_used_at")
   SELECT NEW."org_did", "value", NEW."capability", substr(NEW."timestamp", 1, 10), 0, CASE WHEN NEW."decision" = 'allowed' THEN 1 ELSE 0 END, CASE WHEN NEW."decision" = 'allowed' THEN 0 ELSE 1 END, CASE WHEN NEW."decision" = 'allowed' THEN NEW."timestamp" END
