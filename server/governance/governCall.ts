@@ -283,10 +283,8 @@ async function governedCall<T>(
     let value: T;
     if (!spec.write) {
       value = await run(scope(db.read));
-      const record = await appendProvenance(db, entry(status));
-      // The call returns once its record has its position, as it did when the position was taken
-      // at commit; the wait is for the integrator's next batch, not a lock held by the transaction.
-      await awaitIntegrated(db, [record.id]);
+      // Resolves once the record has its position (the integrator's next batch).
+      await appendProvenance(db, entry(status));
     } else {
       // Calls arriving together share one transaction, each in its own savepoint (db/groupCommit.ts).
       let recordId = "";
@@ -302,6 +300,8 @@ async function governedCall<T>(
           return out;
         }),
       );
+      // The call returns once its record has its position, as it did when the position was taken
+      // at commit; the wait is for the integrator's next batch, not a lock held by the transaction.
       await awaitIntegrated(db, [recordId]);
     }
     recorded = true;

@@ -1,4 +1,4 @@
-import { type Database, type Db, sqlIn } from "../db/client";
+import { afterCommit, database, type Database, type Db, sqlIn } from "../db/client";
 import { commitBatched, type Batcher } from "../db/groupCommit";
 import { sqliteTimestamp, type RawQueryable } from "../db/raw";
 import { newId } from "../ids";
@@ -68,6 +68,8 @@ export async function appendInTransaction(
     `INSERT INTO "ledger_pending" (${COLUMNS}) VALUES (${placeholders(WIDTH, 0)})`,
     row(record, engine),
   );
+  // Whoever does not wait for the position (a job's service record) still has it given promptly.
+  afterCommit(tx, () => void database().then(kickIntegrator).catch(() => undefined));
   return record;
 }
 
@@ -83,12 +85,12 @@ const readRecords: Batcher<ProvenanceEntry, PendingRecord> = {
 
 /**
  * Appends a record for a call that wrote nothing else, in the next group commit with concurrent
- * calls (db/groupCommit.ts): a read costs a share of one multi-row insert. Resolves once committed;
- * the integrator is kicked but not awaited (a read's answer carries no position).
+ * calls (db/groupCommit.ts): a read costs a share of one multi-row insert. Resolves once committed
+ * and integrated (the record has its position), as it did when the position was taken at commit.
  */
 export async function appendProvenance(db: Database, entry: ProvenanceEntry): Promise<PendingRecord> {
   const record = await commitBatched(db, readRecords, inTrace(entry));
-  void kickIntegrator(db).catch(() => undefined);
+  await awaitIntegrated(db, [record.id]);
   return record;
 }
 
