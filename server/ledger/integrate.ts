@@ -190,3 +190,12 @@ export async function leafIndexes(db: Db, ids: string[]): Promise<Map<string, nu
   const rows = await db.provenanceRecord.findMany({ where: { id: { in: unique } }, select: { id: true, seq: true } });
   return new Map(rows.map((r) => [r.id, Number(r.seq)]));
 }
+
+/**
+ * Before an answer that shows positions (a record, a proof, a list, an export): the records
+ * committed so far get theirs first. Cheap when nothing is pending (one indexed read).
+ */
+export async function settleLedger(db: Database): Promise<void> {
+  const left = await db.raw.query<{ id: string }>(`SELECT "id" FROM "ledger_pending" ORDER BY "timestamp" DESC LIMIT 1`);
+  if (left.length > 0) await awaitIntegrated(db, [left[0]!.id]);
+}

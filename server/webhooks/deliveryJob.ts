@@ -4,7 +4,7 @@ import { sqliteTimestamp } from "../db/raw";
 import { afterCommit, database, type Db, sqlIn } from "../db/client";
 import { delegationStanding } from "../identity/delegationRevoked";
 import { newId } from "../ids";
-import { leafIndexes } from "../ledger/integrate";
+import { awaitIntegrated, leafIndexes } from "../ledger/integrate";
 import { enqueue, finishJob, retryJob, type ClaimedJob, type EnqueueOptions } from "../jobs";
 import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
@@ -126,6 +126,8 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
     });
     return;
   }
+  // The body carries the record's leaf index: the integrator gives it after the event commits.
+  if (event.provenanceSeq === null && event.provenanceId) await awaitIntegrated(db, [event.provenanceId]);
   const post = {
     url: sub.targetUrl,
     msgId: messageId(event.id, sub.id),
