@@ -9,7 +9,12 @@ import type { Principal } from "./principal";
 import { recordAnonymousRefusal } from "./anonymousRefusals";
 import { coveredBy } from "../identity/capabilities";
 import { keyRing } from "../keys/signingKeys";
-import { appendInTransaction, appendProvenance, awaitIntegrated, type PendingRecord } from "../provenance/appendProvenance";
+import {
+  appendInTransaction,
+  appendProvenance,
+  awaitIntegrated,
+  type PendingRecord,
+} from "../provenance/appendProvenance";
 import { requestHash, type ProvenanceEntry } from "../provenance/record";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { processWide } from "../processWide";

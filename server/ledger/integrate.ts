@@ -196,6 +196,8 @@ export async function leafIndexes(db: Db, ids: string[]): Promise<Map<string, nu
  * committed so far get theirs first. Cheap when nothing is pending (one indexed read).
  */
 export async function settleLedger(db: Database): Promise<void> {
-  const left = await db.raw.query<{ id: string }>(`SELECT "id" FROM "ledger_pending" ORDER BY "timestamp" DESC LIMIT 1`);
+  const left = await db.raw.query<{ id: string }>(
+    `SELECT "id" FROM "ledger_pending" ORDER BY "timestamp" DESC LIMIT 1`,
+  );
   if (left.length > 0) await awaitIntegrated(db, [left[0]!.id]);
 }

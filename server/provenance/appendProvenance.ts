@@ -69,7 +69,13 @@ export async function appendInTransaction(
     row(record, engine),
   );
   // Whoever does not wait for the position (a job's service record) still has it given promptly.
-  afterCommit(tx, () => void database().then(kickIntegrator).catch(() => undefined));
+  afterCommit(
+    tx,
+    () =>
+      void database()
+        .then(kickIntegrator)
+        .catch(() => undefined),
+  );
   return record;
 }
 

@@ -64,7 +64,10 @@ describe("the ledger seals each record as a verifier would", () => {
       for (const id of resourceIds) out.push(await appendInTransaction(tx, db.engine, entry(id)));
       return out;
     });
-    await awaitIntegrated(db, records.map((r) => r.id));
+    await awaitIntegrated(
+      db,
+      records.map((r) => r.id),
+    );
     const seqs = (await Promise.all(records.map((r) => stored(r.id)))).map((r) => r.seq).sort((a, b) => a - b);
     expect(seqs).toEqual([seqs[0]!, seqs[0]! + 1, seqs[0]! + 2]);
     for (const r of records) await expectSealed(r);
@@ -75,7 +78,10 @@ describe("the ledger seals each record as a verifier would", () => {
     const records = await Promise.all(
       Array.from({ length: 120 }, (_, i) => appendProvenance(db, entry(resourceIds[i % 3]!))),
     );
-    await awaitIntegrated(db, records.map((r) => r.id));
+    await awaitIntegrated(
+      db,
+      records.map((r) => r.id),
+    );
     const seqs = (await Promise.all(records.map((r) => stored(r.id)))).map((r) => r.seq).sort((a, b) => a - b);
     expect(new Set(seqs).size).toBe(records.length);
     expect(seqs.at(-1)! - seqs[0]!).toBe(records.length - 1);
