@@ -5,8 +5,8 @@ import { adminContext, axe, checkPage, expect, shot, test, themedAdminContext, T
 /**
  * Agents and executions in the console: deploy a bundle hashed in the browser, invoke it, watch
  * its progress reach 100 % without a reload, cancel a run that loops, deactivate; a viewer sees
- * it all and can change nothing. Named to sort after console.spec.ts (files run in alphabetical
- * order on one worker), whose first journey sets svc up and saves the administrator's session.
+ * it all and can change nothing. Runs after console.spec.ts (its own project, playwright.config.ts), whose
+ * first journey sets svc up and saves the administrator's session.
  */
 test.describe.configure({ mode: "serial" });
 

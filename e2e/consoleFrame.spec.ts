@@ -5,8 +5,8 @@ import { adminContext, axe, expect, mintApiKey, shot, test } from "./fixtures";
 /**
  * The console's frame on every page: security headers, favicon, styled 404, no hydration errors
  * in dark mode, usable at 390 px (menu, no sideways scroll), and the axe check light and dark.
- * Runs after console.spec.ts (files run in alphabetical order on one worker), whose first journey
- * sets svc up and saves the administrator's session.
+ * Runs after console.spec.ts (its own project, playwright.config.ts), whose first journey sets svc up and
+ * saves the administrator's session.
  */
 test.describe.configure({ mode: "serial" });
 

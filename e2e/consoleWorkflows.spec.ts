@@ -6,8 +6,8 @@ import { adminContext, axe, expect, mintApiKey, shot, test } from "./fixtures";
  * A workflow with a fork, a condition and an approval node runs to completion while its DAG
  * viewer is open: the nodes change colour as they run, the approval node waits until an approver
  * (a passport holding svc_api:approvals:respond, through /v1) approves, then the join completes.
- * Named to sort after console.spec.ts, whose first journey sets svc up and saves the
- * administrator's session.
+ * Runs after console.spec.ts (its own project, playwright.config.ts), whose first journey sets svc up and
+ * saves the administrator's session.
  */
 test.describe.configure({ mode: "serial" });
 
