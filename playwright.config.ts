@@ -58,15 +58,44 @@ otlpSink.unref();
 const systemChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find(existsSync);
 const usePlaywrightBrowser = process.env.E2E_PLAYWRIGHT_BROWSER === "1" || !systemChromium;
 
+// The production-topology spec's own ports (nginx, two web processes and their metrics, a private
+// PostgreSQL cluster), beside this run's: two runs on one machine (two worktrees) do not collide.
+process.env.E2E_TOPOLOGY_PORT ||= String(port + 101);
+process.env.E2E_TOPOLOGY_PG_PORT ||= String(55432 + port - 3199);
+
+/**
+ * Two workers against the one server, in two phases. Every journey signs in with the
+ * administrator's session that console.spec.ts's first journey saves, and the agents journey opens
+ * on the empty agents page and counts the organization's executions: so the first phase runs those
+ * two files one after the other on one worker, beside the topology spec (its own processes, no
+ * session) on the other. A failure there skips the second phase, as a failed set-up did before.
+ * In the second phase the journeys run two at a time, except those that read the organization's
+ * one approval inbox ("Nothing waits for you"): the approvals journey and the two that file
+ * requests (workflows, learning) run one after another on one worker.
+ */
+const firstRun = ["**/console.spec.ts", "**/consoleAgents.spec.ts"];
+const topology = "**/productionTopology.spec.ts";
+const approvalInbox = ["**/consoleApprovals.spec.ts", "**/consoleWorkflows.spec.ts", "**/consoleLearning.spec.ts"];
+
 export default defineConfig({
   testDir: "e2e",
   outputDir: "test-results",
   fullyParallel: false,
-  workers: 1,
+  // E2E_WORKERS=1 runs the journeys one at a time, in the same phases.
+  workers: Number(process.env.E2E_WORKERS || 2),
+  projects: [
+    { name: "first-run", testMatch: firstRun, workers: 1 },
+    { name: "topology", testMatch: topology },
+    { name: "approvals", testMatch: approvalInbox, dependencies: ["first-run"], workers: 1 },
+    { name: "journeys", testIgnore: [...firstRun, topology, ...approvalInbox], dependencies: ["first-run"] },
+  ],
   // A journey's whole budget: the agents journey (deploy, invoke, live progress, cancel,
   // deactivate) took 62 s on a loaded machine with no step over 3 s. Each step's own waits still
   // fail a hang long before this.
   timeout: 120_000,
+  // Two journeys share the server and the machine's two cores: a step that takes 1 s alone may take
+  // several. A passing assertion returns as soon as it holds, so this costs nothing when all is well.
+  expect: { timeout: 10_000 },
   reporter: [["list"], ["json", { outputFile: "test-results/e2e.json" }]],
   use: {
     baseURL: `http://localhost:${port}`,

@@ -3,10 +3,10 @@ import type { Page } from "@playwright/test";
 import { adminContext, axe, checkPage, expect, shot, test, themedAdminContext, THEMES_AND_WIDTHS } from "./fixtures";
 
 /**
- * Agents and executions in the console: deploy a bundle hashed in the browser, invoke it, watch
- * its progress reach 100 % without a reload, cancel a run that loops, deactivate; a viewer sees
- * it all and can change nothing. Named to sort after console.spec.ts (files run in alphabetical
- * order on one worker), whose first journey sets svc up and saves the administrator's session.
+ * Agents and executions in the console: deploy a bundle hashed in the browser, invoke it, watch its
+ * progress reach 100 % without a reload, cancel a run that loops, deactivate; a viewer sees it all and
+ * can change nothing. Runs right after console.spec.ts, on its worker and before any other journey
+ * (playwright.config.ts): it opens on the empty agents page and counts the organization's executions.
  */
 test.describe.configure({ mode: "serial" });
 

@@ -18,8 +18,8 @@ import {
  * The approver's journey: an agent asks for approval from inside its run → the approver edits
  * the parameters in the inbox, sees the diff and approves with modifications → the run completes
  * with the edited parameters → the provenance explorer shows the chain (the request, the
- * decision, the run). Named to sort after console.spec.ts, whose first journey sets svc up and
- * saves the administrator's session.
+ * decision, the run). Runs after console.spec.ts (its own project, playwright.config.ts), whose first
+ * journey sets svc up and saves the administrator's session.
  */
 test.describe.configure({ mode: "serial" });
 

@@ -8,9 +8,9 @@ import { adminContext, axe, expect, shot, test } from "./fixtures";
  * Events and webhooks in the console: an agent trigger and a webhook to a loopback receiver (the
  * e2e server allows 127.0.0.1 in SVC_OUTBOUND_ALLOW), the secret shown once, a test event
  * delivered and seen in the log without a reload, a failing receiver and a replay, the event log
- * linking to what each event caused; a viewer sees it all and can change nothing. Named to sort
- * after console.spec.ts (files run in alphabetical order on one worker), whose first journey sets
- * svc up and saves the administrator's session.
+ * linking to what each event caused; a viewer sees it all and can change nothing. Runs after
+ * console.spec.ts (its own project, playwright.config.ts), whose first journey sets svc up and saves the
+ * administrator's session.
  */
 test.describe.configure({ mode: "serial" });
 

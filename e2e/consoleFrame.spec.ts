@@ -5,10 +5,13 @@ import { adminContext, axe, expect, mintApiKey, shot, test } from "./fixtures";
 /**
  * The console's frame on every page: security headers, favicon, styled 404, no hydration errors
  * in dark mode, usable at 390 px (menu, no sideways scroll), and the axe check light and dark.
- * Runs after console.spec.ts (files run in alphabetical order on one worker), whose first journey
- * sets svc up and saves the administrator's session.
+ * Each theme and width checks the pages in two halves, two tests that may run on both workers at
+ * once: one test for all of them took over four minutes on a loaded machine.
+ * Runs after console.spec.ts (its own project, playwright.config.ts), whose first journey sets svc up and
+ * saves the administrator's session.
  */
-test.describe.configure({ mode: "serial" });
+// Independent tests (each seeds what it needs, once per worker): they spread over the workers.
+test.describe.configure({ mode: "parallel" });
 
 /**
  * The console's pages: every link of the navigation an administrator sees, which the composition
@@ -48,7 +51,8 @@ async function seedDetails(request: APIRequestContext) {
   const deployed = await request.post("/v1/agents/deploy", {
     headers,
     data: {
-      manifest: { name: "frame-fit", version: "1.0.0", capabilities: [] },
+      // A version of this worker's own: two workers seed at once.
+      manifest: { name: "frame-fit", version: `1.0.${test.info().workerIndex}`, capabilities: [] },
       bundleBase64: bundle.toString("base64"),
       bundleHash: `sha256:${createHash("sha256").update(bundle).digest("hex")}`,
       wait: true,
@@ -165,8 +169,18 @@ test("console pages carry the security headers; the favicon is served; an unknow
   expect(errors.filter((e) => !/404/.test(e))).toEqual([]);
 });
 
-for (const colorScheme of ["light", "dark"] as const) {
-  test(`every page in ${colorScheme} mode at 1280 px: no console errors, no hydration mismatch, axe clean, nothing clipped, the sidebar on docs pages`, async ({
+/** Half of the pages (every other one of the navigation's, then the detail pages): `part` 0 or 1. */
+async function half(page: Page, part: number): Promise<string[]> {
+  return [...(await consolePages(page)), ...details].filter((_, i) => i % 2 === part);
+}
+
+for (const [colorScheme, part] of [
+  ["light", 0],
+  ["light", 1],
+  ["dark", 0],
+  ["dark", 1],
+] as const) {
+  test(`every page in ${colorScheme} mode at 1280 px (half ${part + 1} of 2): no console errors, no hydration mismatch, axe clean, nothing clipped, the sidebar on docs pages`, async ({
     browser,
     request,
   }) => {
@@ -175,7 +189,7 @@ for (const colorScheme of ["light", "dark"] as const) {
     await seedDetails(request);
     const { context, page } = await signedIn(browser, { colorScheme, viewport: { width: 1280, height: 800 } });
     const errors = collectErrors(page);
-    for (const path of [...(await consolePages(page)), ...details]) {
+    for (const path of await half(page, part)) {
       await page.goto(path);
       await ready(page);
       // The console's own navigation frames every page, the documents included.
@@ -198,8 +212,13 @@ for (const colorScheme of ["light", "dark"] as const) {
   });
 }
 
-for (const colorScheme of ["light", "dark"] as const) {
-  test(`at 390 px (${colorScheme}): a menu instead of the sidebar, no page scrolls sideways, no control outside the viewport`, async ({
+for (const [colorScheme, part] of [
+  ["light", 0],
+  ["light", 1],
+  ["dark", 0],
+  ["dark", 1],
+] as const) {
+  test(`at 390 px (${colorScheme}, half ${part + 1} of 2): a menu instead of the sidebar, no page scrolls sideways, no control outside the viewport`, async ({
     browser,
     request,
   }) => {
@@ -207,7 +226,7 @@ for (const colorScheme of ["light", "dark"] as const) {
     await seedDetails(request);
     const { context, page } = await signedIn(browser, { colorScheme, viewport: { width: 390, height: 844 } });
     const errors = collectErrors(page);
-    for (const path of [...(await consolePages(page)), ...details]) {
+    for (const path of await half(page, part)) {
       await page.goto(path);
       await ready(page);
       if (path === "/docs/api")
@@ -228,7 +247,12 @@ for (const colorScheme of ["light", "dark"] as const) {
         await page.screenshot({ path: `e2e/screenshots/40-390-${colorScheme}-docs-api-top.png` });
       else await shot(page, `40-390-${colorScheme}-${path.slice(1).replaceAll("/", "-")}`);
     }
-    // The menu opens with the keyboard, lists the console's pages, and navigating closes it.
+    expect(errors).toEqual([]);
+    // The menu opens with the keyboard, lists the console's pages, and navigating closes it: once a theme.
+    if (part === 1) {
+      await context.close();
+      return;
+    }
     await page.goto("/overview");
     await ready(page);
     await page.getByRole("button", { name: "Open menu" }).focus();

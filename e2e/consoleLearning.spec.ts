@@ -16,8 +16,8 @@ import {
  * with the form on the prompt registry page → a proposal to move its active version (API) → the
  * administrator approves it in the approval inbox → applies it on the learning page → rolls it
  * back, the prompt's active version following each step. Then the learning page light and dark,
- * at 1280 and 390 px. Named to sort after console.spec.ts, whose first journey sets svc up and
- * saves the administrator's session.
+ * at 1280 and 390 px. Runs after console.spec.ts (its own project, playwright.config.ts), whose first
+ * journey sets svc up and saves the administrator's session.
  */
 test.describe.configure({ mode: "serial" });
 

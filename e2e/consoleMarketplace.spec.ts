@@ -7,7 +7,8 @@ import { adminContext, axe, expect, shot, slowNavigations, test } from "./fixtur
  * the browser with the provider's real consent screen (oidc-provider on loopback, whose connector
  * definition playwright.config.ts hands the server), back to the installation, an invocation from
  * the console with its answer and usage, a rating. Axe on every new page, light and dark; the
- * store fits at 390 px. Named to sort after console.spec.ts, whose first journey sets svc up.
+ * store fits at 390 px. Runs after console.spec.ts (its own project, playwright.config.ts), whose first
+ * journey sets svc up and saves the administrator's session.
  */
 test.describe.configure({ mode: "serial" });
 

@@ -16,8 +16,9 @@ import {
  * calls that name the prompt (the e2e provider is unreachable, so they are recorded as failed
  * calls, which is what performance counts), feedback signals; then the page: the list, the
  * versions and their diff, a preview rendered from the form the input schema generates, the
- * history of active-version moves, the charts. Light and dark, 1280 and 390 px. Named to sort
- * after console.spec.ts, whose first journey sets svc up and saves the administrator's session.
+ * history of active-version moves, the charts. Light and dark, 1280 and 390 px. Runs after console.spec.ts
+ * (its own project, playwright.config.ts), whose first journey sets svc up and saves the administrator's
+ * session.
  */
 test.describe.configure({ mode: "serial" });
 

@@ -17,8 +17,8 @@ import {
 /**
  * Model benchmarks in the console: results seeded through the public API (as a CI job would
  * submit them), then the charts (scores per type, over time, the comparison of models) looked at
- * light and dark, at 1280 and 390 px. Named to sort after console.spec.ts, whose first journey
- * sets svc up and saves the administrator's session.
+ * light and dark, at 1280 and 390 px. Runs after console.spec.ts (its own project, playwright.config.ts),
+ * whose first journey sets svc up and saves the administrator's session.
  */
 test.describe.configure({ mode: "serial" });
 

@@ -6,8 +6,8 @@ import { adminContext, axe, expect, mintApiKey, shot, test } from "./fixtures";
  * A workflow with a fork, a condition and an approval node runs to completion while its DAG
  * viewer is open: the nodes change colour as they run, the approval node waits until an approver
  * (a passport holding svc_api:approvals:respond, through /v1) approves, then the join completes.
- * Named to sort after console.spec.ts, whose first journey sets svc up and saves the
- * administrator's session.
+ * Runs after console.spec.ts (its own project, playwright.config.ts), whose first journey sets svc up and
+ * saves the administrator's session.
  */
 test.describe.configure({ mode: "serial" });
 
@@ -136,9 +136,10 @@ test("a workflow with a fork, a condition and an approval runs to completion whi
   await expect(node("autopay")).toHaveAttribute("data-status", "skipped");
   await expect(node("notify")).toHaveAttribute("data-status", "completed");
   await expect(node("done")).toHaveAttribute("data-status", "pending");
-  // Edges go around the nodes they do not join, and their labels sit off the nodes.
+  // Edges go around the nodes they do not join, and their labels sit off the nodes: measured once
+  // the flow has drawn every edge (it lays them out after the nodes, later on a busy machine).
   const dagNow = (await (await request.get(`/v1/workflows/${id}`, { headers: auth })).json()) as Dag;
-  expect(await edgesThroughNodes(page, dagNow)).toEqual([]);
+  await expect.poll(() => edgesThroughNodes(page, dagNow)).toEqual([]);
   await axe(page);
   await shot(page, "wf-02-waiting-approval");
 
@@ -203,7 +204,7 @@ test("a workflow with a fork, a condition and an approval runs to completion whi
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(node("done")).toBeVisible();
   await page.getByRole("button", { name: "Close the node panel" }).click();
-  expect(await edgesThroughNodes(page, dagNow)).toEqual([]);
+  await expect.poll(() => edgesThroughNodes(page, dagNow)).toEqual([]);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
   await shot(page, "wf-06-narrow");

@@ -28,10 +28,16 @@ import { expect, test } from "@playwright/test";
  * it fresh and builds nothing. No browser is opened.
  */
 const ROOT = process.cwd();
-const NGINX_PORT = 3300;
-const WEB_PORTS = [3301, 3302];
-const METRICS_PORTS = { web1: 3311, web2: 3312, worker: 3313, worker2: 3314 };
-const PG_PORT = 55432;
+// Ports of its own, which playwright.config.ts derives from the run's (3300… and 55432 by default).
+const NGINX_PORT = Number(process.env.E2E_TOPOLOGY_PORT || 3300);
+const WEB_PORTS = [NGINX_PORT + 1, NGINX_PORT + 2];
+const METRICS_PORTS = {
+  web1: NGINX_PORT + 11,
+  web2: NGINX_PORT + 12,
+  worker: NGINX_PORT + 13,
+  worker2: NGINX_PORT + 14,
+};
+const PG_PORT = Number(process.env.E2E_TOPOLOGY_PG_PORT || 55432);
 const READ_TIMEOUT_S = 2;
 const BASE = `http://127.0.0.1:${NGINX_PORT}`;
 const DATABASE_URL = `postgresql://postgres@127.0.0.1:${PG_PORT}/postgres`;
