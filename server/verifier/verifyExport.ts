@@ -51,7 +51,6 @@ function startPool(n: number): Pool | null {
     const worker = new Worker(script);
     worker.on("message", (r: ChunkResult) => waiting.shift()?.resolve(r));
     worker.on("error", (e) => waiting.splice(0).forEach((w) => w.reject(e)));
-    worker.unref();
     return { worker, waiting };
   });
   let next = 0;
