@@ -51,7 +51,7 @@ async function makeExport(n: number): Promise<{ file: string; note: string; key:
       new Date(t0 + seq * 10),
     );
     builder.push(Buffer.from(r.leaf_hash, "base64"));
-    if (!out.write(JSON.stringify(r) + "\n")) await new Promise((res) => out.once("drain", res));
+    if (!out.write(JSON.stringify(r) + "\n")) await new Promise<void>((res) => out.once("drain", () => res()));
   }
   await new Promise<void>((res, rej) => out.end((e?: Error) => (e ? rej(e) : res())));
   renameSync(file + ".tmp", file);
