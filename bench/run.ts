@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { approvals } from "./approvals";
 import { cli } from "./cli";
+import { verify } from "./verify";
 import { events } from "./events";
 import { executions } from "./executions";
 import { governedCall } from "./governed-call";
@@ -45,6 +46,7 @@ const benches: Array<[name: string, run: () => Promise<void>]> = [
   ["scale-out", scaleOut],
   ["sandbox", sandbox],
   ["cli", cli],
+  ["verify", verify],
 ];
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));

@@ -1,7 +1,8 @@
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
-import canonicalize from "canonicalize";
-import { hashChildren, hashLeaf } from "../provenance/record";
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { hashChildren } from "../provenance/record";
+import { hashChunk, recomputeLeaf, type ChunkFailure, type ChunkResult } from "./leafChunk";
 import { verifyConsistency, verifyInclusion } from "./proofs";
 import { verifyCheckpoint, type ParsedCheckpoint, type VerifierKey } from "./note";
 
@@ -9,7 +10,8 @@ import { verifyCheckpoint, type ParsedCheckpoint, type VerifierKey } from "./not
  * `npx svc verify`: checks an NDJSON export against signed checkpoints with nothing but the
  * service's public verifier key (or keys, across a rotation of the ledger's key). Every record's leaf hash is recomputed from its content (RFC 8785
  * canonical JSON less leaf_hash), the tree is rebuilt leaf by leaf, and each checkpoint's root is
- * compared at its size. The first failure is reported with the record or checkpoint it concerns.
+ * compared at its size. Records are hashed on worker threads (one per core) for a large export; the
+ * tree is rebuilt on the main thread in file order. The first failure is reported with the record or checkpoint it concerns.
  */
 export class VerificationFailure extends Error {}
 
@@ -19,13 +21,73 @@ export interface ExportReport {
   checkpoints: { treeSize: number; root: string }[];
 }
 
-function recomputeLeaf(record: Record<string, unknown>): Buffer {
-  const { leaf_hash: _omit, ...rest } = record;
-  return hashLeaf(Buffer.from(canonicalize(rest)!, "utf8"));
+/** Bytes per run of lines handed to a worker (about 2,000 records of a typical export). */
+const RUN_BYTES = 1 << 20;
+
+/**
+ * Worker threads for an export of this size: SVC_VERIFY_THREADS when set (0 checks inline), else
+ * one per core from 8 MiB up (below that, starting threads costs more than they save). Threads
+ * need the compiled worker (dist/cli/verify-worker.mjs beside the CLI bundle); from the sources
+ * the export is checked inline.
+ */
+function verifyThreads(bytes: number): number {
+  const set = process.env.SVC_VERIFY_THREADS;
+  if (set !== undefined && set !== "") return Math.max(0, Math.floor(Number(set)) || 0);
+  return bytes >= 8 << 20 ? Math.min(availableParallelism(), 8) : 0;
+}
+
+interface Pool {
+  size: number;
+  run(bytes: Buffer): Promise<ChunkResult>;
+  close(): Promise<void>;
+}
+
+/** Round-robin over n workers; each answers its runs in the order sent, so one queue per worker. */
+function startPool(n: number): Pool | null {
+  const script = new URL("./verify-worker.mjs", import.meta.url);
+  if (n <= 0 || script.protocol !== "file:" || !existsSync(script)) return null;
+  const workers = Array.from({ length: n }, () => {
+    const waiting: { resolve: (r: ChunkResult) => void; reject: (e: Error) => void }[] = [];
+    const worker = new Worker(script);
+    worker.on("message", (r: ChunkResult) => waiting.shift()?.resolve(r));
+    worker.on("error", (e) => waiting.splice(0).forEach((w) => w.reject(e)));
+    return { worker, waiting };
+  });
+  let next = 0;
+  return {
+    size: n,
+    run(bytes) {
+      const w = workers[next++ % n]!;
+      const copy = new Uint8Array(bytes); // its own buffer, moved to the worker rather than copied again
+      return new Promise<ChunkResult>((resolve, reject) => {
+        w.waiting.push({ resolve, reject });
+        w.worker.postMessage(copy, [copy.buffer]);
+      });
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.worker.terminate()));
+    },
+  };
+}
+
+function failureMessage(f: ChunkFailure, linesBefore: number, leafIndex: number): string {
+  const line = linesBefore + f.line;
+  if (f.kind === "json") return `line ${line}: not JSON`;
+  const label = `record seq ${f.seq}${f.id ? ` (${f.id})` : ""}, line ${line}`;
+  switch (f.kind) {
+    case "seq":
+      return `${label}: expected leaf index ${leafIndex}${leafIndex === 0 ? " (an export to verify must start at 0)" : ""}: records are missing, reordered or duplicated`;
+    case "noleaf":
+      return `${label}: no leaf_hash`;
+    case "redacted-content":
+      return `${label}: a redacted record carries content`;
+    case "altered":
+      return `${label}: its content does not match its leaf_hash (the record was altered)`;
+  }
 }
 
 /** A compact range: the roots of the perfect subtrees of the leaves seen so far. */
-class RootBuilder {
+export class RootBuilder {
   private stack: { height: number; hash: Buffer }[] = [];
   size = 0;
   push(leaf: Buffer): void {
@@ -77,34 +139,48 @@ export async function verifyExport(
 
   let redacted = 0;
   let lineNo = 0;
-  const lines = createInterface({ input: createReadStream(exportFile), crlfDelay: Infinity });
-  for await (const line of lines) {
-    lineNo++;
-    if (line.trim() === "") continue;
-    let record: Record<string, unknown>;
-    try {
-      record = JSON.parse(line);
-    } catch {
-      throw new VerificationFailure(`line ${lineNo}: not JSON`);
-    }
-    const seq = record.seq;
-    const label = `record seq ${String(seq)}${record.id ? ` (${String(record.id)})` : ""}, line ${lineNo}`;
-    if (seq !== builder.size) {
+  const consume = (r: ChunkResult) => {
+    if (r.first && r.first.seq !== builder.size) {
+      const label = `record seq ${r.first.seqText}${r.first.id ? ` (${r.first.id})` : ""}, line ${lineNo + r.first.line}`;
       throw new VerificationFailure(
         `${label}: expected leaf index ${builder.size}${builder.size === 0 ? " (an export to verify must start at 0)" : ""}: records are missing, reordered or duplicated`,
       );
     }
-    if (typeof record.leaf_hash !== "string") throw new VerificationFailure(`${label}: no leaf_hash`);
-    const claimed = Buffer.from(record.leaf_hash, "base64");
-    if (record.redacted === true) {
-      // A redacted line may carry nothing but its place and hash; content beside it would go unchecked.
-      if (Object.keys(record).some((k) => k !== "seq" && k !== "leaf_hash" && k !== "redacted"))
-        throw new VerificationFailure(`${label}: a redacted record carries content`);
-      redacted++;
-    } else if (!recomputeLeaf(record).equals(claimed))
-      throw new VerificationFailure(`${label}: its content does not match its leaf_hash (the record was altered)`);
-    builder.push(claimed);
-    checkRoots();
+    const odd = new Map(r.odd);
+    const leaves = Buffer.from(r.leaves.buffer, r.leaves.byteOffset, r.leaves.byteLength);
+    for (let i = 0; i < r.records; i++) {
+      builder.push(odd.get(i) ? Buffer.from(odd.get(i)!) : leaves.subarray(i * 32, i * 32 + 32));
+      checkRoots();
+    }
+    redacted += r.redacted;
+    if (r.failure) throw new VerificationFailure(failureMessage(r.failure, lineNo, builder.size));
+    lineNo += r.lines;
+  };
+  const pool = startPool(verifyThreads(statSync(exportFile).size));
+  try {
+    // Runs of whole lines (cut after a line feed, so a CRLF or a UTF-8 sequence is never split),
+    // checked in parallel and consumed in file order.
+    const inFlight: Promise<ChunkResult>[] = [];
+    const limit = pool ? pool.size * 3 : 1;
+    let carry: Buffer = Buffer.alloc(0);
+    const dispatch = async (bytes: Buffer) => {
+      inFlight.push(pool ? pool.run(bytes) : Promise.resolve(hashChunk(bytes.toString("utf8"))));
+      while (inFlight.length >= limit) consume(await inFlight.shift()!);
+    };
+    for await (const piece of createReadStream(exportFile, { highWaterMark: RUN_BYTES })) {
+      const buf = carry.length ? Buffer.concat([carry, piece as Buffer]) : (piece as Buffer);
+      const cut = buf.lastIndexOf(10);
+      if (cut < 0) {
+        carry = buf;
+        continue;
+      }
+      carry = buf.subarray(cut + 1);
+      await dispatch(buf.subarray(0, cut + 1));
+    }
+    if (carry.length) await dispatch(carry);
+    while (inFlight.length) consume(await inFlight.shift()!);
+  } finally {
+    await pool?.close();
   }
   if (pending < checkpoints.length) {
     const cp = checkpoints[pending]!;

@@ -36,14 +36,24 @@ afterAll(() => server.close());
 
 const api = (path: string, token = root.token) => call(server.url, "GET", path, { token });
 
-async function cli(args: string[]): Promise<{ code: number; out: string }> {
+async function cliWith(args: string[], threads: string): Promise<{ code: number; out: string }> {
+  const env = { ...process.env, SVC_VERIFY_THREADS: threads };
   try {
-    const r = await run(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", ...args]);
+    const r = await run(process.execPath, [join(process.cwd(), "bin/svc.mjs"), "verify", ...args], { env });
     return { code: 0, out: r.stdout + r.stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
     return { code: err.code, out: err.stdout + err.stderr };
   }
+}
+
+/** `svc verify`, checked inline and on two worker threads: both must say the same and exit alike. */
+async function cli(args: string[]): Promise<{ code: number; out: string }> {
+  const [inline, threaded] = await Promise.all([cliWith(args, "0"), cliWith(args, "2")]);
+  const untimed = (out: string) => out.replace(/ in [\d.]+ s/, "");
+  expect(untimed(threaded.out)).toBe(untimed(inline.out));
+  expect(threaded.code).toBe(inline.code);
+  return inline;
 }
 
 describe("checkpoints", () => {
