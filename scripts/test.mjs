@@ -9,8 +9,12 @@
 // The PostgreSQL suite runs against TEST_POSTGRES_URL (default: the local server). If that server
 // cannot be reached, the suite is skipped with a warning, except under CI (CI=true) or
 // SVC_REQUIRE_POSTGRES=1, where a skipped suite is a failure.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+// The two integration projects run at the same time, one vitest worker each, one per core: each
+// file has its own database and listens on port 0, so they share nothing. Each prints its output
+// whole when it ends (not interleaved). SVC_TEST_SERIAL=1 runs them one after the other.
+// `--only unit,sqlite,postgres,e2e` (any of them) runs those parts alone, without the checks.
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -28,6 +32,14 @@ const failedTests = [];
 
 /** Wall time of each part, printed before the closing line: where a slow run spent its time. */
 const partTimes = [];
+const startedAt = Date.now();
+const onlyArg = process.argv.find((a) => a.startsWith("--only"));
+const only = onlyArg
+  ? new Set(
+      (onlyArg.includes("=") ? onlyArg.split("=")[1] : process.argv[process.argv.indexOf(onlyArg) + 1]).split(","),
+    )
+  : undefined;
+const wanted = (part) => !only || only.has(part);
 
 function run(name, cmd, args, env = {}, part = name) {
   console.log(`\n▶ ${name}`);
@@ -51,15 +63,41 @@ async function postgresReachable() {
   }
 }
 
-if (!run("type check", bin("tsc"), ["--noEmit", "-p", "."])) totals.failed++;
-if (!run("lint (module boundaries)", bin("eslint"), ["."], {}, "lint")) totals.failed++;
-if (
-  !run("format (prettier --check; `npx prettier --write .` fixes it)", bin("prettier"), ["--check", "."], {}, "format")
-)
-  totals.failed++;
+/** As `run`, in the background, its output kept in `log` and printed whole when it ends. */
+function runQuietly(name, cmd, args, env, part, log) {
+  const started = Date.now();
+  const fd = openSync(log, "w");
+  const child = spawn(cmd, args, { cwd: root, stdio: ["ignore", fd, fd], env: { ...process.env, ...env } });
+  return new Promise((resolve) => {
+    child.on("close", (code) => {
+      closeSync(fd);
+      partTimes.push([part, Date.now() - started]);
+      console.log(`\n▶ ${name}`);
+      process.stdout.write(readFileSync(log, "utf8"));
+      if (code !== 0) failedSuites.push(name);
+      resolve(code === 0);
+    });
+  });
+}
 
-const projects = ["unit", "sqlite"];
-if (await postgresReachable()) projects.push("postgres");
+if (!only) {
+  if (!run("type check", bin("tsc"), ["--noEmit", "-p", "."])) totals.failed++;
+  if (!run("lint (module boundaries)", bin("eslint"), ["."], {}, "lint")) totals.failed++;
+  if (
+    !run(
+      "format (prettier --check; `npx prettier --write .` fixes it)",
+      bin("prettier"),
+      ["--check", "."],
+      {},
+      "format",
+    )
+  )
+    totals.failed++;
+}
+
+const projects = ["unit", "sqlite"].filter(wanted);
+if (!wanted("postgres"));
+else if (await postgresReachable()) projects.push("postgres");
 else if (strict) {
   failedSuites.push("postgres (unreachable: skipped suites fail under CI)");
   totals.failed++;
@@ -67,43 +105,57 @@ else if (strict) {
   console.warn("⚠ the PostgreSQL integration suite is SKIPPED (set TEST_POSTGRES_URL). Under CI this is a failure.");
 
 // One vitest run per project, so that each part's time is its own.
-for (const project of projects) {
+function vitestRun(project, background) {
   const vitestJson = join(results, `vitest-${project}.json`);
   const vitestFlaky = join(results, `vitest-${project}-flaky.json`);
   rmSync(vitestJson, { force: true });
   rmSync(vitestFlaky, { force: true });
-  run(
-    project === "unit" ? "unit" : `integration (${project})`,
-    bin("vitest"),
-    [
-      "run",
-      "--project",
-      project,
-      "--reporter=default",
-      "--reporter=json",
-      `--outputFile.json=${vitestJson}`,
-      `--reporter=${join(root, "scripts/vitestFlakyReporter.mjs")}`,
-    ],
-    { SVC_FLAKY_OUT: vitestFlaky },
+  const name = project === "unit" ? "unit" : `integration (${project})`;
+  const args = [
+    "run",
+    "--project",
     project,
-  );
-  if (existsSync(vitestFlaky)) flaky.push(...JSON.parse(readFileSync(vitestFlaky, "utf8")));
-  if (existsSync(vitestJson)) {
-    const v = JSON.parse(readFileSync(vitestJson, "utf8"));
-    totals.passed += v.numPassedTests;
-    totals.failed += v.numFailedTests;
-    totals.skipped += v.numPendingTests + v.numTodoTests;
-    failedTests.push(...vitestFailures(v));
-  } else {
-    failedSuites.push(`vitest (${project}) wrote no results`);
-    totals.failed++;
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${vitestJson}`,
+    `--reporter=${join(root, "scripts/vitestFlakyReporter.mjs")}`,
+  ];
+  const env = { SVC_FLAKY_OUT: vitestFlaky };
+  const collect = () => {
+    if (existsSync(vitestFlaky)) flaky.push(...JSON.parse(readFileSync(vitestFlaky, "utf8")));
+    if (existsSync(vitestJson)) {
+      const v = JSON.parse(readFileSync(vitestJson, "utf8"));
+      totals.passed += v.numPassedTests;
+      totals.failed += v.numFailedTests;
+      totals.skipped += v.numPendingTests + v.numTodoTests;
+      failedTests.push(...vitestFailures(v));
+    } else {
+      failedSuites.push(`vitest (${project}) wrote no results`);
+      totals.failed++;
+    }
+  };
+  if (!background) {
+    run(name, bin("vitest"), args, env, project);
+    collect();
+    return Promise.resolve();
   }
+  return runQuietly(name, bin("vitest"), args, env, project, join(results, `vitest-${project}.log`)).then(collect);
 }
+
+if (projects.includes("unit")) await vitestRun("unit", false);
+const integration = projects.filter((p) => p !== "unit");
+const together = integration.length > 1 && process.env.SVC_TEST_SERIAL !== "1";
+if (together) console.log(`\n▶ integration (${integration.join(" and ")} at the same time; output as each ends)`);
+const integrationStarted = Date.now();
+if (together) await Promise.all(integration.map((p) => vitestRun(p, true)));
+else for (const p of integration) await vitestRun(p, false);
+if (together) partTimes.push([`integration (${integration.join(" + ")} at once)`, Date.now() - integrationStarted]);
 
 const e2eJson = join(results, "e2e.json");
 rmSync(e2eJson, { force: true });
 // The build (skipped when fresh) on its own, then the journeys against the server it serves.
-if (
+if (!wanted("e2e"));
+else if (
   run(
     "end-to-end build (next build, when the sources changed)",
     process.execPath,
@@ -113,7 +165,8 @@ if (
   )
 )
   run("end-to-end (Playwright)", bin("playwright"), ["test"], {}, "e2e journeys");
-if (existsSync(e2eJson)) {
+if (!wanted("e2e"));
+else if (existsSync(e2eJson)) {
   const report = JSON.parse(readFileSync(e2eJson, "utf8"));
   const s = report.stats;
   totals.passed += s.expected + s.flaky;
@@ -145,7 +198,7 @@ if (failedTests.length) {
 }
 if (failedSuites.length) console.log(`failed: ${failedSuites.join("; ")}`);
 console.log(
-  `time: ${partTimes.map(([part, ms]) => `${part} ${(ms / 1000).toFixed(0)} s`).join(", ")}; total ${(partTimes.reduce((a, [, ms]) => a + ms, 0) / 1000).toFixed(0)} s`,
+  `time: ${partTimes.map(([part, ms]) => `${part} ${(ms / 1000).toFixed(0)} s`).join(", ")}; total ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
 );
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failedSuites.length ? 1 : 0);

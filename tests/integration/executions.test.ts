@@ -407,14 +407,18 @@ describe("executions", () => {
     await worker.stop(); // the run waits in the queue past its delegation's expiry
     let id = "";
     try {
-      const invoker = await apiKey(["svc_api:agents:invoke"], undefined, 5);
+      const invoker = await apiKey(["svc_api:agents:invoke"]);
       const res = await invoke(agents.scalar!, {}, invoker.token);
       expect(res.status).toBe(202);
       id = res.body.id;
       const db = await database();
       const { delegationId } = await db.read.asyncExecution.findUniqueOrThrow({ where: { id: res.body.id } });
-      const { expiresAt } = await db.read.delegation.findUniqueOrThrow({ where: { id: delegationId } });
-      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt.getTime() - Date.now()) + 200));
+      // The clock passing the delegation's expiry while the run waits, without waiting for it: the
+      // expiry moves to a second ago (a short-lived key slept on cost 5 s per engine). What the worker
+      // reads is the row's expires_at against its own clock, as it would after a real wait.
+      await db.writeTx((tx) =>
+        tx.delegation.update({ where: { id: delegationId }, data: { expiresAt: new Date(Date.now() - 1_000) } }),
+      );
       expect((await get(res.body.id)).body.status).toBe("queued");
     } finally {
       worker = startWorker({ log: () => undefined, tasks: [] });
