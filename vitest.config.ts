@@ -54,6 +54,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: "forks" as const,
+          ...(process.env.SVC_TEST_ISOLATE === "0" ? { isolate: false } : {}),
           // Files share nothing on either engine: each has its own database (setup.ts), its servers
           // listen on port 0, and PostgreSQL's advisory locks and LISTEN channels are per database.
           // How many run at once is vitest's default (cores - 1: one on a 2-core machine) unless

@@ -9,8 +9,21 @@ import { resetKeyRing } from "@/server/keys/signingKeys";
 import { bootstrap } from "@/server/setup/bootstrap";
 import { openApiDocument } from "@/server/openapi/document";
 import { createLogger, logSettings, replaceLogger } from "@/server/telemetry/log";
+import { resetProcessWide } from "@/server/processWide";
+import { shutdownSandbox } from "@/server/sandbox/pool";
 import { OpenApiResponseValidator, type ResponseViolation } from "./openapiResponses";
 import { adminUrl, createTestDatabase, dropTestDatabase } from "./postgres";
+
+/** States that depend on nothing a file changes (the code, not the database) and cost to rebuild. */
+const KEEP_ACROSS_FILES = new Set([
+  "telemetry.tracing",
+  "telemetry.log",
+  "prompts.ajv",
+  "db.sqliteTranslations",
+  "ids.randomPool",
+  "reasoning.aiSdk",
+  "jsonSchema.meter",
+]);
 
 /**
  * Every integration test file gets a database of its own: a SQLite file, or a PostgreSQL database
@@ -18,6 +31,16 @@ import { adminUrl, createTestDatabase, dropTestDatabase } from "./postgres";
  * migrate code migrated once (tests/integration/globalSetup.ts). First-run set-up runs here, per
  * file, exactly as at a real start (its migrate finds nothing left to apply).
  */
+// Under `isolate: false` (vitest.config.ts) the files of a worker share one module graph: what the
+// previous file left in process-wide state (caches of its database's rows, registries, counters)
+// is put back as a fresh process has it. In a fresh process there is nothing to reset.
+resetProcessWide(KEEP_ACROSS_FILES);
+// And the environment as the worker started with it: a file's settings end with the file.
+const ENV_BASELINE = Symbol.for("svc.test.envBaseline");
+const envSlot = globalThis as typeof globalThis & { [ENV_BASELINE]?: Record<string, string | undefined> };
+const baseline = (envSlot[ENV_BASELINE] ??= { ...process.env });
+for (const key of Object.keys(process.env)) if (!(key in baseline)) delete process.env[key];
+Object.assign(process.env, baseline);
 const dataDir = mkdtempSync(join(tmpdir(), "svc-test-"));
 process.env.DATA_DIR = dataDir;
 delete process.env.DATABASE_URL;
@@ -45,7 +68,10 @@ composeServer();
  */
 let validator: OpenApiResponseValidator | undefined;
 const violations: ResponseViolation[] = [];
-const realFetch = globalThis.fetch;
+// The fetch this file wraps is the platform's, not the previous file's wrapper (isolate: false).
+const REAL_FETCH = Symbol.for("svc.test.realFetch");
+const fetchSlot = globalThis as typeof globalThis & { [REAL_FETCH]?: typeof fetch };
+const realFetch = (fetchSlot[REAL_FETCH] ??= globalThis.fetch);
 globalThis.fetch = async function validatingFetch(
   input: string | URL | Request,
   init?: RequestInit,
@@ -85,6 +111,7 @@ afterEach(() => {
 });
 
 afterAll(async () => {
+  await shutdownSandbox();
   await closeDatabase();
   if (pgName) await dropTestDatabase(pgName);
   rmSync(dataDir, { recursive: true, force: true });
