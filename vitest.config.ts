@@ -54,7 +54,13 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: "forks" as const,
-          ...(process.env.SVC_TEST_ISOLATE === "0" ? { isolate: false } : {}),
+          // On SQLite the files of a worker share one module graph (loading the server's modules cost
+          // ~5 s of CPU per file): setup.ts puts process-wide state and the environment back as a
+          // fresh process has them before each file. SVC_TEST_ISOLATE=1 isolates every file again;
+          // SVC_TEST_ISOLATE=0 shares on PostgreSQL too.
+          ...((engine === "sqlite" && process.env.SVC_TEST_ISOLATE !== "1") || process.env.SVC_TEST_ISOLATE === "0"
+            ? { isolate: false }
+            : {}),
           // Files share nothing on either engine: each has its own database (setup.ts), its servers
           // listen on port 0, and PostgreSQL's advisory locks and LISTEN channels are per database.
           // How many run at once is vitest's default (cores - 1: one on a 2-core machine) unless

@@ -154,7 +154,10 @@ describe("group commit in the gate", () => {
     process.kill(-child.pid!, "SIGKILL");
     stop = true;
     await Promise.all(clients);
-    expect(sent).toBeGreaterThan(acknowledged.length);
+    // Usually some calls are in flight at the kill; on a loaded machine every client may sit between
+    // two calls at that instant, so this is not asserted (a test must not depend on the load): what
+    // is asserted is that every acknowledged call survived.
+    expect(sent).toBeGreaterThanOrEqual(acknowledged.length);
     const found = await db.read.asyncExecution.findMany({
       where: { id: { in: acknowledged } },
       select: { id: true, provenanceId: true },
