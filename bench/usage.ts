@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { exited, spawnChild } from "./lib/child";
+import { exited, spawnChild, runIfChild } from "./lib/child";
 import { ownCpuMs, recordFigure } from "./lib/figures";
 import { percentile } from "./lib/load";
 import { machineLoad, mib } from "./lib/machine";
@@ -206,12 +206,4 @@ async function child(): Promise<void> {
   }
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === SELF && process.argv.includes("--child")) {
-  try {
-    await child();
-    process.exit(0);
-  } catch (e) {
-    console.error(`\nusage failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    process.exit(1);
-  }
-}
+await runIfChild(SELF, "usage", child);

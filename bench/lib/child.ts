@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { resolve } from "node:path";
 import { ROOT } from "./server";
 
 /**
@@ -38,4 +39,19 @@ export function message<T extends { type: string }>(child: ChildProcess, type: T
     };
     child.on("message", onMessage).once("exit", onExit);
   });
+}
+
+/**
+ * The child side of `spawnChild`: when `self` is the script node was started with and `--child`
+ * is among its arguments, runs `child` and exits 0, or prints `<name> failed: …` and exits 1.
+ */
+export async function runIfChild(self: string, name: string, child: () => Promise<void>): Promise<void> {
+  if (process.argv[1] === undefined || resolve(process.argv[1]) !== self || !process.argv.includes("--child")) return;
+  try {
+    await child();
+    process.exit(0);
+  } catch (e) {
+    console.error(`\n${name} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    process.exit(1);
+  }
 }
