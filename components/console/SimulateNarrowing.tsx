@@ -9,11 +9,14 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { FieldError } from "@/components/ui/primitives";
-import { SimulatedRefusal, SimulateNarrowingRequest } from "@/server/identity/schemas";
+import { SimulatedRefusal } from "@/server/identity/schemas";
 import { ago } from "./format";
 import { applyProblem, useTRPC } from "./Providers";
 
-const SimulateForm = z.object({ capabilities: SimulateNarrowingRequest.shape.capabilities });
+// The picked capabilities are the grant's own, offered by the server; the browser has no capability
+// catalogue (the root fills it on the server, and it refuses every name until then), so the
+// request schema's catalogue check runs on the server, which answers a refusal as a problem.
+const SimulateForm = z.object({ capabilities: z.array(z.string()).max(100) });
 type SimulateForm = z.infer<typeof SimulateForm>;
 
 const EXAMPLE_COLUMNS: ColumnDef<z.infer<typeof SimulatedRefusal>, unknown>[] = [
