@@ -71,14 +71,11 @@ process.env.E2E_TOPOLOGY_PG_PORT ||= String(55432 + port - 3199);
  * session) on the other. A failure there skips the second phase, as a failed set-up did before.
  * In the second phase the journeys run two at a time, except those that read the organization's
  * one approval inbox ("Nothing waits for you"): the approvals journey and the two that file
- * requests (workflows, learning) run one after another on one worker; and the two that share the
- * organization's model providers (the prompts journey expects no provider reachable and reads the
- * latest reasoning calls; the reasoning journey adds a reachable one) run one after the other.
+ * requests (workflows, learning) run one after another on one worker.
  */
 const firstRun = ["**/console.spec.ts", "**/consoleAgents.spec.ts"];
 const topology = "**/productionTopology.spec.ts";
 const approvalInbox = ["**/consoleApprovals.spec.ts", "**/consoleWorkflows.spec.ts", "**/consoleLearning.spec.ts"];
-const modelProviders = ["**/consolePrompts.spec.ts", "**/consoleReasoning.spec.ts"];
 
 export default defineConfig({
   testDir: "e2e",
@@ -90,12 +87,7 @@ export default defineConfig({
     { name: "first-run", testMatch: firstRun, workers: 1 },
     { name: "topology", testMatch: topology },
     { name: "approvals", testMatch: approvalInbox, dependencies: ["first-run"], workers: 1 },
-    { name: "models", testMatch: modelProviders, dependencies: ["first-run"], workers: 1 },
-    {
-      name: "journeys",
-      testIgnore: [...firstRun, topology, ...approvalInbox, ...modelProviders],
-      dependencies: ["first-run"],
-    },
+    { name: "journeys", testIgnore: [...firstRun, topology, ...approvalInbox], dependencies: ["first-run"] },
   ],
   // A journey's whole budget: the agents journey (deploy, invoke, live progress, cancel,
   // deactivate) took 62 s on a loaded machine with no step over 3 s. Each step's own waits still
