@@ -62,15 +62,20 @@ test("two versions published through the API → the registry page: diff, a rend
     },
   });
   expect(v2.status(), await v2.text()).toBe(201);
-  // Reasoning calls that name the prompt (the provider is unreachable: recorded as failed), with feedback.
+  // Reasoning calls that name the prompt, with feedback. Whether a provider answers depends on whether
+  // the reasoning journey, which runs beside this one, has added its loopback provider yet: a call
+  // is recorded either way (succeeded, or failed with a 502), and only this key's calls are read.
   for (let i = 0; i < 3; i++) {
     const think = await request.post("/v1/reasoning/think", {
       headers,
       data: { prompt: { key: KEY, inputs: { customer: "Acme", tickets: i } } },
     });
-    expect(think.status(), await think.text()).toBe(502);
+    expect([200, 502], await think.text()).toContain(think.status());
   }
-  const calls = await (await request.get("/v1/reasoning/calls?limit=3", { headers })).json();
+  const calls = await (
+    await request.get(`/v1/reasoning/calls?limit=3&delegation_id=${encodeURIComponent(key.delegation_id)}`, { headers })
+  ).json();
+  expect(calls.data).toHaveLength(3);
   const signals = ["positive", "rephrase", "correction"];
   for (const [i, call] of (calls.data as { id: string; prompt_key: string }[]).entries()) {
     expect(call.prompt_key).toBe(KEY);
