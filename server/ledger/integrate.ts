@@ -131,27 +131,42 @@ async function insertRecords(q: RawQueryable, engine: Database["engine"], record
 
 /** Integrates until nothing is pending (or another integrator holds the lock). */
 export async function integratePending(db: Database): Promise<number> {
-  let total = 0;
+  return (await drainPending(db)).integrated;
+}
+
+/** Integrates until nothing is pending; `busy` when another integrator held the lock. */
+async function drainPending(db: Database): Promise<{ integrated: number; busy: boolean }> {
+  let integrated = 0;
   for (;;) {
     const batch = await integrateBatch(db);
-    total += batch.integrated;
-    if (batch.busy || batch.integrated < BATCH) return total;
+    integrated += batch.integrated;
+    if (batch.busy || batch.integrated < BATCH) return { integrated, busy: batch.busy };
   }
 }
 
 // One integration at a time per process: callers that arrive while one runs share the next.
-const running = new WeakMap<Database, { current: Promise<number>; next?: Promise<number> }>();
+type Drained = { integrated: number; busy: boolean };
+const running = new WeakMap<Database, { current: Promise<Drained>; next?: Promise<Drained> }>();
 
 /** Starts (or joins) an integration run in this process. */
 export function kickIntegrator(db: Database): Promise<number> {
+  return drainAfterNow(db).then((d) => d.integrated);
+}
+
+/**
+ * An integration run that starts after this call (so after the caller's commit): when it drained
+ * the pending table without meeting another process's integrator, every record committed before
+ * the call has its position and the caller need not read `ledger_pending` to know it.
+ */
+function drainAfterNow(db: Database): Promise<Drained> {
   const state = running.get(db);
   if (!state) {
-    const current = integratePending(db).finally(() => running.delete(db));
+    const current = drainPending(db).finally(() => running.delete(db));
     running.set(db, { current });
     return current;
   }
   // A run in progress may have read the pending table before this caller's record committed.
-  state.next ??= state.current.catch(() => 0).then(() => kickIntegrator(db));
+  state.next ??= state.current.catch(() => null).then(() => drainAfterNow(db));
   return state.next;
 }
 
@@ -164,7 +179,8 @@ export async function awaitIntegrated(db: Database, ids: string[]): Promise<void
   if (ids.length === 0) return;
   const deadline = Date.now() + WAIT_MS;
   for (let delay = 1; ; delay = Math.min(delay * 2, 50)) {
-    await kickIntegrator(db);
+    const run = await drainAfterNow(db);
+    if (!run.busy) return; // a run that began after the commit drained everything pending
     const left = await db.raw.query<{ id: string }>(
       `SELECT "id" FROM "ledger_pending" WHERE "id" IN (${ids.map((_, i) => `$${i + 1}`).join(",")})`,
       ids,
