@@ -1,6 +1,6 @@
 import type { Database, Db } from "../db/client";
 import { newId } from "../ids";
-import { appendInTransaction, type PendingRecord } from "./appendProvenance";
+import { appendInTransaction } from "./appendProvenance";
 import type { ProvenanceEntry, ProvenanceRecord } from "./record";
 
 /**
@@ -49,6 +49,6 @@ export function appendServiceRecord(
   engine: Database["engine"],
   record: ServiceRecord,
   id?: string,
-): Promise<PendingRecord> {
+): Promise<ProvenanceRecord> {
   return appendInTransaction(tx, engine, serviceEntry(record), id);
 }
