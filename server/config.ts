@@ -58,6 +58,8 @@ export interface Config {
   /** SVC_DRAIN_DELAY_MS and SVC_DRAIN_TIMEOUT_MS: a stopping process's time serving with /readyz at 503, and its bound (server/meta/drain.ts). */
   drainDelayMs: number;
   drainTimeoutMs: number;
+  /** SVC_DRAIN_IDLE_MS: once a stopping process has closed its listener, how long a keep-alive connection may sit idle before svc closes it (server/meta/followConnections.ts). */
+  drainIdleMs: number;
   /** SVC_METRICS_PORT / SVC_METRICS_HOST: a second listener serving only GET /metrics, unauthenticated (off when unset). */
   metricsPort: number | undefined;
   metricsHost: string;
@@ -136,6 +138,10 @@ export function loadConfig(): Config {
     // interval, so no request is sent to a listener that is about to close (issue 27, item 3).
     drainDelayMs: int("SVC_DRAIN_DELAY_MS", 5_000, 0, 600_000),
     drainTimeoutMs: int("SVC_DRAIN_TIMEOUT_MS", 25_000, 1000, 3_600_000),
+    // A proxy may write its next request on an idle pooled connection at any moment: svc closes
+    // one only after it sat idle longer than the proxy keeps it (the nginx example: 4 s), so the
+    // close never meets a request (issue 27's 502 in a drain).
+    drainIdleMs: int("SVC_DRAIN_IDLE_MS", 5_000, 0, 600_000),
     metricsPort: process.env.SVC_METRICS_PORT ? int("SVC_METRICS_PORT", 0, 0, 65535) : undefined,
     metricsHost: process.env.SVC_METRICS_HOST || "127.0.0.1",
     sseHeartbeatMs: int("SVC_SSE_HEARTBEAT_MS", 15_000, 100, 600_000),

@@ -9,6 +9,7 @@ import { openApiDocument } from "./openapi/document";
 import { createHmac } from "node:crypto";
 import { keyRing } from "./keys/signingKeys";
 import { drainOnSignals } from "./meta/drain";
+import { followConnections } from "./meta/followConnections";
 import { oidcSettings } from "./members/oidcSignIn";
 import { bootstrap, setupLinkIfPending } from "./setup/bootstrap";
 import { apiClientHint } from "./setup/cliCommand";
@@ -66,7 +67,11 @@ async function main(): Promise<void> {
     req.headers[CLIENT_ADDRESS_HEADER] = clientAddressOf(req);
     void handle(req, res);
   });
+  // Above a proxy's idle timeout for its pooled connections (nginx's upstream keepalive_timeout,
+  // 60 s by default), so that in normal running the proxy, not svc, closes an idle one.
   server.keepAliveTimeout = 65_000;
+  // Followed from the start: a drain closes only connections no request can be arriving on.
+  const followed = followConnections(server);
   await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve));
   // The metrics port (SVC_METRICS_PORT) closes with the process.
   await startMetricsServer(log);
@@ -94,7 +99,7 @@ async function main(): Promise<void> {
   log(`API reference: ${cfg.publicUrl}/docs/api  ·  OpenAPI: ${cfg.publicUrl}/v1/openapi.json`);
 
   // SIGTERM drains: /readyz 503, in-flight requests finish, the worker's jobs end, the ledger's queue is written.
-  drainOnSignals({ server, worker, log });
+  drainOnSignals({ server: followed, worker, log });
 }
 
 main().catch((e: unknown) => {

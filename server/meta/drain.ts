@@ -1,9 +1,9 @@
-import type { Server } from "node:http";
 import { config } from "../config";
 import { closeDatabase, database } from "../db/client";
 import { groupCommitsSettled } from "../db/groupCommit";
 import { processWide } from "../processWide";
 import { stopTracing } from "../telemetry/tracing";
+import type { FollowedServer } from "./followConnections";
 
 /**
  * A graceful stop on SIGTERM (Kubernetes, systemd, `docker stop`) or SIGINT, for the web process
@@ -11,8 +11,10 @@ import { stopTracing } from "../telemetry/tracing";
  *
  * 1. /readyz answers 503 at once, and for SVC_DRAIN_DELAY_MS more the process still serves, so a
  *    load balancer polling it takes the process out before it stops accepting;
- * 2. the listener closes: no new connection; requests in flight finish (their answers close their
- *    connections, idle keep-alive connections are closed);
+ * 2. the listener closes: a new connection is refused (a proxy sends it to another process); the
+ *    requests in flight finish, and every answer from now on closes its connection; a keep-alive
+ *    connection left idle is closed once it has been idle SVC_DRAIN_IDLE_MS, never sooner: a
+ *    proxy may be writing a request on it (server/meta/followConnections.ts);
  * 3. the worker stops claiming, its running jobs finish (their leases kept until then), jobs it
  *    claimed ahead go back to the queue at once;
  * 4. the group commit's queue (the ledger's last records) is written, the database closed, the
@@ -29,8 +31,8 @@ export function isDraining(): boolean {
 }
 
 export interface DrainOptions {
-  /** The web process's listener; none in a worker process. */
-  server?: Server;
+  /** The web process's listener, its connections followed since before it listened; none in a worker process. */
+  server?: FollowedServer;
   worker?: { stop(): Promise<void> };
   log: (line: string) => void;
 }
@@ -49,7 +51,7 @@ export function drainOnSignals(opts: DrainOptions): void {
 /** Drains (steps 1–4); resolves to the exit code: 0 when everything finished within the bound. */
 export async function drain({ server, worker, log }: DrainOptions): Promise<number> {
   state.draining = true;
-  const { drainDelayMs, drainTimeoutMs } = config();
+  const { drainDelayMs, drainTimeoutMs, drainIdleMs } = config();
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<"timeout">((resolve) => {
@@ -57,7 +59,7 @@ export async function drain({ server, worker, log }: DrainOptions): Promise<numb
   });
   const steps = async () => {
     if (server && drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
-    if (server) await closeListener(server);
+    if (server) await server.stop(drainIdleMs);
     await worker?.stop();
     const db = await database();
     await groupCommitsSettled(db);
@@ -69,19 +71,9 @@ export async function drain({ server, worker, log }: DrainOptions): Promise<numb
   clearTimeout(timer);
   if (outcome === "timeout") {
     log(`drain: not finished after ${drainTimeoutMs} ms (SVC_DRAIN_TIMEOUT_MS); exiting, the rest is left to leases`);
-    server?.closeAllConnections();
+    server?.closeAll();
     return 1;
   }
   log(`drained in ${Date.now() - started} ms`);
   return 0;
-}
-
-/** Stops accepting; resolves once every connection has closed (each after its request in flight). */
-function closeListener(server: Server): Promise<void> {
-  // A keep-alive connection's next answer closes it: the client reconnects elsewhere.
-  server.on("request", (_req, res) => res.headersSent || res.setHeader("Connection", "close"));
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  const idle = setInterval(() => server.closeIdleConnections(), 50);
-  server.closeIdleConnections();
-  return closed.finally(() => clearInterval(idle));
 }

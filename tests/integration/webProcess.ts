@@ -7,6 +7,7 @@ import { composeServer } from "@/server/areas";
 import { config } from "@/server/config";
 import { handleV1, servesPath } from "@/server/http/router";
 import { drainOnSignals } from "@/server/meta/drain";
+import { followConnections } from "@/server/meta/followConnections";
 import { readiness } from "@/server/meta/health";
 import { startWorker } from "@/server/worker/worker";
 
@@ -23,7 +24,8 @@ const server = createServer((req, res) => {
   else res.writeHead(404).end();
 });
 server.keepAliveTimeout = 65_000;
+const followed = followConnections(server);
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const worker = config().inProcessWorker ? startWorker({ log, tasks: [] }) : undefined;
-drainOnSignals({ server, worker, log });
+drainOnSignals({ server: followed, worker, log });
 process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
