@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkpointBody, signNote, verifierKey } from "../server/ledger/note";
 import { sealRecord } from "../server/provenance/record";
-import { RootBuilder } from "../server/verifier/verifyExport";
+import { CompactRange } from "../server/verifier/compactRange";
 import { machineLoad } from "./lib/machine";
 
 /**
@@ -28,7 +28,7 @@ async function makeExport(n: number): Promise<{ file: string; note: string; key:
   }
   mkdirSync(dir, { recursive: true });
   const out = createWriteStream(file + ".tmp");
-  const builder = new RootBuilder();
+  const builder = new CompactRange();
   const t0 = Date.parse("2026-11-01T00:00:00Z");
   for (let seq = 0; seq < n; seq++) {
     const r = sealRecord(
