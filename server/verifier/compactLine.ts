@@ -85,12 +85,27 @@ export class CompactLineChecker {
     return this.text;
   }
 
+  /** After a check that vouched for a line: where the next line starts. */
+  next = 0;
+
   /**
-   * Checks line [start, end) of the loaded run as the record at leaf index `seq`, when it is a
-   * compact line it can vouch for; a record's leaf hash is written to out[at, at + 32).
+   * Checks the line starting at `start` in the loaded run as the record at leaf index `seq`, when
+   * it is a compact line it can vouch for (one that ends with its object and a LF or CRLF, or the
+   * run); a record's leaf hash is written to out[at, at + 32).
    */
-  check(start: number, end: number, seq: number, out: Uint8Array, at: number): CompactVerdict {
+  check(start: number, seq: number, out: Uint8Array, at: number): CompactVerdict {
     const b = this.work;
+    const expected = this.layouts[0];
+    const members = this.scan(start, expected);
+    if (members < 0) return null;
+    // The scan passes no control character, so the line feed after the object is the line's.
+    const end = this.end;
+    const runEnd = this.text.length;
+    let next: number;
+    if (end === runEnd) next = end;
+    else if (b[end] === 0x0a) next = end + 1;
+    else if (b[end] === 0x0d && b[end + 1] === 0x0a && end + 1 < runEnd) next = end + 2;
+    else return null;
     if (end - start + 2 > CANON_ROOM) return null;
     if (this.backslash < start) {
       const i = this.text.indexOf(BACKSLASH, start);
@@ -98,9 +113,6 @@ export class CompactLineChecker {
     }
     if (this.backslash < end) return null;
     if (!this.ascii && !isAscii(b.subarray(start, end))) return null;
-    const expected = this.layouts[0];
-    const members = this.scan(start, end, expected);
-    if (members < 0) return null;
     const layout = members === expected?.keys.length && this.matched ? expected : this.layoutOf(members);
     if (!layout.kind) return null;
     const s = layout.seq;
@@ -111,6 +123,7 @@ export class CompactLineChecker {
       const r = this.keyEnd[layout.redacted]! + 1;
       if (this.kind[layout.redacted] !== 2 || b[r] !== 0x74) return null; // true
       // The same decoding the general check applies to the same ASCII text.
+      this.next = next;
       return {
         redacted: Buffer.from(this.text.toString("latin1", this.keyEnd[l]! + 2, this.valueEnd[l]! - 1), "base64"),
       };
@@ -133,17 +146,20 @@ export class CompactLineChecker {
     const digest = hash("sha256", b.subarray(c, w), "binary");
     if (!matchesBase64(digest, b, this.keyEnd[l]! + 2)) return null;
     for (let j = 0; j < 32; j++) out[at + j] = digest.charCodeAt(j);
+    this.next = next;
     return "record";
   }
 
   /** Whether the last scan found exactly the expected layout's keys. */
   private matched = false;
+  /** Where the last scan's object ended. */
+  private end = 0;
 
   /**
-   * Finds the members of a compact object spanning the whole line; -1 if it is not one. Keys are
+   * Finds the members of a compact object starting at `start`; -1 if it is not one. Keys are
    * compared with the expected layout's as they come (each byte looked at once).
    */
-  private scan(start: number, end: number, expected: KeyLayout | undefined): number {
+  private scan(start: number, expected: KeyLayout | undefined): number {
     const b = this.work;
     let p = start;
     if (b[p] !== 0x7b) return -1;
@@ -183,7 +199,9 @@ export class CompactLineChecker {
         p++;
         continue;
       }
-      return b[p] === 0x7d && p + 1 === end ? m : -1;
+      if (b[p] !== 0x7d) return -1;
+      this.end = p + 1;
+      return m;
     }
   }
 

@@ -71,13 +71,9 @@ export function hashChunk(bytes: Uint8Array): ChunkResult {
   };
   const run: Run = { result, firstSeq: null };
   for (let p = 0; p < text.length;) {
-    const lf = text.indexOf(10, p);
-    const stop = lf < 0 ? text.length : lf;
-    const next = lf < 0 ? text.length : lf + 1;
     if (!result.failure && run.firstSeq !== null && result.records > 0) {
       reserve(result);
-      const end = lf >= 0 && stop > p && text[stop - 1] === 13 ? stop - 1 : stop;
-      const verdict = compact.check(p, end, run.firstSeq + result.records, result.leaves, result.records * 32);
+      const verdict = compact.check(p, run.firstSeq + result.records, result.leaves, result.records * 32);
       if (verdict) {
         if (verdict !== "record") {
           result.redacted++;
@@ -86,10 +82,13 @@ export function hashChunk(bytes: Uint8Array): ChunkResult {
         }
         result.lines++;
         result.records++;
-        p = next;
+        p = compact.next;
         continue;
       }
     }
+    const lf = text.indexOf(10, p);
+    const stop = lf < 0 ? text.length : lf;
+    const next = lf < 0 ? text.length : lf + 1;
     // The general way: [p, stop) may hold more lines, ended by a lone CR (a CR just before the LF
     // ends the last of them, with the LF).
     for (let s = p; ;) {
