@@ -58,6 +58,7 @@ export const ROWS = [
   "prompt render, three-level extends chain, p50",
   "prompt affinity report, 1,000,000 calls",
   "reasoning router overhead over the bare provider call, p50",
+  "svc verify of a 10 M-record export, 2 cores",
 ] as const;
 
 export function recordFigure(f: Figure): void {

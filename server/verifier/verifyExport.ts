@@ -1,7 +1,8 @@
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { hashChildren } from "../provenance/record";
+import { CompactRange } from "./compactRange";
 import { hashChunk, recomputeLeaf, type ChunkFailure, type ChunkResult } from "./leafChunk";
 import { verifyConsistency, verifyInclusion } from "./proofs";
 import { verifyCheckpoint, type ParsedCheckpoint, type VerifierKey } from "./note";
@@ -10,8 +11,9 @@ import { verifyCheckpoint, type ParsedCheckpoint, type VerifierKey } from "./not
  * `npx svc verify`: checks an NDJSON export against signed checkpoints with nothing but the
  * service's public verifier key (or keys, across a rotation of the ledger's key). Every record's leaf hash is recomputed from its content (RFC 8785
  * canonical JSON less leaf_hash), the tree is rebuilt leaf by leaf, and each checkpoint's root is
- * compared at its size. Records are hashed on worker threads (one per core) for a large export; the
- * tree is rebuilt on the main thread in file order. The first failure is reported with the record or checkpoint it concerns.
+ * compared at its size. Records are hashed, and the tree's interior over each run of them, on
+ * worker threads (one per core) for a large export; the main thread joins the runs' pieces of the
+ * tree in file order. The first failure is reported with the record or checkpoint it concerns.
  */
 export class VerificationFailure extends Error {}
 
@@ -38,6 +40,7 @@ function verifyThreads(bytes: number): number {
 
 interface Pool {
   size: number;
+  /** Checks a run on a worker; `bytes` must be the only view of its ArrayBuffer, which moves to the worker. */
   run(bytes: Buffer): Promise<ChunkResult>;
   close(): Promise<void>;
 }
@@ -58,10 +61,9 @@ function startPool(n: number): Pool | null {
     size: n,
     run(bytes) {
       const w = workers[next++ % n]!;
-      const copy = new Uint8Array(bytes); // its own buffer, moved to the worker rather than copied again
       return new Promise<ChunkResult>((resolve, reject) => {
         w.waiting.push({ resolve, reject });
-        w.worker.postMessage(copy, [copy.buffer]);
+        w.worker.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
       });
     },
     async close() {
@@ -86,26 +88,6 @@ function failureMessage(f: ChunkFailure, linesBefore: number, leafIndex: number)
   }
 }
 
-/** A compact range: the roots of the perfect subtrees of the leaves seen so far. */
-export class RootBuilder {
-  private stack: { height: number; hash: Buffer }[] = [];
-  size = 0;
-  push(leaf: Buffer): void {
-    let node = { height: 0, hash: leaf };
-    while (this.stack.length && this.stack[this.stack.length - 1]!.height === node.height) {
-      const left = this.stack.pop()!;
-      node = { height: node.height + 1, hash: hashChildren(left.hash, node.hash) };
-    }
-    this.stack.push(node);
-    this.size++;
-  }
-  root(): Buffer {
-    let acc = this.stack[this.stack.length - 1]!.hash;
-    for (let i = this.stack.length - 2; i >= 0; i--) acc = hashChildren(this.stack[i]!.hash, acc);
-    return acc;
-  }
-}
-
 export async function verifyExport(
   exportFile: string,
   notes: { file: string; text: string }[],
@@ -121,7 +103,7 @@ export async function verifyExport(
     }
   }
   checkpoints.sort((a, b) => a.treeSize - b.treeSize);
-  const builder = new RootBuilder();
+  const builder = new CompactRange();
   const verified: { treeSize: number; root: string }[] = [];
   let pending = 0;
   const checkRoots = () => {
@@ -146,40 +128,65 @@ export async function verifyExport(
         `${label}: expected leaf index ${builder.size}${builder.size === 0 ? " (an export to verify must start at 0)" : ""}: records are missing, reordered or duplicated`,
       );
     }
-    const odd = new Map(r.odd);
-    const leaves = Buffer.from(r.leaves.buffer, r.leaves.byteOffset, r.leaves.byteLength);
-    for (let i = 0; i < r.records; i++) {
-      builder.push(odd.get(i) ? Buffer.from(odd.get(i)!) : leaves.subarray(i * 32, i * 32 + 32));
+    const end = builder.size + r.records;
+    // The run's piece of the tree joins whole unless a checkpoint falls inside it (its root needs
+    // the leaves one by one).
+    if (r.range?.start === builder.size && !(pending < checkpoints.length && checkpoints[pending]!.treeSize < end)) {
+      r.range.heights.forEach((h, i) => builder.pushNode(h, r.range!.hashes.subarray(i * 32, i * 32 + 32)));
       checkRoots();
+    } else {
+      const odd = new Map(r.odd);
+      for (let i = 0; i < r.records; i++) {
+        builder.push(odd.get(i) ? Buffer.from(odd.get(i)!) : r.leaves.subarray(i * 32, i * 32 + 32));
+        checkRoots();
+      }
     }
     redacted += r.redacted;
     if (r.failure) throw new VerificationFailure(failureMessage(r.failure, lineNo, builder.size));
     lineNo += r.lines;
   };
-  const pool = startPool(verifyThreads(statSync(exportFile).size));
+  const size = statSync(exportFile).size;
+  const file = await open(exportFile, "r");
+  const pool = startPool(verifyThreads(size));
   try {
     // Runs of whole lines (cut after a line feed, so a CRLF or a UTF-8 sequence is never split),
-    // checked in parallel and consumed in file order.
+    // each read into a buffer of its own that moves to a worker, checked in parallel and consumed
+    // in file order. A few runs in flight at a time: the export is never held whole.
     const inFlight: Promise<ChunkResult>[] = [];
     const limit = pool ? pool.size * 3 : 1;
-    let carry: Buffer = Buffer.alloc(0);
     const dispatch = async (bytes: Buffer) => {
-      inFlight.push(pool ? pool.run(bytes) : Promise.resolve(hashChunk(bytes.toString("utf8"))));
+      const run = pool ? pool.run(bytes) : Promise.resolve(hashChunk(bytes));
+      // A worker's error (an input canonicalize() refuses) rejects every run it holds; the first
+      // in file order is reported, as inline, and the others behind it are never consumed.
+      run.catch(() => {});
+      inFlight.push(run);
       while (inFlight.length >= limit) consume(await inFlight.shift()!);
     };
-    for await (const piece of createReadStream(exportFile, { highWaterMark: RUN_BYTES })) {
-      const buf = carry.length ? Buffer.concat([carry, piece as Buffer]) : (piece as Buffer);
-      const cut = buf.lastIndexOf(10);
+    // Buffers of their own (never slices of Node's shared pool): a run's buffer is moved.
+    const own = (n: number) => Buffer.allocUnsafeSlow(n);
+    let carry: Buffer = Buffer.alloc(0);
+    for (;;) {
+      const buf = own(carry.length + RUN_BYTES);
+      carry.copy(buf);
+      const { bytesRead } = await file.read(buf, carry.length, RUN_BYTES, null);
+      if (bytesRead === 0) break;
+      const filled = carry.length + bytesRead;
+      const cut = buf.lastIndexOf(10, filled - 1);
       if (cut < 0) {
-        carry = buf;
+        carry = buf.subarray(0, filled); // one line longer than a run so far: read on
         continue;
       }
-      carry = buf.subarray(cut + 1);
+      carry = Buffer.from(buf.subarray(cut + 1, filled));
       await dispatch(buf.subarray(0, cut + 1));
     }
-    if (carry.length) await dispatch(carry);
+    if (carry.length) {
+      const last = own(carry.length);
+      carry.copy(last);
+      await dispatch(last);
+    }
     while (inFlight.length) consume(await inFlight.shift()!);
   } finally {
+    await file.close();
     await pool?.close();
   }
   if (pending < checkpoints.length) {

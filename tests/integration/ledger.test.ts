@@ -256,6 +256,12 @@ describe("export and the offline verifier", () => {
       ["reordered", [lines[0]!, lines[2]!, lines[1]!, ...lines.slice(3)], /record seq 2 .*missing, reordered/],
       ["truncated", lines.slice(0, 4), /export holds only 4 records/],
       ["dropped", [...lines.slice(0, 3), ...lines.slice(4)], /record seq 4 .*missing/],
+      // JSON that RFC 8785 refuses to canonicalize: on worker threads too, one FAIL line, no crash.
+      [
+        "lone surrogate",
+        lines.map((l, i) => (i === 6 ? l.replace(/"operation":"/, '"operation":"\\ud800') : l)),
+        /^FAIL: Lone surrogate is not allowed\n$/,
+      ],
     ];
     for (const [name, content, expected] of cases) {
       const f = join(dir, `${name}.ndjson`);
