@@ -5,18 +5,34 @@ const root = fileURLToPath(new URL(".", import.meta.url));
 const alias = { "@": root.replace(/\/$/, "") };
 
 /**
- * Process-level tests run on SQLite only: they start, SIGTERM or kill -9 svc processes, or pack
- * and install the SDK, and what they check is svc's own recovery (leases, drain, restart), the
- * same code on either engine, whose database statements the other files test on both. On
- * PostgreSQL the kill does not touch the database server at all, so SQLite, whose database lives
- * in the killed process's files, is the harder case. The README test stays on both: its snippets
- * run `npx svc` against the configured database, and the README documents both engines.
+ * Tests whose engine does not matter run once, on SQLite (the default engine, and the harder case
+ * for what they check); the other files run on both. Single tests of a file that is otherwise
+ * engine-dependent are limited in the file (`onSqliteOnly`), with the same reasoning there.
+ * - Process-level tests: they start, SIGTERM or kill -9 svc processes, or pack and install the
+ *   SDK, and what they check is svc's own recovery (leases, drain, restart), the same code on
+ *   either engine, whose database statements the other files test on both. On PostgreSQL the kill
+ *   does not touch the database server at all, so SQLite, whose database lives in the killed
+ *   process's files, is the harder case.
+ * - The README's snippets: they are what a user runs first, on the default engine (no
+ *   DATABASE_URL). What they do on PostgreSQL is each tested there on its own: the CLI on a
+ *   PostgreSQL database (cli.test.ts), `backup --pg-dump` (backup.test.ts), every operation's
+ *   answers (openapiClient.test.ts).
+ * - The two transports answering alike (transports.test.ts): both call the same handlers on the
+ *   same database, whichever it is; what is compared is the transport.
+ * - Hostile input (hostileInput.test.ts): bounds on parsing and evaluating what callers send
+ *   (JSON Logic, JSON Schema, Mustache, agent code), before any database statement.
+ * - The console's copy of the modules creating the sandbox pool (consoleDeployEmit.test.ts):
+ *   which copy of a module holds the pool, not the database.
  */
 const sqliteOnly = [
   "tests/integration/drain.test.ts",
   "tests/integration/executionsCrash.test.ts",
   "tests/integration/webhooksCrash.test.ts",
   "tests/integration/sdkPackage.test.ts",
+  "tests/integration/readme.test.ts",
+  "tests/integration/transports.test.ts",
+  "tests/integration/hostileInput.test.ts",
+  "tests/integration/consoleDeployEmit.test.ts",
 ];
 
 /**
@@ -24,6 +40,7 @@ const sqliteOnly = [
  * SQLite and once on PostgreSQL (tests/integration/setup.ts gives every test file its own database,
  * copied from a template globalSetup.ts migrates once per run).
  */
+const shareModules = process.env.SVC_TEST_ISOLATE !== "1";
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -54,13 +71,11 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: "forks" as const,
-          // On SQLite the files of a worker share one module graph (loading the server's modules cost
-          // ~5 s of CPU per file): setup.ts puts process-wide state and the environment back as a
-          // fresh process has them before each file. SVC_TEST_ISOLATE=1 isolates every file again;
-          // SVC_TEST_ISOLATE=0 shares on PostgreSQL too.
-          ...((engine === "sqlite" && process.env.SVC_TEST_ISOLATE !== "1") || process.env.SVC_TEST_ISOLATE === "0"
-            ? { isolate: false }
-            : {}),
+          // The files of a worker share one module graph (loading the server's modules cost ~5 s of
+          // CPU per file): setup.ts puts process-wide state and the environment back as a fresh
+          // process has them before each file, and closes each file's database connections at its
+          // end (failing the file if any is left). SVC_TEST_ISOLATE=1 isolates every file again.
+          ...(shareModules ? { isolate: false } : {}),
           // Files share nothing on either engine: each has its own database (setup.ts), its servers
           // listen on port 0, and PostgreSQL's advisory locks and LISTEN channels are per database.
           // How many run at once is vitest's default (cores - 1: one on a 2-core machine) unless

@@ -50,9 +50,22 @@ export function resetProcessWide(keep: ReadonlySet<string> = new Set()): void {
     if (value instanceof Map || value instanceof Set) value.clear();
     else if (value instanceof WeakSet || value instanceof WeakMap) continue;
     else if (value && typeof value === "object" && create) {
+      // A timer the state holds (a periodic flush) would go on running, unreachable, beside the
+      // one the state starts again: it stops with the state it belonged to.
+      for (const field of Object.values(value)) if (isNodeTimer(field)) clearTimeout(field);
       const fresh = create() as object;
       for (const key of Object.keys(value)) if (!(key in fresh)) delete (value as Record<string, unknown>)[key];
       Object.assign(value, fresh);
     }
   }
+}
+
+/** A Node.js timer (`setTimeout`/`setInterval`'s Timeout object; in a browser timers are numbers). */
+function isNodeTimer(value: unknown): value is ReturnType<typeof setTimeout> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { hasRef?: unknown }).hasRef === "function" &&
+    typeof (value as { refresh?: unknown }).refresh === "function"
+  );
 }

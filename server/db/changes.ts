@@ -40,8 +40,12 @@ interface ChangeState {
   missed: boolean;
   reconnecting: boolean;
   reconnectMs: number;
-  /** Bumped by closeChanges: a reconnect scheduled before it does nothing. */
-  generation: number;
+  /**
+   * Replaced by closeChanges: a reconnect scheduled before it does nothing. An object compared by
+   * identity, not a counter: state put back as new (tests/integration/setup.ts between files) gets
+   * a fresh one that no reconnect scheduled earlier holds, where a counter would start again at 0.
+   */
+  generation: object;
 }
 
 // One hub per process, whichever copy of this module (Next.js bundles its own) notifies or subscribes.
@@ -53,7 +57,7 @@ const state = processWide<ChangeState>("db.changes", () => ({
   missed: false,
   reconnecting: false,
   reconnectMs: 250,
-  generation: 0,
+  generation: {},
 }));
 
 const keyOf = (c: Change) => `${c.channel}\u0000${c.org}\u0000${c.id}`;
@@ -224,7 +228,7 @@ function listening(): Promise<void> {
 }
 
 /** Reopens the LISTEN connection after the current backoff (doubling, with jitter, up to the cap). */
-function reconnectLater(generation: number): void {
+function reconnectLater(generation: object): void {
   if (state.reconnecting || generation !== state.generation) return;
   state.reconnecting = true;
   const wait = state.reconnectMs / 2 + Math.random() * (state.reconnectMs / 2);
@@ -239,7 +243,7 @@ function reconnectLater(generation: number): void {
 export async function closeChanges(): Promise<void> {
   const pg = state.pg;
   state.pg = undefined;
-  state.generation++;
+  state.generation = {};
   state.missed = false;
   if (pg) {
     await pg.ready.catch(() => undefined);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { resetConfig } from "@/server/config";
 import { migrate } from "@/server/db/migrate";
-import { dropTestDatabase, testDatabaseName, testDatabaseUrl } from "./postgres";
+import { dropTestDatabase, dropTestDatabases, testDatabaseName, testDatabaseUrl } from "./postgres";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -12,6 +12,10 @@ declare module "vitest" {
     sqliteTemplate?: string;
     /** The migrated PostgreSQL database (postgres project) each test file's database is created from. */
     postgresTemplate?: string;
+    /** How this run's test databases are named (`<prefix>_<hex>`): what is left of them is dropped at its end. */
+    postgresPrefix?: string;
+    /** Whether a worker runs several files (vitest `isolate: false`): it creates the next file's database ahead. */
+    sharedWorkers?: boolean;
   }
 }
 
@@ -42,9 +46,16 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     }
     resetConfig();
   }
-  if (pgName) project.provide("postgresTemplate", pgName);
-  else project.provide("sqliteTemplate", join(dir, "svc.db"));
+  const prefix = testDatabaseName("svc_test");
+  if (pgName) {
+    project.provide("postgresTemplate", pgName);
+    project.provide("postgresPrefix", prefix);
+  } else project.provide("sqliteTemplate", join(dir, "svc.db"));
+  project.provide("sharedWorkers", project.config.isolate === false);
   return async () => {
+    // A worker's last database created ahead, a drop still under way when its worker ended, the
+    // database of a file whose worker crashed.
+    if (pgName) await dropTestDatabases(prefix);
     if (pgName) await dropTestDatabase(pgName);
     rmSync(dir, { recursive: true, force: true });
   };

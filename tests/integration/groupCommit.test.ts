@@ -14,6 +14,13 @@ import { killProcessGroups, startServingProcess } from "./processes";
  * Group commit (issue 15, item 1): write calls arriving together share one transaction, each in
  * its own savepoint.
  */
+// Engine-specific tests are not registered at all on the other engine: a skipped test fails CI.
+const itNever = (..._args: unknown[]) => undefined;
+// The kill -9 test runs once, on SQLite, as the other process-level tests (vitest.config.ts): the
+// group commit is the same code on both engines (its statements are tested on both above), and a
+// kill leaves PostgreSQL's server untouched, where SQLite's database lives in the killed process.
+const onSqliteOnly = process.env.SVC_TEST_ENGINE === "postgres" ? itNever : it;
+
 const ctx = useTestServer();
 const children: ChildProcess[] = [];
 afterAll(async () => {
@@ -122,7 +129,7 @@ describe("group commit in the gate", () => {
     expect(Math.max(...runs.values())).toBeLessThanOrEqual(2);
   });
 
-  it("a kill -9 in the middle of a group loses no acknowledged call, and the ledger verifies", async () => {
+  onSqliteOnly("a kill -9 in the middle of a group loses no acknowledged call, and the ledger verifies", async () => {
     const agentId = await deployAndWait(
       ctx.server.url,
       ctx.root.token,

@@ -54,12 +54,18 @@ afterAll(async () => {
   await Promise.all([provider.close(), model.close()]);
 });
 
+// Engine-specific tests are not registered at all on the other engine: a skipped test fails CI.
+const itNever = (..._args: unknown[]) => undefined;
+// The committed types are compared with the OpenAPI document, which is the same on both engines:
+// once, on SQLite. The calls below run on both.
+const onSqliteOnly = process.env.SVC_TEST_ENGINE === "postgres" ? itNever : it;
+
 const GENERATED = join(process.cwd(), "tests/integration/openapi.generated.ts");
 const HEADER =
   "// Generated from GET /v1/openapi.json by openapi-typescript: do not edit. Regenerate with `npm run openapi:types`.\n\n";
 
 describe("a typed client generated from the OpenAPI document", () => {
-  it("is generated from the document the service serves (committed types are up to date)", async () => {
+  onSqliteOnly("is generated from the document the service serves (committed types are up to date)", async () => {
     const doc = (await call(t.server.url, "GET", "/v1/openapi.json")).body;
     const fresh = HEADER + astToString(await openapiTS(structuredClone(doc), { defaultNonNullable: false }));
     if (process.env.UPDATE_OPENAPI_TYPES) writeFileSync(GENERATED, fresh);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, inject } from "vitest";
 import { composeServer } from "@/server/areas";
 import { resetConfig } from "@/server/config";
+import { closeChanges } from "@/server/db/changes";
 import { closeDatabase } from "@/server/db/client";
 import { resetKeyRing } from "@/server/keys/signingKeys";
 import { bootstrap } from "@/server/setup/bootstrap";
@@ -12,7 +13,7 @@ import { createLogger, logSettings, replaceLogger } from "@/server/telemetry/log
 import { resetProcessWide } from "@/server/processWide";
 import { shutdownSandbox } from "@/server/sandbox/pool";
 import { OpenApiResponseValidator, type ResponseViolation } from "./openapiResponses";
-import { adminUrl, createTestDatabase, dropTestDatabase } from "./postgres";
+import { adminUrl, createTestDatabase, dropTestDatabase, sessionsOn } from "./postgres";
 
 /** States that depend on nothing a file changes (the code, not the database) and cost to rebuild. */
 const KEEP_ACROSS_FILES = new Set([
@@ -35,6 +36,11 @@ const KEEP_ACROSS_FILES = new Set([
 // previous file left in process-wide state (caches of its database's rows, registries, counters)
 // is put back as a fresh process has it. In a fresh process there is nothing to reset.
 resetProcessWide(KEEP_ACROSS_FILES);
+// State of the worker's own, kept across its files (isolate: false).
+const WORKER = Symbol.for("svc.test.worker");
+const workerSlot = ((
+  globalThis as typeof globalThis & { [WORKER]?: { nextDatabase?: Promise<{ name: string; url: string }> } }
+)[WORKER] ??= {});
 // And the environment as the worker started with it: a file's settings end with the file.
 const ENV_BASELINE = Symbol.for("svc.test.envBaseline");
 const envSlot = globalThis as typeof globalThis & { [ENV_BASELINE]?: Record<string, string | undefined> };
@@ -46,7 +52,7 @@ process.env.DATA_DIR = dataDir;
 delete process.env.DATABASE_URL;
 let pgName: string | undefined;
 if (process.env.SVC_TEST_ENGINE === "postgres") {
-  const created = await createTestDatabase(inject("postgresTemplate"));
+  const created = await testDatabase();
   pgName = created.name;
   process.env.DATABASE_URL = created.url;
 } else {
@@ -112,9 +118,60 @@ afterEach(() => {
 
 afterAll(async () => {
   await shutdownSandbox();
+  // The file's connections to its database end with it, as they do with a process: the change
+  // notifications' LISTEN connection, then the pool.
+  await closeChanges();
   await closeDatabase();
-  if (pgName) await dropTestDatabase(pgName);
+  if (pgName) {
+    await expectNoSessions(pgName);
+    dropLater(pgName);
+  }
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+/**
+ * This file's PostgreSQL database, a copy of the run's template. CREATE DATABASE … TEMPLATE costs
+ * 0.4-1 s here and DROP DATABASE up to as much again (a checkpoint): where a worker runs several
+ * files (isolate: false, the default) the next file's copy is made while this file runs, and this
+ * file's database is dropped after it without the next file waiting. What a worker leaves (its
+ * last copy made ahead, a drop under way when it ended) globalSetup.ts drops by the run's prefix.
+ */
+async function testDatabase(): Promise<{ name: string; url: string }> {
+  const template = inject("postgresTemplate");
+  const prefix = inject("postgresPrefix");
+  const make = () => createTestDatabase(template, prefix);
+  const taken = workerSlot.nextDatabase ?? make();
+  workerSlot.nextDatabase = undefined;
+  const created = await taken;
+  if (inject("sharedWorkers")) {
+    const next = make();
+    // Awaited by the next file, which sees a failure; a worker's last one is never awaited.
+    next.catch(() => undefined);
+    workerSlot.nextDatabase = next;
+  }
+  return created;
+}
+
+function dropLater(name: string): void {
+  dropTestDatabase(name).catch((e: Error) =>
+    console.warn(`could not drop ${name} (the run drops it at its end): ${e.message}`),
+  );
+}
+
+/**
+ * Fails the file if any session is still connected to its database once it has closed its own
+ * (the drop's FORCE would end them silently): a pool or a LISTEN connection left open, a process
+ * the file started and did not stop. A process sent SIGTERM drains first: up to 15 s to go.
+ */
+async function expectNoSessions(name: string): Promise<void> {
+  const until = Date.now() + 15_000;
+  for (;;) {
+    const sessions = await sessionsOn(name);
+    if (sessions.length === 0) return;
+    if (Date.now() > until)
+      throw new Error(`sessions still connected to ${name} after the file ended:\n${sessions.join("\n")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 export { adminUrl };
