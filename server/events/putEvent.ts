@@ -6,7 +6,7 @@ import { sqliteTimestamp } from "../db/raw";
 import { domainError } from "../errors";
 import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
-import type { ProvenanceRecord } from "../provenance/record";
+import type { PendingRecord } from "../provenance/appendProvenance";
 import { dispatcherFor, type DispatchOutcome } from "./dispatch";
 import { subscriptionIndex } from "./matcher";
 import type { EventBody } from "./schemas";
@@ -20,7 +20,7 @@ export interface BusScope {
   principal: Principal;
   requestId: string;
   setResource(id: string | null, type?: string): void;
-  onRecord(fn: (tx: Db, record: ProvenanceRecord) => Promise<void>): void;
+  onRecord(fn: (tx: Db, record: PendingRecord) => Promise<void>): void;
 }
 
 export interface EventAnswer {
@@ -109,7 +109,8 @@ export async function putEvent(
       actorDid: principal.actorDid,
       delegationId: principal.delegationId || null,
       provenanceId: record.id,
-      provenanceSeq: BigInt(record.seq),
+      // Its position is given after commit (ledger/integrate.ts); readers look it up by id.
+      provenanceSeq: null,
       requestId: scope.requestId,
       depth,
       rootEventId,

@@ -1,5 +1,6 @@
 import type { Db } from "../db/client";
 import { newId } from "../ids";
+import { leafIndexes } from "../ledger/integrate";
 import { invokeLoadedAgent, loadInvocableAgent } from "../executions/invokeAgent";
 import type { SubscriptionDispatcher } from "./dispatch";
 import { subscriptionsChanged } from "./matcher";
@@ -104,7 +105,11 @@ export const dispatchToTrigger: SubscriptionDispatcher = async (tx, { event, sub
     org_did: event.orgDid,
     verification: {
       provenance_record_id: event.provenanceId,
-      leaf_index: event.provenanceSeq === null ? null : Number(event.provenanceSeq),
+      leaf_index:
+        event.provenanceSeq !== null
+          ? Number(event.provenanceSeq)
+          : ((await leafIndexes(tx, event.provenanceId ? [event.provenanceId] : [])).get(event.provenanceId ?? "") ??
+            null),
       actor: event.actorDid,
       via: event.ingestedVia,
     },

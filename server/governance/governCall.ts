@@ -9,8 +9,13 @@ import type { Principal } from "./principal";
 import { recordAnonymousRefusal } from "./anonymousRefusals";
 import { coveredBy } from "../identity/capabilities";
 import { keyRing } from "../keys/signingKeys";
-import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
-import { requestHash, type ProvenanceEntry, type ProvenanceRecord } from "../provenance/record";
+import {
+  appendInTransaction,
+  appendProvenance,
+  awaitIntegrated,
+  type PendingRecord,
+} from "../provenance/appendProvenance";
+import { requestHash, type ProvenanceEntry } from "../provenance/record";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { processWide } from "../processWide";
 import { loggedCall, logger } from "../telemetry/log";
@@ -107,7 +112,7 @@ export interface CallScope {
    * appended, with that record (its id and leaf index are only known then), e.g. to point rows
    * the call wrote at the record that covers them.
    */
-  onRecord(fn: (tx: Db, record: ProvenanceRecord) => Promise<void>): void;
+  onRecord(fn: (tx: Db, record: PendingRecord) => Promise<void>): void;
   /**
    * Work the call's answer waits for once its transaction has committed, outside it (nothing is
    * locked meanwhile; on SQLite every other write would wait otherwise). It may still change the
@@ -259,7 +264,7 @@ async function governedCall<T>(
 
     const secret = (await keyRing()).secret;
     let status = spec.successStatus;
-    const afterRecord: Array<(tx: Db, record: ProvenanceRecord) => Promise<void>> = [];
+    const afterRecord: Array<(tx: Db, record: PendingRecord) => Promise<void>> = [];
     const afterCommitted: Array<() => Promise<void>> = [];
     const scope = (dbh: Db): CallScope => ({
       db: dbh,
@@ -283,9 +288,11 @@ async function governedCall<T>(
     let value: T;
     if (!spec.write) {
       value = await run(scope(db.read));
+      // Resolves once the record has its position (the integrator's next batch).
       await appendProvenance(db, entry(status));
     } else {
       // Calls arriving together share one transaction, each in its own savepoint (db/groupCommit.ts).
+      let recordId = "";
       value = await inSpan("svc.transaction", { "svc.operation": spec.label }, () =>
         commitGrouped(db, async (tx) => {
           // A revocation that commits while this call runs must not let its writes through.
@@ -294,9 +301,13 @@ async function governedCall<T>(
           await prepared.beforeCommit?.(tx, out, status);
           const record = await appendInTransaction(tx, db.engine, entry(status));
           for (const fn of afterRecord) await fn(tx, record);
+          recordId = record.id;
           return out;
         }),
       );
+      // The call returns once its record has its position, as it did when the position was taken
+      // at commit; the wait is for the integrator's next batch, not a lock held by the transaction.
+      await awaitIntegrated(db, [recordId]);
     }
     recorded = true;
     // A refusal work after commit reaches (every model of a reasoning call failed) is the answer;

@@ -4,6 +4,7 @@ import { sqliteTimestamp } from "../db/raw";
 import { afterCommit, database, type Db, sqlIn } from "../db/client";
 import { delegationStanding } from "../identity/delegationRevoked";
 import { newId } from "../ids";
+import { awaitIntegrated, leafIndexes } from "../ledger/integrate";
 import { enqueue, finishJob, retryJob, type ClaimedJob, type EnqueueOptions } from "../jobs";
 import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
@@ -55,8 +56,12 @@ export const messageId = (eventId: string, subscriptionId: string) => `msg_${eve
  * acting, that svc logged the event (see the README's "Verifying a webhook delivery").
  */
 async function deliveryBody(db: Db, e: Event): Promise<string> {
-  // The bus fills both in the transaction that records the event.
-  const seq = e.provenanceSeq !== null ? Number(e.provenanceSeq) : null;
+  // The bus fills the record id in the transaction that records the event; its position comes
+  // from the integrator after commit (ledger/integrate.ts).
+  const seq =
+    e.provenanceSeq !== null
+      ? Number(e.provenanceSeq)
+      : ((await leafIndexes(db, e.provenanceId ? [e.provenanceId] : [])).get(e.provenanceId ?? "") ?? null);
   const checkpoint =
     seq !== null
       ? await db.ledgerCheckpoint.findFirst({
@@ -121,6 +126,8 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
     });
     return;
   }
+  // The body carries the record's leaf index: the integrator gives it after the event commits.
+  if (event.provenanceSeq === null && event.provenanceId) await awaitIntegrated(db, [event.provenanceId]);
   const post = {
     url: sub.targetUrl,
     msgId: messageId(event.id, sub.id),

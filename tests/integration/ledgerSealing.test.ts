@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { database } from "@/server/db/client";
-import { appendInTransaction, appendProvenance } from "@/server/provenance/appendProvenance";
+import { appendInTransaction, appendProvenance, awaitIntegrated } from "@/server/provenance/appendProvenance";
 import { hashLeaf, leafBytes, type ProvenanceEntry, type ProvenanceRecord } from "@/server/provenance/record";
 
 /**
- * On PostgreSQL the ledger's INSERT assigns the leaf index and hashes the record itself (one
- * statement, not two); on SQLite JS seals it. Either way the stored leaf hash must be the one a
- * verifier computes from the record: SHA-256(0x00 ‖ RFC 8785 bytes), whatever the fields hold.
+ * The integrator assigns the leaf index and hashes the record after the write commits. The stored
+ * leaf hash must be the one a verifier computes from the record: SHA-256(0x00 ‖ RFC 8785 bytes),
+ * whatever the fields hold, and the record keeps the id, fields and timestamp it was written with.
  */
 const entry = (resourceId: string): ProvenanceEntry => ({
   org_did: "did:svc:sealing",
@@ -46,9 +46,10 @@ async function stored(id: string): Promise<ProvenanceRecord> {
   };
 }
 
-const expectSealed = async (record: ProvenanceRecord) => {
+const expectSealed = async (record: Omit<ProvenanceRecord, "seq" | "leaf_hash">) => {
   const row = await stored(record.id);
-  expect(row).toEqual(record);
+  const { seq: _seq, leaf_hash: _leaf, ...fields } = row;
+  expect(fields).toEqual(record);
   expect(row.leaf_hash).toBe(hashLeaf(leafBytes(row)).toString("base64"));
 };
 
@@ -59,11 +60,16 @@ describe("the ledger seals each record as a verifier would", () => {
   it("a write call's record (in its transaction), in order", async () => {
     const db = await database();
     const records = await db.writeTx(async (tx) => {
-      const out: ProvenanceRecord[] = [];
+      const out = [];
       for (const id of resourceIds) out.push(await appendInTransaction(tx, db.engine, entry(id)));
       return out;
     });
-    expect(records.map((r) => r.seq)).toEqual([records[0]!.seq, records[0]!.seq + 1, records[0]!.seq + 2]);
+    await awaitIntegrated(
+      db,
+      records.map((r) => r.id),
+    );
+    const seqs = (await Promise.all(records.map((r) => stored(r.id)))).map((r) => r.seq).sort((a, b) => a - b);
+    expect(seqs).toEqual([seqs[0]!, seqs[0]! + 1, seqs[0]! + 2]);
     for (const r of records) await expectSealed(r);
   });
 
@@ -72,7 +78,11 @@ describe("the ledger seals each record as a verifier would", () => {
     const records = await Promise.all(
       Array.from({ length: 120 }, (_, i) => appendProvenance(db, entry(resourceIds[i % 3]!))),
     );
-    const seqs = records.map((r) => r.seq).sort((a, b) => a - b);
+    await awaitIntegrated(
+      db,
+      records.map((r) => r.id),
+    );
+    const seqs = (await Promise.all(records.map((r) => stored(r.id)))).map((r) => r.seq).sort((a, b) => a - b);
     expect(new Set(seqs).size).toBe(records.length);
     expect(seqs.at(-1)! - seqs[0]!).toBe(records.length - 1);
     for (const r of records) await expectSealed(r);
