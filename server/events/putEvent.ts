@@ -93,8 +93,9 @@ export async function putEvent(
     replayed: false,
   };
   scope.setResource(id, "event");
-  // The row is written once its record exists, so it carries its place in the ledger from the start
-  // (an INSERT, not an INSERT and then an UPDATE): the same transaction either way.
+  // The row is written once its record exists, so it carries the record (and, where the engine
+  // gives it at commit, its place in the ledger) from the start: an INSERT, not an INSERT and then
+  // an UPDATE.
   scope.onRecord(async (rtx, record) => {
     const now = new Date();
     const event: Event = {
@@ -109,8 +110,9 @@ export async function putEvent(
       actorDid: principal.actorDid,
       delegationId: principal.delegationId || null,
       provenanceId: record.id,
-      // Its position is given after commit (ledger/integrate.ts); readers look it up by id.
-      provenanceSeq: null,
+      // Known at commit on SQLite; on PostgreSQL the integrator gives it after commit
+      // (ledger/integrate.ts) and readers look it up by the record's id.
+      provenanceSeq: record.seq === undefined ? null : BigInt(record.seq),
       requestId: scope.requestId,
       depth,
       rootEventId,

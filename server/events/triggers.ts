@@ -1,6 +1,5 @@
 import type { Db } from "../db/client";
 import { newId } from "../ids";
-import { leafIndexes } from "../ledger/integrate";
 import { invokeLoadedAgent, loadInvocableAgent } from "../executions/invokeAgent";
 import type { SubscriptionDispatcher } from "./dispatch";
 import { subscriptionsChanged } from "./matcher";
@@ -105,11 +104,9 @@ export const dispatchToTrigger: SubscriptionDispatcher = async (tx, { event, sub
     org_did: event.orgDid,
     verification: {
       provenance_record_id: event.provenanceId,
-      leaf_index:
-        event.provenanceSeq !== null
-          ? Number(event.provenanceSeq)
-          : ((await leafIndexes(tx, event.provenanceId ? [event.provenanceId] : [])).get(event.provenanceId ?? "") ??
-            null),
+      // Null until the integrator gives the event's record its position (PostgreSQL: after this
+      // transaction commits); the run fills it in when it starts (executions/runExecution.ts).
+      leaf_index: event.provenanceSeq === null ? null : Number(event.provenanceSeq),
       actor: event.actorDid,
       via: event.ingestedVia,
     },

@@ -109,18 +109,22 @@ async function startRun(db: Database, job: ClaimedJob, run: Run): Promise<boolea
 }
 
 /**
- * A trigger run's input names its event's ledger record (`verification`). The run was queued in
- * the event's own transaction, before the integrator gave that record its position, so the leaf
- * index is filled in here, when the run starts (waiting for the integrator if it has not got there).
+ * A trigger run's input names its event's ledger record (`verification`). On PostgreSQL the run
+ * was queued in the event's own transaction, before the integrator gave that record its position,
+ * so the leaf index is filled in here, when the run starts: one read (the ingest call answered
+ * once the record had its position), and a wait for the integrator only if it has not got there.
  */
 async function withLeafIndex(db: Database, input: unknown): Promise<unknown> {
   const verification = (input as { verification?: { provenance_record_id?: unknown; leaf_index?: unknown } } | null)
     ?.verification;
   const recordId = verification?.provenance_record_id;
   if (!verification || verification.leaf_index !== null || typeof recordId !== "string") return input;
-  await awaitIntegrated(db, [recordId]);
-  const leafIndex = (await leafIndexes(db.read, [recordId])).get(recordId) ?? null;
-  return { ...(input as object), verification: { ...verification, leaf_index: leafIndex } };
+  let leafIndex = (await leafIndexes(db.read, [recordId])).get(recordId);
+  if (leafIndex === undefined) {
+    await awaitIntegrated(db, [recordId]);
+    leafIndex = (await leafIndexes(db.read, [recordId])).get(recordId);
+  }
+  return { ...(input as object), verification: { ...verification, leaf_index: leafIndex ?? null } };
 }
 
 /**

@@ -256,8 +256,9 @@ async function governedCall<T>(
     const prepared = await prepare(principal);
     if (prepared.requestHash) reqHash = prepared.requestHash;
     if (prepared.replay) {
-      await appendProvenance(db, entry(prepared.replay.status));
+      const record = await appendProvenance(db, entry(prepared.replay.status));
       recorded = true;
+      await awaitIntegrated(db, [record.id]);
       observeCall(spec.id, prepared.replay.status, startedAt);
       return { value: undefined, status: prepared.replay.status, rateLimit: rl, replayed: true };
     }
@@ -286,13 +287,13 @@ async function governedCall<T>(
     });
 
     let value: T;
+    let recordId: string;
     if (!spec.write) {
       value = await run(scope(db.read));
-      // Resolves once the record has its position (the integrator's next batch).
-      await appendProvenance(db, entry(status));
+      recordId = (await appendProvenance(db, entry(status))).id;
     } else {
       // Calls arriving together share one transaction, each in its own savepoint (db/groupCommit.ts).
-      let recordId = "";
+      let appended = "";
       value = await inSpan("svc.transaction", { "svc.operation": spec.label }, () =>
         commitGrouped(db, async (tx) => {
           // A revocation that commits while this call runs must not let its writes through.
@@ -301,15 +302,18 @@ async function governedCall<T>(
           await prepared.beforeCommit?.(tx, out, status);
           const record = await appendInTransaction(tx, db.engine, entry(status));
           for (const fn of afterRecord) await fn(tx, record);
-          recordId = record.id;
+          appended = record.id;
           return out;
         }),
       );
-      // The call returns once its record has its position, as it did when the position was taken
-      // at commit; the wait is for the integrator's next batch, not a lock held by the transaction.
-      await awaitIntegrated(db, [recordId]);
+      recordId = appended;
     }
     recorded = true;
+    // The answer leaves once the call's record has its position in the ledger, as when positions
+    // were taken at commit: a wait for the integrator's next round (ledger/integrate.ts), shared
+    // with the calls that committed meanwhile, not a lock the transaction held. Past
+    // SVC_LEDGER_WAIT_MS it is a 503 for a call that is committed and recorded.
+    await awaitIntegrated(db, [recordId]);
     // A refusal work after commit reaches (every model of a reasoning call failed) is the answer;
     // anything else it throws is logged. The record keeps what was known at commit.
     let lateRefusal: DomainError | undefined;
@@ -330,7 +334,12 @@ async function governedCall<T>(
       try {
         // Nobody authenticated: counted per window rather than a record each (anonymousRefusals.ts).
         if (principal === undefined) await recordAnonymousRefusal(db, entry(statusOf(error)));
-        else await appendProvenance(db, entry(statusOf(error)));
+        else {
+          const record = await appendProvenance(db, entry(statusOf(error)));
+          // Like an answer, a refusal leaves once its record has its position; if that takes too
+          // long the refusal is still the answer (its record is committed).
+          await awaitIntegrated(db, [record.id]).catch(() => undefined);
+        }
       } catch (e) {
         // Without its record the call must not look successful, nor go unrecorded silently.
         throw new GateError(e, rl);
