@@ -202,6 +202,7 @@ async function governedCall<T>(
   let rl: RateLimitState | undefined;
   let authorized = false;
   let recorded = false;
+  let waitingForPosition = false;
   let reqHash = EMPTY_SHA256;
   let resource: { type: string | null; id: string | null } = { type: spec.resourceType, id: null };
 
@@ -312,8 +313,11 @@ async function governedCall<T>(
     // The answer leaves once the call's record has its position in the ledger, as when positions
     // were taken at commit: a wait for the integrator's next round (ledger/integrate.ts), shared
     // with the calls that committed meanwhile, not a lock the transaction held. Past
-    // SVC_LEDGER_WAIT_MS it is a 503 for a call that is committed and recorded.
+    // SVC_LEDGER_WAIT_MS it is a 503 for a call that is committed and recorded, and not the call's
+    // answer: an idempotent retry replays the answer stored at commit.
+    waitingForPosition = true;
     await awaitIntegrated(db, [recordId]);
+    waitingForPosition = false;
     // A refusal work after commit reaches (every model of a reasoning call failed) is the answer;
     // anything else it throws is logged. The record keeps what was known at commit.
     let lateRefusal: DomainError | undefined;
@@ -345,7 +349,7 @@ async function governedCall<T>(
         throw new GateError(e, rl);
       }
     }
-    throw new GateError(error, rl, recorded);
+    throw new GateError(error, rl, recorded && !waitingForPosition);
   }
 }
 
