@@ -21,7 +21,9 @@ import { ROOT, sleep } from "./lib/server";
  * ledger: the provenance ledger's own code, in-process, no HTTP. Per engine, in a child process of
  * its own (the server modules keep one database per process):
  *
- *   1. sustained append rate: WRITERS async loops awaiting appendProvenance for SUSTAIN_SECONDS,
+ *   1. sustained append rate: WRITERS async loops awaiting appendProvenance, then the record's
+ *      position (awaitIntegrated: PostgreSQL's integrator; SQLite gives it at commit), as a governed
+ *      call does before it answers, for SUSTAIN_SECONDS,
  *      with catchUp (tree + signed checkpoint) ticking every 500 ms as the worker does;
  *   2. a large log (1,000,000 records on SQLite): grown through appendProvenance in bursts, then
  *      catchUp until the checkpoint covers it; then 1,000 inclusion proofs of random records,
@@ -106,6 +108,7 @@ async function loadServer() {
     bootstrap: bootstrapMod.bootstrap,
     rootOrgDid: bootstrapMod.rootOrgDid,
     appendProvenance: append.appendProvenance,
+    awaitIntegrated: append.awaitIntegrated,
     catchUp: tree.catchUp,
     inclusionProof: proofs.inclusionProof,
     latestCheckpoint: proofs.latestCheckpoint,
@@ -307,7 +310,8 @@ async function measureSustained({ s, db, entry, engine }: Ctx) {
   const deadline = t0 + SUSTAIN_SECONDS * 1000;
   const writers = Array.from({ length: WRITERS }, async (_, w) => {
     for (let i = 0; performance.now() < deadline; i++) {
-      await s.appendProvenance(db, entry(w, i));
+      const record = await s.appendProvenance(db, entry(w, i));
+      await s.awaitIntegrated(db, [record.id]);
       appended++;
     }
   });
@@ -375,7 +379,11 @@ async function growLog({ s, db, entry }: Ctx, records: number) {
   while (have < records) {
     const n = Math.min(BURST, records - have);
     const b = burst++;
-    await Promise.all(Array.from({ length: n }, (_, i) => s.appendProvenance(db, entry(1000 + b, i))));
+    const appended = await Promise.all(Array.from({ length: n }, (_, i) => s.appendProvenance(db, entry(1000 + b, i))));
+    await s.awaitIntegrated(
+      db,
+      appended.map((r) => r.id),
+    );
     have += n;
     if (have - printed >= 100_000 || have === records) {
       const elapsed = (performance.now() - t0) / 1000;

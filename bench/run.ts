@@ -10,6 +10,7 @@ import { governedCall } from "./governed-call";
 import { jobs } from "./jobs";
 import { printFigures } from "./lib/figures";
 import { ledger } from "./ledger";
+import { ledgerWrites } from "./ledgerWrites";
 import { marketplace } from "./marketplace";
 import { marketplaceInvoke } from "./marketplaceInvoke";
 import { prompts } from "./prompts";
@@ -32,6 +33,7 @@ import { workflows } from "./workflows";
 const benches: Array<[name: string, run: () => Promise<void>]> = [
   ["governed-call", governedCall],
   ["ledger", ledger],
+  ["ledger-writes", ledgerWrites],
   ["jobs", jobs],
   ["executions", executions],
   ["events", events],

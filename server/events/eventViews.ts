@@ -1,4 +1,5 @@
 import { type Db } from "../db/client";
+import { leafIndexes } from "../ledger/integrate";
 import type { Event, EventMatch } from "../db/generated/sqlite/client";
 import type { EventVia } from "./putEvent";
 
@@ -13,6 +14,11 @@ export async function eventViews(db: Db, rows: EventWithMatches[]) {
       ? []
       : await db.subscription.findMany({ where: { id: { in: ids } }, select: { id: true, kind: true, agentId: true } });
   const byId = new Map(subs.map((s) => [s.id, s]));
+  // An event's record gets its position after the event commits (ledger/integrate.ts): look it up.
+  const leaves = await leafIndexes(
+    db,
+    rows.flatMap((r) => (r.provenanceSeq === null && r.provenanceId ? [r.provenanceId] : [])),
+  );
   return rows.map((e) => ({
     id: e.id,
     type: e.type,
@@ -24,7 +30,7 @@ export async function eventViews(db: Db, rows: EventWithMatches[]) {
     actor: e.actorDid,
     delegation_id: e.delegationId,
     provenance_record_id: e.provenanceId,
-    leaf_index: e.provenanceSeq === null ? null : Number(e.provenanceSeq),
+    leaf_index: e.provenanceSeq !== null ? Number(e.provenanceSeq) : (leaves.get(e.provenanceId ?? "") ?? null),
     depth: e.depth,
     created_at: e.createdAt.toISOString(),
     matches: e.matches.map((m) => {

@@ -2,7 +2,8 @@ import { database, type Database, type Db } from "../db/client";
 import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
 import { appendServiceRecord } from "../provenance/appendServiceRecord";
-import { requestHash, type ProvenanceRecord } from "../provenance/record";
+import type { PendingRecord } from "../provenance/appendProvenance";
+import { requestHash } from "../provenance/record";
 import { config } from "../config";
 import { depthOfRun } from "./chainOfRun";
 import { assertDeclaredPlatformEventType } from "./platformEventTypes";
@@ -59,7 +60,7 @@ export async function putPlatformEvent(
     if (depth >= config().eventMaxDepth)
       return { event_id: "", matched_subscriptions: 0, queued_executions: 0, replayed: false };
   }
-  const hooks: Array<(tx: Db, record: ProvenanceRecord) => Promise<void>> = [];
+  const hooks: Array<(tx: Db, record: PendingRecord) => Promise<void>> = [];
   let resource: string | null = null;
   const requestId = newId("req");
   const answer = await putEvent(

@@ -6,7 +6,7 @@ import { sqliteTimestamp } from "../db/raw";
 import { domainError } from "../errors";
 import type { Principal } from "../governance/principal";
 import { newId } from "../ids";
-import type { ProvenanceRecord } from "../provenance/record";
+import type { PendingRecord } from "../provenance/appendProvenance";
 import { dispatcherFor, type DispatchOutcome } from "./dispatch";
 import { subscriptionIndex } from "./matcher";
 import type { EventBody } from "./schemas";
@@ -20,7 +20,7 @@ export interface BusScope {
   principal: Principal;
   requestId: string;
   setResource(id: string | null, type?: string): void;
-  onRecord(fn: (tx: Db, record: ProvenanceRecord) => Promise<void>): void;
+  onRecord(fn: (tx: Db, record: PendingRecord) => Promise<void>): void;
 }
 
 export interface EventAnswer {
@@ -93,8 +93,9 @@ export async function putEvent(
     replayed: false,
   };
   scope.setResource(id, "event");
-  // The row is written once its record exists, so it carries its place in the ledger from the start
-  // (an INSERT, not an INSERT and then an UPDATE): the same transaction either way.
+  // The row is written once its record exists, so it carries the record (and, where the engine
+  // gives it at commit, its place in the ledger) from the start: an INSERT, not an INSERT and then
+  // an UPDATE.
   scope.onRecord(async (rtx, record) => {
     const now = new Date();
     const event: Event = {
@@ -109,7 +110,9 @@ export async function putEvent(
       actorDid: principal.actorDid,
       delegationId: principal.delegationId || null,
       provenanceId: record.id,
-      provenanceSeq: BigInt(record.seq),
+      // Known at commit on SQLite; on PostgreSQL the integrator gives it after commit
+      // (ledger/integrate.ts) and readers look it up by the record's id.
+      provenanceSeq: record.seq === undefined ? null : BigInt(record.seq),
       requestId: scope.requestId,
       depth,
       rootEventId,

@@ -104,6 +104,8 @@ export const dispatchToTrigger: SubscriptionDispatcher = async (tx, { event, sub
     org_did: event.orgDid,
     verification: {
       provenance_record_id: event.provenanceId,
+      // Null until the integrator gives the event's record its position (PostgreSQL: after this
+      // transaction commits); the run fills it in when it starts (executions/runExecution.ts).
       leaf_index: event.provenanceSeq === null ? null : Number(event.provenanceSeq),
       actor: event.actorDid,
       via: event.ingestedVia,

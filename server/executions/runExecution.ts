@@ -6,6 +6,7 @@ import { DomainError } from "../errors";
 import { refuseHostileInput } from "../http/validation";
 import { newId } from "../ids";
 import { runBundle, type SandboxOutcome } from "../sandbox/pool";
+import { awaitIntegrated, leafIndexes } from "../ledger/integrate";
 import { subscriptionIndex } from "../events/matcher";
 import { putPlatformEvent } from "../events/platformEvents";
 import { endAttempt, openAttempt } from "./attempts";
@@ -108,6 +109,25 @@ async function startRun(db: Database, job: ClaimedJob, run: Run): Promise<boolea
 }
 
 /**
+ * A trigger run's input names its event's ledger record (`verification`). On PostgreSQL the run
+ * was queued in the event's own transaction, before the integrator gave that record its position,
+ * so the leaf index is filled in here, when the run starts: one read (the ingest call answered
+ * once the record had its position), and a wait for the integrator only if it has not got there.
+ */
+async function withLeafIndex(db: Database, input: unknown): Promise<unknown> {
+  const verification = (input as { verification?: { provenance_record_id?: unknown; leaf_index?: unknown } } | null)
+    ?.verification;
+  const recordId = verification?.provenance_record_id;
+  if (!verification || verification.leaf_index !== null || typeof recordId !== "string") return input;
+  let leafIndex = (await leafIndexes(db.read, [recordId])).get(recordId);
+  if (leafIndex === undefined) {
+    await awaitIntegrated(db, [recordId]);
+    leafIndex = (await leafIndexes(db.read, [recordId])).get(recordId);
+  }
+  return { ...(input as object), verification: { ...verification, leaf_index: leafIndex ?? null } };
+}
+
+/**
  * Runs the bundle, its progress and log lines kept in memory and written every FLUSH_MS (never on
  * the guest's critical path), and a watch that stops it when the execution is cancelled or its
  * chain ends elsewhere.
@@ -116,7 +136,7 @@ async function runInSandbox(db: Database, run: Run, helpers: JobHelpers, attempt
   const telemetry = await openTelemetry(db, run, helpers, attempt);
   const sandboxRun = runBundle({
     code: run.bundle.toString("utf8"),
-    input: run.input,
+    input: await withLeafIndex(db, run.input),
     memoryMb: run.memoryMb,
     timeoutMs: run.timeoutMs,
     orgDid: run.orgDid,

@@ -1,5 +1,5 @@
 import type { Database } from "../db/client";
-import { appendProvenance } from "../provenance/appendProvenance";
+import { appendProvenance, awaitIntegrated } from "../provenance/appendProvenance";
 import type { ProvenanceEntry } from "../provenance/record";
 import { processWide } from "../processWide";
 import { logger } from "../telemetry/log";
@@ -51,7 +51,17 @@ export async function recordAnonymousRefusal(
   if (open) await closeWindow(db, key, open);
   state.windows.set(key, { start, count: 1, last: { ...entry, operation: routeClass } });
   state.timer ??= setInterval(() => void flushClosedWindows().catch(() => undefined), WINDOW_MS).unref();
-  await appendProvenance(db, entry);
+  await appendAndPlace(db, entry);
+}
+
+/**
+ * Appends a record and waits for its position, as every call's answer does (a few a minute per
+ * kind of refusal: the rest are counted in memory). A wait that times out leaves the record
+ * committed, to be integrated by the next round.
+ */
+async function appendAndPlace(db: Database, entry: ProvenanceEntry): Promise<void> {
+  const record = await appendProvenance(db, entry);
+  await awaitIntegrated(db, [record.id]).catch(() => undefined);
 }
 
 /** Appends the count record of every window that has closed (the periodic flush, and tests). */
@@ -73,7 +83,7 @@ async function closeWindow(db: Database, key: string, window: Window): Promise<b
   // The count record carries no one request's trace.
   const { trace_id: _trace, ...last } = window.last;
   try {
-    await appendProvenance(db, {
+    await appendAndPlace(db, {
       ...last,
       actor_did: null,
       delegation_id: null,

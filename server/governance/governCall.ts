@@ -9,8 +9,13 @@ import type { Principal } from "./principal";
 import { recordAnonymousRefusal } from "./anonymousRefusals";
 import { coveredBy } from "../identity/capabilities";
 import { keyRing } from "../keys/signingKeys";
-import { appendInTransaction, appendProvenance } from "../provenance/appendProvenance";
-import { requestHash, type ProvenanceEntry, type ProvenanceRecord } from "../provenance/record";
+import {
+  appendInTransaction,
+  appendProvenance,
+  awaitIntegrated,
+  type PendingRecord,
+} from "../provenance/appendProvenance";
+import { requestHash, type ProvenanceEntry } from "../provenance/record";
 import { rootOrgDidOf } from "../setup/rootOrg";
 import { processWide } from "../processWide";
 import { loggedCall, logger } from "../telemetry/log";
@@ -107,7 +112,7 @@ export interface CallScope {
    * appended, with that record (its id and leaf index are only known then), e.g. to point rows
    * the call wrote at the record that covers them.
    */
-  onRecord(fn: (tx: Db, record: ProvenanceRecord) => Promise<void>): void;
+  onRecord(fn: (tx: Db, record: PendingRecord) => Promise<void>): void;
   /**
    * Work the call's answer waits for once its transaction has committed, outside it (nothing is
    * locked meanwhile; on SQLite every other write would wait otherwise). It may still change the
@@ -197,6 +202,7 @@ async function governedCall<T>(
   let rl: RateLimitState | undefined;
   let authorized = false;
   let recorded = false;
+  let waitingForPosition = false;
   let reqHash = EMPTY_SHA256;
   let resource: { type: string | null; id: string | null } = { type: spec.resourceType, id: null };
 
@@ -251,15 +257,16 @@ async function governedCall<T>(
     const prepared = await prepare(principal);
     if (prepared.requestHash) reqHash = prepared.requestHash;
     if (prepared.replay) {
-      await appendProvenance(db, entry(prepared.replay.status));
+      const record = await appendProvenance(db, entry(prepared.replay.status));
       recorded = true;
+      await awaitIntegrated(db, [record.id]);
       observeCall(spec.id, prepared.replay.status, startedAt);
       return { value: undefined, status: prepared.replay.status, rateLimit: rl, replayed: true };
     }
 
     const secret = (await keyRing()).secret;
     let status = spec.successStatus;
-    const afterRecord: Array<(tx: Db, record: ProvenanceRecord) => Promise<void>> = [];
+    const afterRecord: Array<(tx: Db, record: PendingRecord) => Promise<void>> = [];
     const afterCommitted: Array<() => Promise<void>> = [];
     const scope = (dbh: Db): CallScope => ({
       db: dbh,
@@ -281,11 +288,13 @@ async function governedCall<T>(
     });
 
     let value: T;
+    let recordId: string;
     if (!spec.write) {
       value = await run(scope(db.read));
-      await appendProvenance(db, entry(status));
+      recordId = (await appendProvenance(db, entry(status))).id;
     } else {
       // Calls arriving together share one transaction, each in its own savepoint (db/groupCommit.ts).
+      let appended = "";
       value = await inSpan("svc.transaction", { "svc.operation": spec.label }, () =>
         commitGrouped(db, async (tx) => {
           // A revocation that commits while this call runs must not let its writes through.
@@ -294,11 +303,21 @@ async function governedCall<T>(
           await prepared.beforeCommit?.(tx, out, status);
           const record = await appendInTransaction(tx, db.engine, entry(status));
           for (const fn of afterRecord) await fn(tx, record);
+          appended = record.id;
           return out;
         }),
       );
+      recordId = appended;
     }
     recorded = true;
+    // The answer leaves once the call's record has its position in the ledger, as when positions
+    // were taken at commit: a wait for the integrator's next round (ledger/integrate.ts), shared
+    // with the calls that committed meanwhile, not a lock the transaction held. Past
+    // SVC_LEDGER_WAIT_MS it is a 503 for a call that is committed and recorded, and not the call's
+    // answer: an idempotent retry replays the answer stored at commit.
+    waitingForPosition = true;
+    await awaitIntegrated(db, [recordId]);
+    waitingForPosition = false;
     // A refusal work after commit reaches (every model of a reasoning call failed) is the answer;
     // anything else it throws is logged. The record keeps what was known at commit.
     let lateRefusal: DomainError | undefined;
@@ -319,13 +338,18 @@ async function governedCall<T>(
       try {
         // Nobody authenticated: counted per window rather than a record each (anonymousRefusals.ts).
         if (principal === undefined) await recordAnonymousRefusal(db, entry(statusOf(error)));
-        else await appendProvenance(db, entry(statusOf(error)));
+        else {
+          const record = await appendProvenance(db, entry(statusOf(error)));
+          // Like an answer, a refusal leaves once its record has its position; if that takes too
+          // long the refusal is still the answer (its record is committed).
+          await awaitIntegrated(db, [record.id]).catch(() => undefined);
+        }
       } catch (e) {
         // Without its record the call must not look successful, nor go unrecorded silently.
         throw new GateError(e, rl);
       }
     }
-    throw new GateError(error, rl, recorded);
+    throw new GateError(error, rl, recorded && !waitingForPosition);
   }
 }
 

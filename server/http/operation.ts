@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Database, Db } from "../db/client";
 import type { AreaErrorCode, ErrorCode } from "../errorCatalogue";
 import type { Principal } from "../governance/principal";
-import type { ProvenanceRecord } from "../provenance/record";
+import type { PendingRecord } from "../provenance/appendProvenance";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 
@@ -22,7 +22,7 @@ export interface HandlerContext<P, Q, B> {
   /** Overrides the operation's success status (e.g. 201 instead of 202). */
   setStatus(status: number): void;
   /** Write calls: runs in the call's transaction with its provenance record once appended (see CallScope.onRecord). */
-  onRecord(fn: (tx: Db, record: ProvenanceRecord) => Promise<void>): void;
+  onRecord(fn: (tx: Db, record: PendingRecord) => Promise<void>): void;
   /** Work the answer waits for after the call's transaction commits (see CallScope.afterCommit). */
   afterCommit(fn: () => Promise<void>): void;
 }

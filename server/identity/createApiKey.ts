@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Database, Db } from "../db/client";
 import { Forbidden, NotFound, ValidationFailed } from "../errors";
+import { awaitIntegrated } from "../ledger/integrate";
 import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { requestHash } from "../provenance/record";
 import { delegationPrincipal } from "./authenticate";
@@ -48,7 +49,7 @@ export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
     expiresAt: new Date(Date.now() + req.durationSeconds * 1000 + 60_000),
     chain: [],
   };
-  return db.writeTx(async (tx) => {
+  const created = await db.writeTx(async (tx) => {
     const issued = await issueDelegation(tx, operator, {
       delegateDid: org.orgDid,
       capabilities: req.capabilities,
@@ -56,7 +57,7 @@ export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
       kind: "api_key",
       name: req.name ?? null,
     });
-    await appendServiceRecord(tx, db.engine, {
+    const record = await appendServiceRecord(tx, db.engine, {
       org_did: org.orgDid,
       grantor_did: org.orgDid,
       capability: "svc_api:delegations:write",
@@ -68,13 +69,19 @@ export async function createApiKeyAsOperator(db: Database, req: ApiKeyRequest) {
       request_hash: requestHash({ org_did: req.orgDid, capabilities: req.capabilities, name: req.name ?? null }),
     });
     return {
-      token: issued.token,
-      delegation_id: issued.row.id,
-      org_did: org.orgDid,
-      capabilities: req.capabilities,
-      expires_at: issued.row.expiresAt.toISOString(),
+      recordId: record.id,
+      key: {
+        token: issued.token,
+        delegation_id: issued.row.id,
+        org_did: org.orgDid,
+        capabilities: req.capabilities,
+        expires_at: issued.row.expiresAt.toISOString(),
+      },
     };
   });
+  // Like a governed call, the CLI answers once its record has its position in the ledger.
+  await awaitIntegrated(db, [created.recordId]);
+  return created.key;
 }
 
 /**

@@ -1,29 +1,51 @@
-import { type Database, type Db, sqlIn } from "../db/client";
+import { afterCommit, database, type Database, type Db, sqlIn } from "../db/client";
 import { commitBatched, type Batcher } from "../db/groupCommit";
-import { sqliteTimestamp, type RawQueryable } from "../db/raw";
+import type { RawQueryable } from "../db/raw";
 import { newId } from "../ids";
+import { awaitIntegrated, insertSealed, integrateSoon } from "../ledger/integrate";
 import { currentTraceId } from "../telemetry/tracing";
 import { leafBytes, sealRecord, type ProvenanceEntry, type ProvenanceRecord } from "./record";
 
 /**
- * The ledger's append path. Every record gets the next leaf index (`seq`) in commit order, on
- * both engines and across processes: on PostgreSQL the appending transaction takes the ledger's
- * advisory lock just before it commits; SQLite has one writer at a time anyway.
+ * The ledger's append path: a record commits with its call (nothing committed without its record,
+ * nothing recorded without its commit), and no lock is held from the append to the commit.
+ *
+ * - PostgreSQL: the record is inserted into `ledger_pending` (its id, fields and timestamp, no
+ *   position) in the call's own transaction, concurrently with every other process's; the
+ *   integrator (ledger/integrate.ts) gives it its leaf index (`seq`) and leaf hash after the commit,
+ *   in a round shared with the other records committed meanwhile. A call answers once its record
+ *   has its position (`awaitIntegrated`).
+ * - SQLite: one writer at a time holds the database anyway, so the record is given its position in
+ *   its own transaction (the next `seq` read under that lock, the record sealed in JS) and goes
+ *   straight into `provenance_record`: the cheapest path there, with nothing to wait for.
  *
  * Two ways in: `appendInTransaction` for a call that writes (its record commits or rolls back
  * with the call's own writes), and `appendProvenance` for reads and refusals, whose records join
  * the process's group commit (db/groupCommit.ts) so a read costs a share of one insert.
  */
-const LEDGER_LOCK = 0x5376_4c67; // "SvLg"
 
-const COLUMNS = `"id","seq","timestamp","org_did","actor_did","delegation_id","grantor_did","capability","operation","resource_type","resource_id","decision","status","request_hash","request_id","leaf_hash","trace_id"`;
+/** A record as committed: with its position when the engine gave it at commit (SQLite), without until integrated. */
+export type PendingRecord = Omit<ProvenanceRecord, "seq" | "leaf_hash"> & { seq?: number; leaf_hash?: string };
 
-function row(r: ProvenanceRecord, engine: Database["engine"]): unknown[] {
-  const ts = new Date(r.timestamp);
+const PENDING_COLUMNS = `"id","timestamp","org_did","actor_did","delegation_id","grantor_did","capability","operation","resource_type","resource_id","decision","status","request_hash","request_id","trace_id","leaf_before","leaf_after"`;
+const WIDTH = 17;
+
+/**
+ * The record's leaf bytes (RFC 8785 JSON) split around its seq, which only the integrator knows:
+ * it joins `before ‖ seq ‖ after` and hashes, so the JSON is built here, by each writer, rather
+ * than under the integrator's lock. `"seq":` followed by a number can only be the key itself (in a
+ * string every quote is escaped), and `"status"` always follows it in RFC 8785's key order.
+ */
+function leafHalves(r: PendingRecord): [string, string] | [null, null] {
+  const text = leafBytes({ ...r, seq: 0 }).toString("utf8");
+  const at = text.indexOf('"seq":0,"status":');
+  return at < 0 ? [null, null] : [text.slice(0, at + 6), text.slice(at + 7)];
+}
+
+function pendingRow(r: PendingRecord, now: Date): unknown[] {
   return [
     r.id,
-    r.seq,
-    engine === "sqlite" ? sqliteTimestamp(ts) : ts,
+    now,
     r.org_did,
     r.actor_did,
     r.delegation_id,
@@ -36,20 +58,13 @@ function row(r: ProvenanceRecord, engine: Database["engine"]): unknown[] {
     r.status,
     r.request_hash,
     r.request_id,
-    r.leaf_hash,
     r.trace_id ?? null,
+    ...leafHalves(r),
   ];
 }
 
-/**
- * Takes the ledger's lock now rather than at append (PostgreSQL; a no-op on SQLite). A write that
- * locks rows of its own before its record (reasoning's budget admission) takes this first, so
- * every transaction takes the two in the same order: a group that appended a record before such a
- * member, and another process's group that locked the rows first, would otherwise wait on each
- * other (a deadlock PostgreSQL breaks after a second by aborting one group).
- */
-export async function takeLedgerLock(tx: Db, engine: Database["engine"]): Promise<void> {
-  if (engine === "postgresql") await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
+function pending(entry: ProvenanceEntry, id: string, now: Date): PendingRecord {
+  return { id, timestamp: now.toISOString(), ...entry };
 }
 
 /** Appends a call's record inside the call's own write transaction (under `id` when the caller already points a row at it). */
@@ -58,23 +73,37 @@ export async function appendInTransaction(
   engine: Database["engine"],
   entry: ProvenanceEntry,
   id = newId("prv"),
-): Promise<ProvenanceRecord> {
-  entry = inTrace(entry);
-  if (engine === "postgresql") {
-    await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
-    const sealed = sealingInsert([{ entry, id }], new Date());
-    if (sealed) {
-      const rows = await tx.$queryRawUnsafe<SealedRow[]>(sealed.sql, ...sealed.params);
-      return sealed.records(rows)[0]!;
-    }
-  }
-  const [{ next }] = (await sqlIn(tx, engine).query<{ next: bigint | number }>(
-    `SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`,
-  )) as [{ next: bigint | number }];
-  const record = sealRecord(entry, id, Number(next), new Date());
-  await sqlIn(tx, engine).execute(
-    `INSERT INTO "provenance_record" (${COLUMNS}) VALUES (${placeholders(17, 0)})`,
-    row(record, engine),
+): Promise<PendingRecord> {
+  const record = await appendInRawTransaction(sqlIn(tx, engine), engine, entry, id);
+  // Whoever does not wait for the position (a job's service record) still has it given promptly,
+  // in the round a waiting caller of the same moment joins.
+  if (record.seq === undefined)
+    afterCommit(
+      tx,
+      () =>
+        void database()
+          .then(integrateSoon)
+          .catch(() => undefined),
+    );
+  return record;
+}
+
+/**
+ * `appendInTransaction` for a transaction of the raw driver (`q`: no Prisma transaction, so no
+ * after-commit hook): the caller asks for the position itself once committed (`awaitIntegrated`).
+ */
+export async function appendInRawTransaction(
+  q: RawQueryable,
+  engine: Database["engine"],
+  entry: ProvenanceEntry,
+  id = newId("prv"),
+): Promise<PendingRecord> {
+  const now = new Date();
+  if (engine === "sqlite") return (await sealHere(q, [{ entry: inTrace(entry), id }], now))[0]!;
+  const record = pending(inTrace(entry), id, now);
+  await q.execute(
+    `INSERT INTO "ledger_pending" (${PENDING_COLUMNS}) VALUES (${placeholders(WIDTH, 0)})`,
+    pendingRow(record, now),
   );
   return record;
 }
@@ -84,18 +113,25 @@ function placeholders(n: number, offset: number): string {
 }
 
 /** The ledger's batcher: one multi-row INSERT for the read records of a group. */
-const readRecords: Batcher<ProvenanceEntry, ProvenanceRecord> = {
+const readRecords: Batcher<ProvenanceEntry, PendingRecord> = {
   name: "provenance",
   apply: insertBatch,
 };
 
 /**
  * Appends a record for a call that wrote nothing else, in the next group commit with concurrent
- * calls (db/groupCommit.ts): a read costs a share of one multi-row insert. Resolves once committed.
+ * calls (db/groupCommit.ts): a read costs a share of one multi-row insert. Resolves once committed
+ * (the record is then safe, and a round to give it its position is asked for); `awaitIntegrated`
+ * waits for that position.
  */
-export function appendProvenance(db: Database, entry: ProvenanceEntry): Promise<ProvenanceRecord> {
-  return commitBatched(db, readRecords, inTrace(entry));
+export async function appendProvenance(db: Database, entry: ProvenanceEntry): Promise<PendingRecord> {
+  const record = await commitBatched(db, readRecords, inTrace(entry));
+  integrateSoon(db);
+  return record;
 }
+
+/** Waits until every record committed before the call has its position (see ledger/integrate.ts). */
+export { awaitIntegrated };
 
 /**
  * A record written inside a traced span keeps its trace id (a job's run, a delivery), like the
@@ -111,118 +147,40 @@ async function insertBatch(
   q: RawQueryable,
   engine: Database["engine"],
   entries: ProvenanceEntry[],
-): Promise<ProvenanceRecord[]> {
-  if (engine === "postgresql") {
-    await q.query(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK})::text`);
-    const records: ProvenanceRecord[] = [];
-    const now = new Date();
-    for (let i = 0; i < entries.length; i += 100) {
-      const sealed = sealingInsert(
-        entries.slice(i, i + 100).map((entry) => ({ entry, id: newId("prv") })),
-        now,
-      );
-      if (!sealed) return [...records, ...(await insertSealedInJs(q, engine, entries.slice(i), now))];
-      records.push(...sealed.records(await q.query<SealedRow>(sealed.sql, sealed.params)));
-    }
-    return records;
+): Promise<PendingRecord[]> {
+  const now = new Date();
+  if (engine === "sqlite")
+    return sealHere(
+      q,
+      entries.map((entry) => ({ entry, id: newId("prv") })),
+      now,
+    );
+  const records = entries.map((entry) => pending(entry, newId("prv"), now));
+  // One multi-row INSERT per chunk (PostgreSQL allows 65535 parameters).
+  for (let i = 0; i < records.length; i += 100) {
+    const chunk = records.slice(i, i + 100);
+    const values = chunk.map((_, j) => `(${placeholders(WIDTH, j * WIDTH)})`).join(",");
+    await q.execute(
+      `INSERT INTO "ledger_pending" (${PENDING_COLUMNS}) VALUES ${values}`,
+      chunk.flatMap((r) => pendingRow(r, now)),
+    );
   }
-  return insertSealedInJs(q, engine, entries, new Date());
+  return records;
 }
 
-/** Reads the next leaf index, seals the records here, and inserts them (SQLite; PostgreSQL's fallback). */
-async function insertSealedInJs(
+/**
+ * SQLite: the next leaf index read under the writer's lock, the records sealed here and inserted
+ * into `provenance_record` in the caller's transaction (SQLite's one writer is the ledger's order).
+ */
+async function sealHere(
   q: RawQueryable,
-  engine: Database["engine"],
-  entries: ProvenanceEntry[],
+  items: Array<{ entry: ProvenanceEntry; id: string }>,
   now: Date,
 ): Promise<ProvenanceRecord[]> {
   const [{ next }] = (await q.query<{ next: bigint | number | string }>(
     `SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record"`,
   )) as [{ next: bigint | number | string }];
-  const sealed = entries.map((entry, i) => sealRecord(entry, newId("prv"), Number(next) + i, now));
-  // One multi-row INSERT per chunk (SQLite allows 32766 parameters, PostgreSQL 65535).
-  for (let i = 0; i < sealed.length; i += 100) {
-    const chunk = sealed.slice(i, i + 100);
-    const values = chunk.map((_, j) => `(${placeholders(17, j * 17)})`).join(",");
-    await q.execute(
-      `INSERT INTO "provenance_record" (${COLUMNS}) VALUES ${values}`,
-      chunk.flatMap((r) => row(r, engine)),
-    );
-  }
+  const sealed = items.map(({ entry, id }, i) => sealRecord(entry, id, Number(next) + i, now));
+  await insertSealed(q, sealed);
   return sealed;
 }
-
-/**
- * PostgreSQL: the next leaf index read and the records sealed in the INSERT itself, one statement
- * (and one round trip) instead of two. A record's leaf bytes are its RFC 8785 canonical JSON, in
- * which `seq` is one number at a fixed place: JS computes the bytes before and after it, and the
- * database hashes `before ‖ seq ‖ after` with the seq it assigns (sha256, as `sealRecord` does).
- * It runs after the ledger's advisory lock, in a statement of its own, so its snapshot sees every
- * record committed before the lock was granted. Undefined when a record's bytes contain the probe
- * number elsewhere (a field holding those digits): the caller seals in JS then.
- */
-const SEQ_PROBE = 9_007_199_254_740_991;
-
-interface SealedRow {
-  id: string;
-  seq: bigint | number | string;
-  leaf_hash: string;
-}
-
-function sealingInsert(
-  items: Array<{ entry: ProvenanceEntry; id: string }>,
-  now: Date,
-): { sql: string; params: unknown[]; records: (rows: SealedRow[]) => ProvenanceRecord[] } | undefined {
-  const params: unknown[] = [];
-  const tuples: string[] = [];
-  for (const [i, { entry, id }] of items.entries()) {
-    const probe = leafBytes({ id, seq: SEQ_PROBE, timestamp: now.toISOString(), ...entry }).toString("utf8");
-    const around = probe.split(String(SEQ_PROBE));
-    if (around.length !== 2) return undefined;
-    const values = [i, ...row({ ...entry, id, seq: 0, timestamp: now.toISOString(), leaf_hash: "" }, "postgresql")];
-    // The row's columns less seq and leaf_hash, then the bytes around the seq, then the trace id.
-    // The timestamp as ISO text on both drivers (a Date could be sent in the session's time zone).
-    const own = [values[0], values[1], now.toISOString(), ...values.slice(4, 16), around[0], around[1], values[17]];
-    const at = params.length;
-    params.push(...own);
-    tuples.push(`(${own.map((_, k) => `$${at + k + 1}${SEALED_TYPES[k]}`).join(",")})`);
-  }
-  const sql = `INSERT INTO "provenance_record" (${COLUMNS})
-    SELECT v."id", n."next" + v."i", v."ts", v."org_did", v."actor_did", v."delegation_id", v."grantor_did",
-      v."capability", v."operation", v."resource_type", v."resource_id", v."decision", v."status",
-      v."request_hash", v."request_id",
-      encode(sha256('\\x00'::bytea || convert_to(v."before" || (n."next" + v."i")::text || v."after", 'UTF8')), 'base64'),
-      v."trace_id"
-    FROM (SELECT COALESCE(MAX("seq") + 1, 0) AS "next" FROM "provenance_record") n,
-      (VALUES ${tuples.join(",")}) AS v("i","id","ts","org_did","actor_did","delegation_id","grantor_did","capability",
-        "operation","resource_type","resource_id","decision","status","request_hash","request_id","before","after","trace_id")
-    ORDER BY v."i"
-    RETURNING "id", "seq", "leaf_hash"`;
-  return {
-    sql,
-    params,
-    records: (rows) => {
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return items.map(({ entry, id }) => {
-        const r = byId.get(id);
-        if (!r) throw new Error(`the ledger's INSERT returned no row for ${id}`);
-        return { id, seq: Number(r.seq), timestamp: now.toISOString(), ...entry, leaf_hash: r.leaf_hash };
-      });
-    },
-  };
-}
-
-/** Casts for the VALUES list's first row (PostgreSQL types the columns from it). */
-const SEALED_TYPES = [
-  "::int",
-  "::text",
-  "::timestamp(3)",
-  ...Array.from({ length: 8 }, () => "::text"),
-  "::text",
-  "::int",
-  "::text",
-  "::text",
-  "::text",
-  "::text",
-  "::text",
-];

@@ -1,6 +1,6 @@
 import type { Database, Db } from "../db/client";
 import { newId } from "../ids";
-import { appendInTransaction } from "./appendProvenance";
+import { appendInTransaction, type PendingRecord } from "./appendProvenance";
 import type { ProvenanceEntry, ProvenanceRecord } from "./record";
 
 /**
@@ -49,6 +49,6 @@ export function appendServiceRecord(
   engine: Database["engine"],
   record: ServiceRecord,
   id?: string,
-): Promise<ProvenanceRecord> {
+): Promise<PendingRecord> {
   return appendInTransaction(tx, engine, serviceEntry(record), id);
 }

@@ -3,6 +3,7 @@ import { ListQuery } from "../http/cursor";
 import { defineOperation } from "../http/operation";
 import { exportRecords } from "../ledger/exportRecords";
 import { ledgerIdentity } from "../ledger/origin";
+import { settleLedger } from "../ledger/integrate";
 import { consistencyProof, inclusionProof, latestCheckpoint } from "../ledger/proofs";
 import { NoCheckpointYet } from "../errors";
 import { EXAMPLE } from "../openapi/examples";
@@ -25,7 +26,10 @@ export const listProvenanceOp = defineOperation({
   query: ListQuery.extend(s.ProvenanceListQuery.shape),
   response: s.ProvenanceList,
   successStatus: 200,
-  handler: (ctx) => listProvenance(ctx.db, ctx.principal, ctx.query, ctx.secret),
+  handler: async (ctx) => {
+    await settleLedger(ctx.database);
+    return listProvenance(ctx.db, ctx.principal, ctx.query, ctx.secret);
+  },
 });
 
 export const checkpointOp = defineOperation({
@@ -101,7 +105,10 @@ export const exportOp = defineOperation({
     .meta({ example: `${JSON.stringify(s.ProvenanceRecordSchema.meta()?.example)}\n` }),
   responseType: "application/x-ndjson",
   successStatus: 200,
-  handler: (ctx) => exportRecords(ctx.database, ctx.principal, ctx.query.from, ctx.query.to),
+  handler: async (ctx) => {
+    await settleLedger(ctx.database);
+    return exportRecords(ctx.database, ctx.principal, ctx.query.from, ctx.query.to);
+  },
 });
 
 export const getProvenanceOp = defineOperation({
@@ -115,7 +122,10 @@ export const getProvenanceOp = defineOperation({
   params: s.RecordIdParams,
   response: s.ProvenanceRecordSchema,
   successStatus: 200,
-  handler: (ctx) => getProvenanceRecord(ctx.db, ctx.principal, ctx.params.id),
+  handler: async (ctx) => {
+    await settleLedger(ctx.database);
+    return getProvenanceRecord(ctx.db, ctx.principal, ctx.params.id);
+  },
 });
 
 export const proofOp = defineOperation({
@@ -131,7 +141,10 @@ export const proofOp = defineOperation({
   response: s.InclusionProof,
   successStatus: 200,
   problems: ["no_checkpoint_yet", "not_yet_checkpointed"],
-  handler: (ctx) => inclusionProof(ctx.database, ctx.principal, ctx.params.id, ctx.query.tree_size),
+  handler: async (ctx) => {
+    await settleLedger(ctx.database);
+    return inclusionProof(ctx.database, ctx.principal, ctx.params.id, ctx.query.tree_size);
+  },
 });
 
 export const provenanceOperations = [

@@ -5,7 +5,6 @@ import { domainError, Forbidden } from "../errors";
 import { newId } from "../ids";
 import type { Principal } from "../governance/principal";
 import type { IssuanceHook } from "../identity/issuanceHooks";
-import { takeLedgerLock } from "../provenance/appendProvenance";
 import type { DelegationBudget as BudgetSchema } from "../identity/schemas";
 
 /**
@@ -70,11 +69,20 @@ export async function budgetOf(db: Db, delegationId: string): Promise<Budget | n
 }
 
 /**
+ * Budget admissions' own advisory lock (PostgreSQL), taken before the rows: a group commit may
+ * hold several admissions whose chains share no prefix, and two processes' groups locking those
+ * rows in opposite orders would deadlock (PostgreSQL would break it after a second by failing one
+ * member). With it, transactions that admit against budgets take their rows one after the other;
+ * every other write is untouched. (The ledger's lock, every write's until the integrator, played
+ * this part before: ledger/integrate.ts.)
+ */
+const BUDGET_ADMISSION_LOCK = 0x5376_4275; // "SvBu"
+
+/**
  * Locks the budgets of `chain` until the transaction ends (see above) and returns them, in id
- * order. On PostgreSQL the ledger's lock comes first (appendProvenance.ts: every write takes it
- * before it commits; taking the row locks first could deadlock with a group that appended a record
- * before this member), then `SELECT … FOR UPDATE` on the budget rows. Nothing here waits on
- * anything outside the database, and the provider is called only after commit (thinkReasoning.ts).
+ * order. On PostgreSQL the admissions' lock comes first, then `SELECT … FOR UPDATE` on the budget
+ * rows. Nothing here waits on anything outside the database, and the provider is called only
+ * after commit (thinkReasoning.ts).
  */
 async function lockBudgets(tx: Db, engine: Database["engine"], chain: string[]) {
   if (chain.length === 0) return [];
@@ -84,7 +92,7 @@ async function lockBudgets(tx: Db, engine: Database["engine"], chain: string[]) 
       select: { delegationId: true },
     });
     if (!exists) return [];
-    await takeLedgerLock(tx, engine);
+    await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${BUDGET_ADMISSION_LOCK})::text`);
     const placeholders = chain.map((_, i) => `$${i + 1}`).join(", ");
     await tx.$queryRawUnsafe(
       `SELECT delegation_id FROM delegation_budget WHERE delegation_id IN (${placeholders}) ORDER BY delegation_id FOR UPDATE`,

@@ -1,9 +1,10 @@
 import { config } from "../config";
 import type { Event, Subscription, WebhookDelivery } from "../db/generated/sqlite/client";
 import { sqliteTimestamp } from "../db/raw";
-import { afterCommit, database, type Db, sqlIn } from "../db/client";
+import { afterCommit, database, type Database, type Db, sqlIn } from "../db/client";
 import { delegationStanding } from "../identity/delegationRevoked";
 import { newId } from "../ids";
+import { awaitIntegrated } from "../ledger/integrate";
 import { enqueue, finishJob, retryJob, type ClaimedJob, type EnqueueOptions } from "../jobs";
 import { appendServiceRecord } from "../provenance/appendServiceRecord";
 import { deliveryRecord, sendSignedPost } from "../signing/signedPost";
@@ -50,21 +51,59 @@ export async function scheduleDelivery(
 export const messageId = (eventId: string, subscriptionId: string) => `msg_${eventId}_${subscriptionId}`;
 
 /**
+ * The event's record's leaf index and the first checkpoint that covers it, in one read. The bus
+ * stores the record's id with the event, and its position where the engine gives it at commit
+ * (SQLite); on PostgreSQL the integrator gives it after commit, so it is read from the record
+ * (integrated long before, as a rule: the call that put the event answered once it was), waiting
+ * for the integrator only if it has not got there.
+ */
+async function ledgerPlace(
+  db: Database,
+  e: Event,
+): Promise<{ seq: number | null; checkpoint: { tree_size: number; root_hash: string } | null }> {
+  type Row = { seq: number | string | null; tree_size: number | string | null; root_hash: string | null };
+  let row: Row | undefined;
+  if (e.provenanceSeq !== null) {
+    const seq = Number(e.provenanceSeq);
+    const [c] = await db.raw.query<Row>(
+      `SELECT "tree_size", "root_hash" FROM "ledger_checkpoint" WHERE "tree_size" > $1 ORDER BY "tree_size" LIMIT 1`,
+      [seq],
+    );
+    row = { seq, tree_size: c?.tree_size ?? null, root_hash: c?.root_hash ?? null };
+  } else if (e.provenanceId) {
+    const read = async () =>
+      (
+        await db.raw.query<Row>(
+          `SELECT p."seq",
+             (SELECT "tree_size" FROM "ledger_checkpoint" WHERE "tree_size" > p."seq" ORDER BY "tree_size" LIMIT 1) AS "tree_size",
+             (SELECT "root_hash" FROM "ledger_checkpoint" WHERE "tree_size" > p."seq" ORDER BY "tree_size" LIMIT 1) AS "root_hash"
+           FROM "provenance_record" p WHERE p."id" = $1`,
+          [e.provenanceId],
+        )
+      )[0];
+    row = await read();
+    if (!row) {
+      await awaitIntegrated(db, [e.provenanceId]);
+      row = await read();
+    }
+  }
+  if (!row || row.seq === null) return { seq: null, checkpoint: null };
+  return {
+    seq: Number(row.seq),
+    checkpoint:
+      row.tree_size === null || row.root_hash === null
+        ? null
+        : { tree_size: Number(row.tree_size), root_hash: row.root_hash },
+  };
+}
+
+/**
  * The body: Standard Webhooks' `{type, timestamp, data}` plus the event's place in the ledger, so
  * the receiver can fetch the inclusion proof of the event's provenance record and check, before
  * acting, that svc logged the event (see the README's "Verifying a webhook delivery").
  */
-async function deliveryBody(db: Db, e: Event): Promise<string> {
-  // The bus fills both in the transaction that records the event.
-  const seq = e.provenanceSeq !== null ? Number(e.provenanceSeq) : null;
-  const checkpoint =
-    seq !== null
-      ? await db.ledgerCheckpoint.findFirst({
-          where: { treeSize: { gt: BigInt(seq) } },
-          orderBy: { treeSize: "asc" },
-          select: { treeSize: true, rootHash: true },
-        })
-      : null;
+async function deliveryBody(db: Database, e: Event): Promise<string> {
+  const place = await ledgerPlace(db, e);
   const recordId = e.provenanceId;
   return JSON.stringify({
     type: e.type,
@@ -78,9 +117,9 @@ async function deliveryBody(db: Db, e: Event): Promise<string> {
     },
     provenance: {
       record_id: recordId,
-      leaf_index: seq,
+      leaf_index: place.seq,
       checkpoint_url: recordId ? `${config().publicUrl}/v1/provenance/${recordId}/proof` : null,
-      checkpoint: checkpoint ? { tree_size: Number(checkpoint.treeSize), root_hash: checkpoint.rootHash } : null,
+      checkpoint: place.checkpoint,
     },
   });
 }
@@ -124,7 +163,7 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
   const post = {
     url: sub.targetUrl,
     msgId: messageId(event.id, sub.id),
-    body: await deliveryBody(db.read, event),
+    body: await deliveryBody(db, event),
     secrets: await deliverySecrets(sub, new Date()),
     userAgent: "svc-webhooks",
     timeoutMs: config().webhookTimeoutMs,

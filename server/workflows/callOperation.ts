@@ -6,7 +6,7 @@ import { GateError } from "../governance/governCall";
 import { parseOrThrow } from "../http/validation";
 import type { Operation } from "../http/operation";
 import { newId } from "../ids";
-import type { ProvenanceRecord } from "../provenance/record";
+import type { PendingRecord } from "../provenance/appendProvenance";
 
 /** What a governed call from a node came to. */
 export type CallOutcome =
@@ -59,9 +59,7 @@ export async function callOperation(
         const first = Object.values(params as Record<string, unknown>)[0];
         if (typeof first === "string") scope.setResource(first);
         if (write)
-          scope.onRecord((tx: Db, record: ProvenanceRecord) =>
-            onCommitted(tx, { ok: true, value, recordId: record.id }),
-          );
+          scope.onRecord((tx: Db, record: PendingRecord) => onCommitted(tx, { ok: true, value, recordId: record.id }));
         value = await op.handler({ ...scope, params, query, body } as Parameters<Operation["handler"]>[0]);
         if (value instanceof Response) throw new Error(`${op.id} answers ${op.responseType}: a node cannot call it`);
         return value;

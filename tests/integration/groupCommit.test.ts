@@ -39,7 +39,7 @@ const SPEC = operationSpec({
 const FAR = new Date(Date.now() + 86_400_000);
 
 describe("group commit in the gate", () => {
-  it("a call that fails among committing ones rolls back alone; each answer leaves after its commit; records follow commit order", async () => {
+  it("a call that fails among committing ones rolls back alone; each answer leaves after its commit and its record's position", async () => {
     const db = await database();
     const N = 12;
     const FAILING = 5;
@@ -76,21 +76,56 @@ describe("group commit in the gate", () => {
     expect(await db.read.job.count({ where: { kind: "test.group" } })).toBe(N - 1);
     expect(hooks.sort((a, b) => a - b)).toEqual(ran.filter((i) => i !== FAILING).sort((a, b) => a - b));
 
-    // Every call has its record (the failing one's an error status); the committed ones in the order they ran.
+    // Every call has exactly one record, with its position (each answer waited for it): the
+    // committed ones a success, the failing one a refusal; nothing is recorded as done that did
+    // not commit (the rolled-back write has no record of its own).
     const records = await db.read.provenanceRecord.findMany({
       where: { requestId: { startsWith: "req_group_" } },
       orderBy: { seq: "asc" },
     });
-    expect(records).toHaveLength(N);
+    expect(records.map((r) => r.requestId).sort()).toEqual(calls.map((_, i) => `req_group_${i}`).sort());
     const committed = records
       .filter((r) => r.status === 201)
       .map((r) => Number(r.requestId.slice("req_group_".length)));
-    expect(committed).toEqual(ran.filter((i) => i !== FAILING));
+    expect(committed.sort((a, b) => a - b)).toEqual(ran.filter((i) => i !== FAILING).sort((a, b) => a - b));
     expect(records.find((r) => r.requestId === `req_group_${FAILING}`)!.status).toBeGreaterThanOrEqual(400);
-    // The ledger is dense: no leaf index was taken by the rolled-back record.
+    expect(await db.raw.query(`SELECT "id" FROM "ledger_pending"`)).toEqual([]);
+    // The order of positions is the order the ledger gave them in. SQLite gives a record its
+    // position in its own transaction: the members' order in the group. PostgreSQL's integrator
+    // gives positions after commit, round by round, each round to the records pending at its start
+    // in (timestamp, id) order; this process's groups commit one after the other, so along the
+    // positions the records' timestamps never go back.
+    if (db.engine === "sqlite") expect(committed).toEqual(ran.filter((i) => i !== FAILING));
+    const stamps = records.map((r) => r.timestamp.getTime());
+    expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
+    // The ledger is dense: every committed record has exactly one position, none was skipped or
+    // taken twice, and none went to the rolled-back write.
     const all = await db.read.provenanceRecord.findMany({ select: { seq: true }, orderBy: { seq: "asc" } });
     expect(all.map((r) => Number(r.seq))).toEqual(all.map((_, i) => i));
     await expectLedgerVerifies(ctx.server.url, ctx.root.token, "svc-group-");
+  });
+
+  it("a call answered before another is sent has the lower position, on either engine", async () => {
+    const db = await database();
+    const seqs: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await governCall(
+        SPEC,
+        { authorization: `Bearer ${ctx.root.token}`, clientAddress: "127.0.0.1", requestId: `req_after_${i}` },
+        async () => ({}),
+        async (scope) => {
+          const id = await enqueue(scope.db, "test.after", { i }, { runAt: FAR });
+          scope.setResource(id);
+          return id;
+        },
+      );
+      expect(r.status).toBe(201);
+      // Read at once, from another connection: the answer left after the record had its position.
+      const record = await db.read.provenanceRecord.findFirstOrThrow({ where: { requestId: `req_after_${i}` } });
+      seqs.push(Number(record.seq));
+    }
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(3);
   });
 
   it("several calls share one transaction", async () => {

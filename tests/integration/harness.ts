@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { integratePending } from "@/server/ledger/integrate";
 import type { AddressInfo } from "node:net";
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, vi } from "vitest";
@@ -103,15 +104,17 @@ export function p256Jwk(): Record<string, string> {
   return publicKey.export({ format: "jwk" }) as Record<string, string>;
 }
 
-/** The number of provenance records in the ledger. */
+/** The number of provenance records in the ledger (once the integrator has given each its position). */
 export async function provenanceCount(): Promise<number> {
   const db = await database();
+  await integratePending(db);
   return db.read.provenanceRecord.count();
 }
 
 /** The newest provenance record. */
 export async function lastProvenance() {
   const db = await database();
+  await integratePending(db);
   return db.read.provenanceRecord.findFirst({ orderBy: { seq: "desc" } });
 }
 

@@ -21,9 +21,15 @@ import { deployAndWait } from "./agentsHelpers";
  * run's figures are printed). Say why when you must raise one. Nothing else runs in this process
  * meanwhile (no worker).
  *
- * SQLite and PostgreSQL count alike: PostgreSQL's ledger append takes the advisory lock (one
- * statement) but reads the next leaf index and seals the record in its INSERT (one statement fewer),
- * and the job queue's NOTIFY rides in the job's INSERT. A governed call on PostgreSQL counts against
+ * SQLite and PostgreSQL count alike. SQLite's ledger append reads the next leaf index and inserts
+ * the sealed record (two statements, under its one writer's lock). PostgreSQL's inserts the record
+ * into `ledger_pending`, with no lock, and then takes part in one integration round
+ * (`SELECT … FROM ledger_integrate(500)`, server/ledger/integrate.ts: the lock, the positions, the
+ * leaf hashes and the move, in one statement), shared by every record the process committed in the
+ * same turn: two statements as well. A call waits for its round, so the round is counted in its
+ * path; a job's service record (a run's end, a delivery) is not waited for, so its round runs just
+ * after the path and may land in the next count (the fewest of two runs is taken). The job queue's
+ * NOTIFY rides in the job's INSERT. A governed call on PostgreSQL counts against
  * the shared rate limit (one upsert, issue 20), one statement more than SQLite's in-memory count. Before issue 15 (same paths, same counting): invoke 10, claim 1,
  * run 29, ingest 15, delivery outcome 12, session check 3 (SQLite).
  */

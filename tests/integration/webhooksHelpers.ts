@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { database } from "@/server/db/client";
 import { newId } from "@/server/ids";
-import { appendInTransaction } from "@/server/provenance/appendProvenance";
+import { appendInTransaction, awaitIntegrated } from "@/server/provenance/appendProvenance";
 import { requestHash } from "@/server/provenance/record";
 import { scheduleDelivery } from "@/server/webhooks/deliveryJob";
 
@@ -65,7 +65,7 @@ export async function putEvent(
   payload: Record<string, string | number> = { invoice_id: "inv_1" },
 ) {
   const db = await database();
-  return db.writeTx(async (tx) => {
+  const made = await db.writeTx(async (tx) => {
     const id = newId("evt");
     const record = await appendInTransaction(tx, db.engine, {
       org_did: orgDid,
@@ -91,7 +91,7 @@ export async function putEvent(
         ingestedVia: "ingest",
         actorDid: orgDid,
         provenanceId: record.id,
-        provenanceSeq: BigInt(record.seq),
+        provenanceSeq: null,
         requestId: record.request_id,
         answer: { event_id: id, matched_subscriptions: webhookIds.length, queued_executions: 0 },
       },
@@ -100,6 +100,10 @@ export async function putEvent(
       await tx.eventMatch.create({ data: { eventId: id, subscriptionId } });
       await scheduleDelivery(tx, event, { id: subscriptionId, orgDid });
     }
-    return { id, recordId: record.id, seq: record.seq };
+    return { id, recordId: record.id };
   });
+  // As the gate does after commit: the record gets its leaf index from the integrator.
+  await awaitIntegrated(db, [made.recordId]);
+  const seq = Number((await db.read.provenanceRecord.findUniqueOrThrow({ where: { id: made.recordId } })).seq);
+  return { ...made, seq };
 }
