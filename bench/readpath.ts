@@ -130,6 +130,14 @@ async function childMain(): Promise<void> {
           const { writeHeapSnapshot } = await import("node:v8");
           writeHeapSnapshot(process.env.READPATH_HEAP);
         }
+        const mib = (n: number) => `${Math.round(n / 2 ** 20)} MiB`;
+        const m = process.memoryUsage();
+        const { getHeapSpaceStatistics } = await import("node:v8");
+        process.stderr.write(
+          `  child memory: rss ${mib(m.rss)}, V8 heap ${mib(m.heapUsed)} used of ${mib(m.heapTotal)} (${getHeapSpaceStatistics()
+            .map((sp) => `${sp.space_name.replace("_space", "")} ${mib(sp.space_size)}`)
+            .join(", ")}), external ${mib(m.external)} (array buffers ${mib(m.arrayBuffers)})\n`,
+        );
         process.send!({ type: "profiled" });
       } else if (m.type === "stop") {
         server.close();
