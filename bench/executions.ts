@@ -177,10 +177,20 @@ export async function executions(): Promise<void> {
   try {
     const svc = await drainInChildren(peerDb, "svc");
     const peer = await drainInChildren(peerDb, "graphile");
-    const ratio = svc / peer;
+    const ratio = svc.rate / peer.rate;
     log(
-      `svc / graphile-worker: ${ratio.toFixed(2)} (target ≥ ${TARGETS.peerRatio}: ${verdict(ratio >= TARGETS.peerRatio)})`,
+      `svc / graphile-worker: ${ratio.toFixed(2)} (target ≥ ${TARGETS.peerRatio}: ${verdict(ratio >= TARGETS.peerRatio)}); CPU per job ${svc.cpuPerJob.toFixed(3)} vs ${peer.cpuPerJob.toFixed(3)} ms`,
     );
+    recordFigure({
+      row: "svc queue vs graphile-worker, no-op jobs on PostgreSQL",
+      value: ratio,
+      unit: "×",
+      target: `≥ ×${TARGETS.peerRatio}`,
+      met: ratio >= TARGETS.peerRatio,
+      cpuMsPerOp: svc.cpuPerJob,
+      cpuOf: "svc's 2 worker processes, per job",
+      note: `${Math.round(svc.rate)} vs ${Math.round(peer.rate)} jobs/s; CPU per job (both worker processes) ${svc.cpuPerJob.toFixed(3)} ms vs graphile-worker's ${peer.cpuPerJob.toFixed(3)} ms`,
+    });
   } finally {
     await peerDb.drop();
   }
@@ -407,9 +417,13 @@ const PENDING: Record<QueueName, string> = {
 /**
  * Fills the queue with JOBS no-op jobs (in a child), starts two worker processes that load their
  * modules and connect, then says go to both at once: the rate is JOBS over the time from go until
- * the queue holds no job (polled every 20 ms, alike for both queues). Jobs/s.
+ * the queue holds no job (polled every 20 ms, alike for both queues), in jobs/s; and the two
+ * workers' CPU per job over the same time.
  */
-async function drainInChildren(database: BenchDatabase, queue: QueueName): Promise<number> {
+async function drainInChildren(
+  database: BenchDatabase,
+  queue: QueueName,
+): Promise<{ rate: number; cpuPerJob: number }> {
   const env = { ...process.env, DATABASE_URL: database.url };
   const filler = spawnChild(SELF, ["--part", `${queue}-fill`], env);
   if ((await exited(filler)) !== 0) throw new Error(`filling the ${queue} queue failed`);
@@ -420,6 +434,8 @@ async function drainInChildren(database: BenchDatabase, queue: QueueName): Promi
     const pending = async () => Number((await db.query<{ n: unknown }>(PENDING[queue]))[0]?.n);
     if ((await pending()) !== JOBS) throw new Error(`the ${queue} queue holds ${await pending()} jobs, not ${JOBS}`);
     const rss = workers.map((w) => sampleRss(w.pid!, 250));
+    const cpu = () => workers.reduce((sum, w) => sum + (cpuMs(w.pid!) ?? Number.NaN), 0);
+    const cpuBefore = cpu();
     const t0 = performance.now();
     workers.forEach((w) => w.send({ type: "go" }));
     while ((await pending()) > 0) {
@@ -428,11 +444,12 @@ async function drainInChildren(database: BenchDatabase, queue: QueueName): Promi
       await sleep(20);
     }
     const elapsed = performance.now() - t0;
+    const cpuPerJob = (cpu() - cpuBefore) / JOBS;
     const rate = perSecond(JOBS, elapsed);
     log(
-      `${QUEUE_LABEL[queue].padEnd(22)} ${Math.round(rate)} jobs/s (${(elapsed / 1000).toFixed(2)} s); worker RSS ${rss.map((r) => mib(r.stop())).join(", ")}`,
+      `${QUEUE_LABEL[queue].padEnd(22)} ${Math.round(rate)} jobs/s (${(elapsed / 1000).toFixed(2)} s), ${cpuPerJob.toFixed(3)} ms CPU per job (both workers); worker RSS ${rss.map((r) => mib(r.stop())).join(", ")}`,
     );
-    return rate;
+    return { rate, cpuPerJob };
   } finally {
     workers.forEach((w) => w.connected && w.send({ type: "stop" }));
     const codes = await Promise.all(workers.map(exited));

@@ -5,6 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { trimServerSourceMaps } from "./trim-server-source-maps.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const buildId = join(root, ".next/BUILD_ID");
@@ -36,8 +37,9 @@ if (stale || process.env.SVC_FORCE_BUILD === "1") {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });
   if (r.status !== 0) process.exit(r.status ?? 1);
+  const trimmed = trimServerSourceMaps();
   console.log(
-    `svc: built in ${Math.round((Date.now() - started) / 1000)} s; starting the server (migrations, then listening)…`,
+    `svc: built in ${Math.round((Date.now() - started) / 1000)} s (${trimmed.files} server source maps trimmed of their sources); starting the server (migrations, then listening)…`,
   );
 }
 // `npm test` builds first on its own (`--build-only`), so that its report shows the build's time

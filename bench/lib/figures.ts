@@ -49,6 +49,7 @@ export const ROWS = [
   "PostgreSQL CPU per execution vs SQLite's",
   "PostgreSQL, 2 workers / 1 worker",
   "governed read vs a bare Next route, c=32",
+  "governed read vs a bare Next route, c=32, by server CPU per request",
   "governed read p99 at c=1 vs bare p99 at c=1",
   "server RSS, max under the governed-call load",
   "marketplace listing p99, 1,000 connectors, 10,000 installations",
@@ -57,8 +58,10 @@ export const ROWS = [
   "approval inbox first page, 10,000 pending",
   "prompt render, three-level extends chain, p50",
   "prompt affinity report, 1,000,000 calls",
+  "CPU the server adds to a model call (routing, budget, record)",
   "reasoning router overhead over the bare provider call, p50",
   "svc verify of a 10 M-record export, 2 cores",
+  "svc queue vs graphile-worker, no-op jobs on PostgreSQL",
 ] as const;
 
 export function recordFigure(f: Figure): void {

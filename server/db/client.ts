@@ -111,14 +111,16 @@ async function withCommitHooks<T>(
 }
 
 // The SQL route of each open write transaction that has one cheaper than Prisma's raw queries
-// (SQLite: its connection's driver). Shared like the commit hooks, for the same reason.
+// (SQLite: its connection's driver), and of each database's read client (the raw driver). Shared
+// like the commit hooks, for the same reason.
 const txSql = processWide("db.txSql", () => new WeakMap<object, RawQueryable>());
 
 /**
  * Raw SQL (`$n` placeholders) in `tx`'s transaction. On SQLite a write transaction's statements go
  * straight to its connection's driver (Prisma's interactive transaction runs on that connection:
- * they join it); elsewhere (PostgreSQL, whose transaction holds a pooled client Prisma does not
- * expose, or a `Db` that is no write transaction) through Prisma's `$queryRawUnsafe`.
+ * they join it); the process's read client (`Database.read`, what a read call's handler gets) is
+ * answered by the raw driver, without Prisma; elsewhere (PostgreSQL's transactions, whose pooled
+ * client Prisma does not expose, or another `Db`) through Prisma's `$queryRawUnsafe`.
  * Results are the driver's: integers as numbers, timestamps and JSON as stored (SQLite: text).
  */
 export function sqlIn(tx: Db, engine: Database["engine"]): RawQueryable {
@@ -180,6 +182,8 @@ async function open(): Promise<Database> {
         if (store.conn) txSql.set(tx, pgQueryable(store.conn));
         return fn(tx);
       };
+    const raw = pgRaw(pool, pg.default.types);
+    txSql.set(client, raw);
     return {
       engine: "postgresql",
       read: client,
@@ -188,7 +192,7 @@ async function open(): Promise<Database> {
           const store: { conn?: PoolClient } = {};
           return opening.run(store, () => client.$transaction(inTransaction(store, f), TX_OPTIONS));
         }, fn),
-      raw: pgRaw(pool, pg.default.types),
+      raw,
       writeLock: (fn) => fn(),
       connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       async close() {
@@ -223,11 +227,13 @@ async function open(): Promise<Database> {
   rawDb.pragma("synchronous = NORMAL");
   tightenSqliteFiles(file);
   const mutex = new Mutex();
+  const raw = sqliteRaw(rawDb, mutex);
+  txSql.set(reader, raw);
   return {
     engine: "sqlite",
     read: reader,
     writeTx: (fn) => withCommitHooks((f) => mutex.run(() => writer.$transaction(inWriter(f), TX_OPTIONS)), fn),
-    raw: sqliteRaw(rawDb, mutex),
+    raw,
     writeLock: (fn) => mutex.run(fn),
     connections: () => ({ total: 1, idle: mutex.pending > 0 ? 0 : 1, waiting: Math.max(0, mutex.pending - 1) }),
     async close() {

@@ -5,14 +5,15 @@ import { EMPTY_SHA256, GateError, governCall, operationSpec, type Prepared } fro
 import { newId } from "../ids";
 import { requestHash } from "../provenance/record";
 import { operationLabel, type Operation } from "./operation";
-import { problemResponse, toProblem } from "./problem";
+import { problemAnswer, toProblem } from "./problem";
 import { rateLimitHeaders } from "./rateLimit";
 import { readJson, refuseBody } from "./body";
-import { clientAddress } from "./clientAddress";
+import { CLIENT_ADDRESS_HEADER } from "./clientAddress";
 import { idempotency, replaceStoredResponse } from "./idempotency";
 import { parseOrThrow, refuseHostileInput } from "./validation";
 import type { Principal } from "../governance/principal";
 import { logger } from "../telemetry/log";
+import { fromWebRequest, toResponse, type PlainAnswer, type V1Answer, type V1Request } from "./v1Request";
 
 // The tRPC endpoint imports the bounded reader from here.
 export { readLimited } from "./body";
@@ -23,20 +24,29 @@ export { readLimited } from "./body";
  * 400) and idempotency happen inside the gate, after authorization, so they are recorded too.
  * No Next.js-only API is used: server/http/router.ts routes both transports to it.
  */
-export function serveOperation(op: Operation, request: Request, params: Record<string, string>): Promise<Response> {
-  return handle(op, request, params);
+export async function serveOperation(
+  op: Operation,
+  request: Request,
+  params: Record<string, string>,
+): Promise<Response> {
+  return toResponse(await answerOperation(op, fromWebRequest(request), new URL(request.url), params));
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 /** The caller's X-Request-Id when it is a sane token, else a new one. */
-export function requestIdFor(request: Request): string {
-  const sent = request.headers.get("x-request-id") ?? "";
+export function requestIdFor(request: Pick<V1Request, "header">): string {
+  const sent = request.header("x-request-id") ?? "";
   return REQUEST_ID.test(sent) ? sent : newId("req");
 }
 export { CLIENT_ADDRESS_HEADER } from "./clientAddress";
 
-async function handle(op: Operation, request: Request, rawParams: Record<string, string>): Promise<Response> {
-  const url = new URL(request.url);
+/** `serveOperation` for the routing table, which has parsed the URL already and writes the answer to its transport. */
+export async function answerOperation(
+  op: Operation,
+  request: V1Request,
+  url: URL,
+  rawParams: Record<string, string>,
+): Promise<V1Answer> {
   const requestId = requestIdFor(request);
   const label = operationLabel(op);
   let params: unknown = {};
@@ -44,7 +54,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
   let body: unknown;
   let firstParam: string | undefined;
   let replayBody: string | undefined;
-  const idempotencyKey = op.method === "POST" ? request.headers.get("idempotency-key") : null;
+  const idempotencyKey = op.method === "POST" ? request.header("idempotency-key") : null;
   let idempotencyScope = "";
 
   const prepare = async (principal: Principal): Promise<Prepared> => {
@@ -57,7 +67,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
     query = op.query ? parseOrThrow(op.query, rawQuery) : {};
     let hash = EMPTY_SHA256;
     if (op.body) {
-      const raw = await readJson(request, config().maxBodyBytes);
+      const raw = await readJson(request.web(), config().maxBodyBytes);
       if (raw !== undefined) {
         refuseHostileInput(raw, "body");
         hash = requestHash(raw);
@@ -67,7 +77,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
           { field: "body", code: "REQUIRED_FIELD_MISSING", message: "This operation needs a JSON body." },
         ]);
       body = raw === undefined ? undefined : parseOrThrow(op.body, raw);
-    } else if (op.method !== "GET") await refuseBody(request);
+    } else if (op.method !== "GET") await refuseBody(request.web());
     if (idempotencyKey === null) return { requestHash: hash };
     idempotencyScope = principal.delegationId || principal.actorDid;
     return idempotency(
@@ -83,12 +93,12 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
     const outcome = await governCall(
       operationSpec(op),
       {
-        authorization: request.headers.get("authorization"),
-        clientAddress: clientAddress(request),
+        authorization: request.header("authorization"),
+        clientAddress: request.header(CLIENT_ADDRESS_HEADER) ?? "unknown",
         requestId,
-        traceparent: request.headers.get("traceparent"),
-        tracestate: request.headers.get("tracestate"),
-        ...(op.authenticateRequest ? { authenticate: () => op.authenticateRequest!(request) } : {}),
+        traceparent: request.header("traceparent"),
+        tracestate: request.header("tracestate"),
+        ...(op.authenticateRequest ? { authenticate: () => op.authenticateRequest!(request.web()) } : {}),
       },
       prepare,
       async (scope) => {
@@ -97,7 +107,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
         return checkResponse(op, out);
       },
     );
-    const headers = {
+    const headers: Record<string, string> = {
       "X-Request-Id": requestId,
       ...rateLimitHeaders(outcome.rateLimit),
       "Content-Type": "application/json",
@@ -107,7 +117,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
       return outcome.value;
     }
     if (outcome.replayed)
-      return new Response(replayBody, {
+      return {
         status: outcome.status,
         headers: {
           ...headers,
@@ -115,7 +125,8 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
           ...(outcome.status >= 400 ? { "Content-Type": "application/problem+json" } : {}),
           "Idempotent-Replayed": "true",
         },
-      });
+        body: replayBody ?? null,
+      } satisfies PlainAnswer;
     const text = JSON.stringify(outcome.value);
     if (idempotencyKey !== null && outcome.changedAfterCommit)
       await replaceStoredResponse(idempotencyScope, idempotencyKey, outcome.status, text).catch((e: unknown) =>
@@ -123,10 +134,11 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
       );
     // An answer that says it repeats an earlier one (a sender id seen before) says so in the header too, like an Idempotency-Key replay.
     const repeated = (outcome.value as { replayed?: unknown } | null)?.replayed === true;
-    return new Response(text, {
+    return {
       status: outcome.status,
       headers: repeated ? { ...headers, "Idempotent-Replayed": "true" } : headers,
-    });
+      body: text,
+    } satisfies PlainAnswer;
   } catch (e) {
     const gateError = e instanceof GateError ? e : new GateError(e, undefined);
     const { problem, headers } = toProblem(gateError.error, url.pathname, requestId);
@@ -134,7 +146,7 @@ async function handle(op: Operation, request: Request, rawParams: Record<string,
       await replaceStoredResponse(idempotencyScope, idempotencyKey, problem.status, JSON.stringify(problem)).catch(
         (e: unknown) => logger().error({ err: e }, `${op.id}: the idempotent response could not be replaced`),
       );
-    return problemResponse(problem, {
+    return problemAnswer(problem, {
       "X-Request-Id": requestId,
       ...(gateError.rateLimit ? rateLimitHeaders(gateError.rateLimit) : {}),
       ...headers,

@@ -2,6 +2,7 @@ import { config } from "../config";
 import { DomainError, toDomainError } from "../errors";
 import { newId } from "../ids";
 import { logger } from "../telemetry/log";
+import { toResponse, type PlainAnswer } from "./v1Request";
 
 export interface Problem {
   type: string;
@@ -54,8 +55,14 @@ export function toProblem(
 }
 
 export function problemResponse(problem: Problem, headers: Record<string, string>): Response {
-  return new Response(JSON.stringify(problem), {
+  return toResponse(problemAnswer(problem, headers));
+}
+
+/** `problemResponse` as the /v1 routing table answers it (server/http/v1Request.ts). */
+export function problemAnswer(problem: Problem, headers: Record<string, string>): PlainAnswer {
+  return {
     status: problem.status,
     headers: { ...headers, "Content-Type": "application/problem+json" },
-  });
+    body: JSON.stringify(problem),
+  };
 }

@@ -86,9 +86,34 @@ export function resolveClientAddress(
   headers: { xForwardedFor: string | null | undefined; forwarded: string | null | undefined },
   trusted: TrustedProxies,
 ): string {
-  const direct = normalizeAddress(peer);
+  const direct = peer === undefined ? undefined : peerAddress(peer);
   if (!direct) return peer || "unknown";
-  if (trusted.kind === "none") return direct.toString();
+  if (trusted.kind === "none") return direct.text;
+  return walkForwarded(peer!, direct.address, headers, trusted);
+}
+
+// Socket peers as parsed: a server sees few distinct ones at a time (keep-alive clients, its
+// proxies), and parsing one cost more than the rest of resolving a request's client (issue 30).
+const peers = new Map<string, { address: ipaddr.IPv4 | ipaddr.IPv6; text: string } | null>();
+const MAX_PEERS = 4096;
+
+function peerAddress(peer: string): { address: ipaddr.IPv4 | ipaddr.IPv6; text: string } | null {
+  let known = peers.get(peer);
+  if (known === undefined) {
+    const address = normalizeAddress(peer);
+    known = address ? { address, text: address.toString() } : null;
+    if (peers.size >= MAX_PEERS) peers.clear();
+    peers.set(peer, known);
+  }
+  return known;
+}
+
+function walkForwarded(
+  peer: string,
+  direct: ipaddr.IPv4 | ipaddr.IPv6,
+  headers: { xForwardedFor: string | null | undefined; forwarded: string | null | undefined },
+  trusted: Exclude<TrustedProxies, { kind: "none" }>,
+): string {
   const listed = headers.xForwardedFor
     ? headers.xForwardedFor.split(",")
     : headers.forwarded

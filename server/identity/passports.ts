@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import type { Db } from "../db/client";
+import { config } from "../config";
+import { sqlIn, type Db } from "../db/client";
 import { Forbidden, NotFound } from "../errors";
 import { coveredBy } from "./capabilities";
 import { keyset, olderThan, type ListQuery } from "../http/cursor";
@@ -10,11 +11,42 @@ import { passportView } from "./views";
 
 export const TIER_ADMIN_CAPABILITY = "svc_api:passports:admin";
 
-/** A passport of the caller's organization; 404 for any other, so other tenants' ids are never revealed. */
+/**
+ * A passport of the caller's organization; 404 for any other, so other tenants' ids are never
+ * revealed. Raw SQL (`sqlIn`): a governed GET of a passport is the read path's yardstick
+ * (bench/governed-call.ts), and Prisma's findFirst cost about a third of the whole call's CPU.
+ */
 export async function getPassport(db: Db, principal: Principal, did: string) {
-  const row = await db.passport.findFirst({ where: { did, orgDid: principal.orgDid } });
+  const [row] = await sqlIn(db, config().engine).query<PassportSqlRow>(
+    `SELECT "did","type","name","description","org_did","verification_tier","identity_tier","public_key_jwk","created_at" FROM "passport" WHERE "did" = $1 AND "org_did" = $2`,
+    [did, principal.orgDid],
+  );
   if (!row) throw NotFound("passport", did);
-  return passportView(row);
+  return passportView({
+    did: row.did,
+    type: row.type,
+    name: row.name,
+    description: row.description,
+    orgDid: row.org_did,
+    verificationTier: Number(row.verification_tier),
+    identityTier: Number(row.identity_tier),
+    // SQLite keeps Prisma's Json and DateTime as text; node-postgres parses jsonb and the raw driver timestamps.
+    publicKeyJwk: typeof row.public_key_jwk === "string" ? JSON.parse(row.public_key_jwk) : row.public_key_jwk,
+    createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+  });
+}
+
+/** A `passport` row as the raw driver reads it, on either engine. */
+interface PassportSqlRow {
+  did: string;
+  type: string;
+  name: string;
+  description: string | null;
+  org_did: string;
+  verification_tier: number | bigint;
+  identity_tier: number | bigint;
+  public_key_jwk: unknown;
+  created_at: string | Date;
 }
 
 /** The caller's organization's passports, newest first. */

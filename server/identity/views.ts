@@ -7,7 +7,20 @@ import type {
 import type { Delegation, DelegationKind, Passport, RevocationRecord } from "./schemas";
 
 /** API shapes of identity rows: the one place that maps columns to the contract's field names. */
-export function passportView(p: PassportRow): z.input<typeof Passport> {
+export function passportView(
+  p: Pick<
+    PassportRow,
+    | "did"
+    | "type"
+    | "name"
+    | "description"
+    | "orgDid"
+    | "verificationTier"
+    | "identityTier"
+    | "publicKeyJwk"
+    | "createdAt"
+  >,
+): z.input<typeof Passport> {
   return {
     did: p.did,
     type: p.type as "agent" | "organization" | "human",

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { errors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { config } from "../config";
 import { Unauthenticated } from "../errors";
@@ -43,8 +43,10 @@ export async function signDelegationToken(claims: {
     .sign(current.privateKey);
 }
 
+/** SHA-256 of a bearer token: the key its verified grant is cached under (identity/authenticate.ts), on every call. */
 export function tokenHash(token: string): string {
-  return createHash("sha256").update(token).digest("base64url");
+  // The one-shot hash: half the CPU of createHash's object for a token this size.
+  return hash("sha256", token, "base64url");
 }
 
 /**
