@@ -11,6 +11,7 @@ import { exited, spawnChild, runIfChild } from "./lib/child";
 import { ownCpuMs, recordFigure } from "./lib/figures";
 import { runLoad } from "./lib/load";
 import { machineLoad, mib } from "./lib/machine";
+import { createDatabase, PG_ADMIN_URL, postgresAnswers, redact } from "./lib/postgres";
 import { cpuMs, mintApiKey, serverProcessPid, startServer, stopServer } from "./lib/server";
 
 /**
@@ -24,7 +25,9 @@ import { cpuMs, mintApiKey, serverProcessPid, startServer, stopServer } from "./
  *      worker is not running: this measures the bus, not the agents. The server and its client
  *      share this one process (and its one thread);
  *   3. the same against the production server (`scripts/start.mjs`) with the load from autocannon
- *      in the parent process, as clients meet it; CPU per event is the server process's.
+ *      in the parent process, as clients meet it; CPU per event is the server process's. On each
+ *      engine of BENCH_EVENTS_ENGINES (default `sqlite`; `sqlite,postgresql` adds a fresh database
+ *      on the local PostgreSQL).
  *
  * `npm run bench -- events`; BENCH_EVENTS_N sets the events measured (after BENCH_EVENTS_WARM_UP, 1,000,
  * not measured), BENCH_EVENTS_C the concurrency.
@@ -45,7 +48,19 @@ export async function events(): Promise<void> {
   );
   const code = await exited(spawnChild(SELF, ["--child"]));
   if (code !== 0) throw new Error(`the events bench failed (exit ${code})`);
-  await productionIngest();
+  const engines = (process.env.BENCH_EVENTS_ENGINES || "sqlite").split(",").map((e) => e.trim());
+  if (engines.includes("sqlite")) await productionIngest();
+  if (!engines.includes("postgresql")) return;
+  if (!(await postgresAnswers())) {
+    console.log(`events, PostgreSQL: skipped, nobody answers at ${redact(PG_ADMIN_URL)}`);
+    return;
+  }
+  const db = await createDatabase();
+  try {
+    await productionIngest(db.url);
+  } finally {
+    await db.drop();
+  }
 }
 
 /**
@@ -53,9 +68,12 @@ export async function events(): Promise<void> {
  * so the queued runs wait) and the load from autocannon in this process, so the client's CPU is
  * not the server's. A warm-up round, then a counted one; CPU per event is the server process's.
  */
-async function productionIngest(): Promise<void> {
-  console.log(`events, the production server: ingest with one matching trigger, autocannon at c=${CONCURRENCY}…`);
-  const server = await startServer({ env: { SVC_IN_PROCESS_WORKER: "0" } });
+async function productionIngest(databaseUrl?: string): Promise<void> {
+  const engine = databaseUrl ? ", PostgreSQL" : "";
+  console.log(
+    `events, the production server${engine}: ingest with one matching trigger, autocannon at c=${CONCURRENCY}…`,
+  );
+  const server = await startServer({ databaseUrl, env: { SVC_IN_PROCESS_WORKER: "0" } });
   try {
     const { token } = await mintApiKey(server);
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
@@ -76,7 +94,7 @@ async function productionIngest(): Promise<void> {
     const cpuPerEvent = ((cpuMs(pid) ?? Number.NaN) - cpu0) / run.responses;
     if (run.non2xx + run.errors > 0) throw new Error(`ingest: ${run.non2xx} non-2xx, ${run.errors} errors`);
     recordFigure({
-      row: "CPU per ingested event with one matching trigger",
+      row: `CPU per ingested event with one matching trigger${engine}`,
       value: run.rps,
       unit: "events/s",
       target: "≤ 0.5 units",

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { exited, spawnChild, runIfChild } from "./lib/child";
 import { ownCpuMs, recordFigure } from "./lib/figures";
 import { machineLoad, mib } from "./lib/machine";
+import { createDatabase, PG_ADMIN_URL, postgresAnswers, redact } from "./lib/postgres";
 
 /**
  * webhooks: delivery throughput (server/webhooks) on SQLite, in a child process of its own. N
@@ -17,15 +18,32 @@ import { machineLoad, mib } from "./lib/machine";
  * transaction (the attempt's log row, the job's end and a provenance record). Target ≥ 500
  * deliveries/s.
  *
- * `npm run bench -- webhooks`; BENCH_WEBHOOKS_N sets the deliveries.
+ * `npm run bench -- webhooks`; BENCH_WEBHOOKS_N sets the deliveries; BENCH_WEBHOOKS_ENGINES
+ * (default `sqlite`; `sqlite,postgresql` adds a fresh database on the local PostgreSQL) the engines.
  */
 const SELF = fileURLToPath(import.meta.url);
 const N = Number(process.env.BENCH_WEBHOOKS_N || 2000);
 
 export async function webhooks(): Promise<void> {
-  console.log(`\nwebhooks (sqlite): ${N} deliveries to a loopback receiver, in a child process…`);
-  const code = await exited(spawnChild(SELF, ["--child"]));
-  if (code !== 0) throw new Error(`the webhooks bench failed (exit ${code})`);
+  const engines = (process.env.BENCH_WEBHOOKS_ENGINES || "sqlite").split(",").map((e) => e.trim());
+  if (engines.includes("sqlite")) {
+    console.log(`\nwebhooks (sqlite): ${N} deliveries to a loopback receiver, in a child process…`);
+    const code = await exited(spawnChild(SELF, ["--child"]));
+    if (code !== 0) throw new Error(`the webhooks bench failed (exit ${code})`);
+  }
+  if (!engines.includes("postgresql")) return;
+  if (!(await postgresAnswers())) {
+    console.log(`\nwebhooks (PostgreSQL): skipped, nobody answers at ${redact(PG_ADMIN_URL)}`);
+    return;
+  }
+  console.log(`\nwebhooks (PostgreSQL): ${N} deliveries to a loopback receiver, in a child process…`);
+  const db = await createDatabase();
+  try {
+    const code = await exited(spawnChild(SELF, ["--child"], { ...process.env, BENCH_WEBHOOKS_DATABASE_URL: db.url }));
+    if (code !== 0) throw new Error(`the webhooks bench on PostgreSQL failed (exit ${code})`);
+  } finally {
+    await db.drop();
+  }
 }
 
 const log = (line: string) => console.log(`  ${line}`);
@@ -44,7 +62,8 @@ async function child(): Promise<void> {
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
     const receiverPort = (receiver.address() as AddressInfo).port;
     process.env.DATA_DIR = dataDir;
-    process.env.DATABASE_URL = `file:${join(dataDir, "svc.db")}`;
+    process.env.DATABASE_URL = process.env.BENCH_WEBHOOKS_DATABASE_URL || `file:${join(dataDir, "svc.db")}`;
+    const engine = process.env.BENCH_WEBHOOKS_DATABASE_URL ? ", PostgreSQL" : "";
     process.env.SVC_RATE_LIMIT_PER_MINUTE = "100000000";
     process.env.SVC_IN_PROCESS_WORKER = "0";
     process.env.SVC_OUTBOUND_ALLOW = `127.0.0.1:${receiverPort}`;
@@ -111,7 +130,7 @@ async function child(): Promise<void> {
       `deliveries, 1 worker (${N}, signed POST + log row + provenance record each): ${Math.round(alone).toLocaleString("en-US")} deliveries/s (target ≥ 500); CPU per delivery ${cpuAlone.toFixed(2)} ms (receiver in this process)`,
     );
     recordFigure({
-      row: "webhook deliveries to a loopback receiver, alone",
+      row: `webhook deliveries to a loopback receiver, alone${engine}`,
       value: alone,
       unit: "/s",
       target: "≥ 500/s",
@@ -135,7 +154,7 @@ async function child(): Promise<void> {
       `deliveries while their ${N} events are ingested (c=16): ${Math.round(withIngest).toLocaleString("en-US")} deliveries/s (target ≥ 500); CPU per event and its delivery ${cpuWith.toFixed(2)} ms`,
     );
     recordFigure({
-      row: "CPU per event ingested and delivered to a webhook",
+      row: `CPU per event ingested and delivered to a webhook${engine}`,
       value: withIngest,
       unit: "/s",
       target: "≤ 1.0 units",

@@ -9,6 +9,7 @@ import { newId } from "../ids";
 import type { PendingRecord } from "../provenance/appendProvenance";
 import { dispatcherFor, type DispatchOutcome } from "./dispatch";
 import { subscriptionIndex } from "./matcher";
+import { SUBSCRIPTION_COLUMNS, subscriptionFromRow } from "./subscriptionRows";
 import type { EventBody } from "./schemas";
 
 export type EventVia = "ingest" | "emit";
@@ -156,32 +157,11 @@ async function activeSubscriptions(
   ids: string[],
 ): Promise<Subscription[]> {
   const rows = await sqlIn(tx, engine).query<Record<string, unknown>>(
-    `SELECT "id","org_did","kind","event_types","target_url","agent_id","description","status","created_by_delegation_id","secret_sealed",
-            "previous_secret_sealed","previous_expires_at","failing_since","disabled_reason","created_at","updated_at","rebound_from_delegation_id"
+    `SELECT ${SUBSCRIPTION_COLUMNS}
        FROM "subscription" WHERE "id" IN (${ids.map((_, i) => `$${i + 2}`).join(",")}) AND "org_did" = $1 AND "status" = 'active' ORDER BY "id"`,
     [orgDid, ...ids],
   );
-  const date = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(v as string));
-  return rows.map((r) => ({
-    id: r.id as string,
-    orgDid: r.org_did as string,
-    kind: r.kind as string,
-    // SQLite keeps Prisma's Json as text; node-postgres parses jsonb itself.
-    eventTypes: (typeof r.event_types === "string" ? JSON.parse(r.event_types) : r.event_types) as Prisma.JsonValue,
-    targetUrl: r.target_url as string,
-    agentId: (r.agent_id as string | null) ?? null,
-    description: r.description as string,
-    status: r.status as string,
-    createdByDelegationId: (r.created_by_delegation_id as string | null) ?? null,
-    secretSealed: (r.secret_sealed as string | null) ?? null,
-    previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null,
-    previousExpiresAt: date(r.previous_expires_at),
-    failingSince: date(r.failing_since),
-    disabledReason: (r.disabled_reason as string | null) ?? null,
-    createdAt: date(r.created_at)!,
-    updatedAt: date(r.updated_at)!,
-    reboundFromDelegationId: (r.rebound_from_delegation_id as string | null) ?? null,
-  }));
+  return rows.map(subscriptionFromRow);
 }
 
 // Ingest's two inserts as raw SQL through the call's transaction: each about a third of the CPU of

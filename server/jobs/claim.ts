@@ -17,18 +17,18 @@ interface ClaimedRow {
 }
 
 /**
- * The ids of the queued jobs of kind `$4` due at `$5` that a claim of `$6` takes, fairest first:
+ * The ids of the queued jobs of kind `$4` due at `$5` that a claim of `limit` takes, fairest first:
  * an organization's k-th oldest job ranks k + (its jobs of that kind running now, on any worker),
  * ties by age. One organization that floods the queue therefore gets one job per turn like any
  * other, and one already holding many running jobs waits behind those holding fewer.
  *
  * Cheap whatever the backlog: the organizations with due jobs are found by a loose index scan
  * (one index seek per organization on (state, kind, org_did, available_at)), and only each one's
- * `$6` oldest are ranked, so a claim reads organizations × limit rows, not the queue. Jobs with no
+ * `limit` oldest are ranked, so a claim reads organizations × limit rows, not the queue. Jobs with no
  * organization (platform work) form one group of their own. On PostgreSQL the candidates are locked
  * with SKIP LOCKED, so concurrent workers rank what the others have not taken.
  */
-function fairClaimSql(pg: boolean): string {
+function fairClaimSql(pg: boolean, limit: number): string {
   const due = `"state" = 'queued' AND "kind" = $4 AND "available_at" <= $5`;
   const orgs = `orgs("o") AS (
       SELECT (SELECT "org_did" FROM "job" WHERE ${due} AND "org_did" IS NOT NULL ORDER BY "org_did" LIMIT 1)
@@ -39,24 +39,24 @@ function fairClaimSql(pg: boolean): string {
     ? `candidates AS (
       SELECT c."id", c."org_did", c."available_at" FROM orgs CROSS JOIN LATERAL (
         SELECT "id", "org_did", "available_at" FROM "job" WHERE ${due} AND "org_did" = orgs."o"
-        ORDER BY "available_at" LIMIT $6 FOR UPDATE SKIP LOCKED) c
+        ORDER BY "available_at" LIMIT $L FOR UPDATE SKIP LOCKED) c
       UNION ALL
       SELECT * FROM (SELECT "id", "org_did", "available_at" FROM "job" WHERE ${due} AND "org_did" IS NULL
-        ORDER BY "available_at" LIMIT $6 FOR UPDATE SKIP LOCKED) n)`
+        ORDER BY "available_at" LIMIT $L FOR UPDATE SKIP LOCKED) n)`
     : // SQLite has no LATERAL, and `JOIN "job" c ON c."id" IN (correlated subquery)` scans the
       // whole table once per claim (~0.1 ms per 1,000 jobs of every kind, on every claim of every
-      // kind, empty ones too). Instead each organization's `$6`-th oldest due job bounds an index
+      // kind, empty ones too). Instead each organization's `limit`-th oldest due job bounds an index
       // range: one seek for the bound, one range read (ties at the bound may add rows: ranked away).
       `upto AS MATERIALIZED (
       SELECT orgs."o", COALESCE((SELECT "available_at" FROM "job" WHERE ${due} AND "org_did" = orgs."o"
-        ORDER BY "available_at" LIMIT 1 OFFSET $6 - 1), $5) AS "t"
+        ORDER BY "available_at" LIMIT 1 OFFSET $L - 1), $5) AS "t"
       FROM orgs WHERE orgs."o" IS NOT NULL),
     candidates AS (
       SELECT c."id", c."org_did", c."available_at" FROM upto CROSS JOIN "job" c
         ON c."state" = 'queued' AND c."kind" = $4 AND c."org_did" = upto."o" AND c."available_at" <= upto."t"
       UNION ALL
       SELECT * FROM (SELECT "id", "org_did", "available_at" FROM "job" WHERE ${due} AND "org_did" IS NULL
-        ORDER BY "available_at" LIMIT $6))`;
+        ORDER BY "available_at" LIMIT $L))`;
   return `WITH RECURSIVE ${orgs},
     ${candidates},
     running AS (SELECT "org_did", COUNT(*) AS "n" FROM "job" WHERE "state" = 'running' AND "kind" = $4 GROUP BY "org_did"),
@@ -65,7 +65,20 @@ function fairClaimSql(pg: boolean): string {
         ROW_NUMBER() OVER (PARTITION BY c."org_did" ORDER BY c."available_at")
           + COALESCE((SELECT r."n" FROM running r WHERE r."org_did" = c."org_did"), 0) AS "share"
       FROM candidates c),
-    picked AS (SELECT "id" FROM ranked ORDER BY "share", "available_at" LIMIT $6)`;
+    picked AS (SELECT "id" FROM ranked ORDER BY "share", "available_at" LIMIT $L)`.replaceAll("$L", withLimit(limit));
+}
+
+/**
+ * The claim's limit as a literal, not a bound parameter: SQLite (built with STAT4, as
+ * better-sqlite3 is) lets the value bound to a LIMIT inside a compound query shape the plan, and
+ * then prepares the whole statement again at every execution whose bindings changed, which is
+ * every claim: about 0.3 ms of CPU each, several times what running the claim costs. A literal
+ * keeps one prepared statement per limit (a worker claims at most MAX_BATCH at once).
+ */
+function withLimit(limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new RangeError(`a claim's limit must be a positive integer, got ${limit}`);
+  return String(limit);
 }
 
 /**
@@ -87,12 +100,12 @@ export async function claimJobs(
 ): Promise<Array<ClaimedJob>> {
   const now = new Date();
   const pg = db.engine === "postgresql";
-  const sql = `${fairClaimSql(pg)}
-    UPDATE "job" SET "state" = 'running', "attempts" = "attempts" + $7, "locked_by" = $1,
+  const sql = `${fairClaimSql(pg, limit)}
+    UPDATE "job" SET "state" = 'running', "attempts" = "attempts" + $6, "locked_by" = $1,
       "lease_token" = ${pg ? `md5(random()::text || "id")` : "lower(hex(randomblob(16)))"}, "available_at" = $2, "updated_at" = $3
     WHERE "id" IN (SELECT "id" FROM picked)
     RETURNING "id", "kind", "org_did", "payload", "attempts", "max_attempts", "lease_token", "traceparent"`;
-  const params = [workerId, new Date(now.getTime() + leaseMs), now, kind, now, limit, ahead ? 0 : 1];
+  const params = [workerId, new Date(now.getTime() + leaseMs), now, kind, now, ahead ? 0 : 1];
   const rows = await db.writeLock(() => db.raw.query<ClaimedRow>(sql, params));
   return rows.map((r) => ({
     id: r.id,

@@ -1,7 +1,8 @@
 import { config } from "../config";
 import type { Event, Subscription, WebhookDelivery } from "../db/generated/sqlite/client";
-import { sqliteTimestamp } from "../db/raw";
+import { sqliteTimestamp, type RawQueryable } from "../db/raw";
 import { afterCommit, database, type Database, type Db, sqlIn } from "../db/client";
+import { readSubscription } from "../events/subscriptionRows";
 import { delegationStanding } from "../identity/delegationRevoked";
 import { newId } from "../ids";
 import { awaitIntegrated } from "../ledger/integrate";
@@ -50,6 +51,36 @@ export async function scheduleDelivery(
 /** The id a receiver deduplicates on: the same for every attempt at one event on one webhook. */
 export const messageId = (eventId: string, subscriptionId: string) => `msg_${eventId}_${subscriptionId}`;
 
+/** What a delivery sends of its event. */
+type DeliveredEvent = Pick<
+  Event,
+  "id" | "type" | "payload" | "source" | "occurredAt" | "ingestedVia" | "provenanceId" | "provenanceSeq"
+>;
+
+/**
+ * The event a delivery sends, read as raw SQL (Prisma's model read cost more CPU than the rest of
+ * the delivery's reads together): the columns of the body, as Prisma would return them.
+ */
+async function readEvent(q: RawQueryable, id: string): Promise<DeliveredEvent | undefined> {
+  const [r] = await q.query<Record<string, unknown>>(
+    `SELECT "id","type","payload","source","occurred_at","ingested_via","provenance_id","provenance_seq" FROM "event" WHERE "id" = $1`,
+    [id],
+  );
+  if (!r) return undefined;
+  return {
+    id: r.id as string,
+    type: r.type as string,
+    // SQLite keeps Prisma's Json as text; node-postgres parses jsonb itself.
+    payload: (typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload) as Event["payload"],
+    source: r.source as string,
+    occurredAt: r.occurred_at instanceof Date ? r.occurred_at : new Date(r.occurred_at as string),
+    ingestedVia: r.ingested_via as string,
+    provenanceId: (r.provenance_id as string | null) ?? null,
+    provenanceSeq:
+      r.provenance_seq === null || r.provenance_seq === undefined ? null : BigInt(r.provenance_seq as number),
+  };
+}
+
 /**
  * The event's record's leaf index and the first checkpoint that covers it, in one read. The bus
  * stores the record's id with the event, and its position where the engine gives it at commit
@@ -59,7 +90,7 @@ export const messageId = (eventId: string, subscriptionId: string) => `msg_${eve
  */
 async function ledgerPlace(
   db: Database,
-  e: Event,
+  e: DeliveredEvent,
 ): Promise<{ seq: number | null; checkpoint: { tree_size: number; root_hash: string } | null }> {
   type Row = { seq: number | string | null; tree_size: number | string | null; root_hash: string | null };
   let row: Row | undefined;
@@ -102,7 +133,7 @@ async function ledgerPlace(
  * the receiver can fetch the inclusion proof of the event's provenance record and check, before
  * acting, that svc logged the event (see the README's "Verifying a webhook delivery").
  */
-async function deliveryBody(db: Database, e: Event): Promise<string> {
+async function deliveryBody(db: Database, e: DeliveredEvent): Promise<string> {
   const place = await ledgerPlace(db, e);
   const recordId = e.provenanceId;
   return JSON.stringify({
@@ -141,16 +172,15 @@ function nextDelay(job: ClaimedJob<DeliverPayload>): number | null {
 export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promise<void> {
   const db = await database();
   const { subscriptionId, eventId } = job.payload;
-  const [sub, event] = await Promise.all([
-    db.read.subscription.findUnique({ where: { id: subscriptionId } }),
-    db.read.event.findUnique({ where: { id: eventId } }),
-  ]);
   // Deleted, disabled or revoked since it was scheduled: nothing is sent, nothing to record.
-  if (!sub || !event || sub.kind !== "webhook" || sub.status !== "active") return;
+  const sub = await readSubscription(db.raw, subscriptionId);
+  if (!sub || sub.kind !== "webhook" || sub.status !== "active") return;
+  const event = await readEvent(db.raw, eventId);
+  if (!event) return;
 
   // Read outside the write transaction, which every worker's delivery waits for on SQLite: the
   // creator's delegation and its standing in one read (two when it has ancestors).
-  const delegation = sub.createdByDelegationId ? await delegationStanding(db.read, sub.createdByDelegationId) : null;
+  const delegation = sub.createdByDelegationId ? await delegationStanding(db.raw, sub.createdByDelegationId) : null;
   if (delegation?.revoked) {
     // Revoked since the webhook was (re-)enabled: nothing is sent under it; the webhook stops.
     await commitGrouped(db, async (tx) => {
@@ -174,7 +204,7 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
   await commitGrouped(
     db,
     async (tx) => {
-      const current = await tx.subscription.findUnique({ where: { id: sub.id } });
+      const current = await readSubscription(sqlIn(tx, db.engine), sub.id);
       if (!current) {
         await finishJob(tx, job);
         return;
