@@ -64,8 +64,11 @@ export default defineConfig({
           globalSetup: ["tests/integration/globalSetup.ts"],
           setupFiles: ["tests/integration/setup.ts"],
           env: { SVC_TEST_ENGINE: engine, NODE_ENV: "test" as const },
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // Hang guards, as the unit project's: at a load average of 22 on this 2-core machine,
+          // tests that start processes or pack and install (backup with pg_dump, the kill -9 tests,
+          // the SDK's install) took 55-60 s and more, so a 60 s guard failed them on the load.
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
           pool: "forks" as const,
           // The files of a worker share one module graph (loading the server's modules cost ~5 s of
           // CPU per file): setup.ts puts process-wide state and the environment back as a fresh

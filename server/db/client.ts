@@ -122,6 +122,10 @@ const txSql = processWide("db.txSql", () => new WeakMap<object, RawQueryable>())
  * answered by the raw driver, without Prisma; elsewhere (PostgreSQL's transactions, whose pooled
  * client Prisma does not expose, or another `Db`) through Prisma's `$queryRawUnsafe`.
  * Results are the driver's: integers as numbers, timestamps and JSON as stored (SQLite: text).
+ * On SQLite the raw driver's one connection also runs its own transactions (the group commit of
+ * reads' ledger records, the tree's sealing, a reasoning call's settlement), which yield between
+ * statements: a read there may see such a transaction's rows before it commits. Read tables those
+ * do not write (passports, delegations), or read through Prisma.
  */
 export function sqlIn(tx: Db, engine: Database["engine"]): RawQueryable {
   return txSql.get(tx) ?? prismaSql(tx, engine);

@@ -1,4 +1,4 @@
-import { afterCommit, type Database, type Db } from "../db/client";
+import { afterCommit, type Database, type Db, sqlIn } from "../db/client";
 import { newId } from "../ids";
 import { processWide } from "../processWide";
 
@@ -125,14 +125,18 @@ export class SubscriptionIndex {
   }
 }
 
+/**
+ * What the index was built from: the version every subscription write bumps, and the table's size
+ * and newest change (which also catch a write that bypassed `subscriptionsChanged`). One raw
+ * statement (in the caller's transaction when it has one): it runs on the run-end and ingest paths.
+ */
 async function fingerprintOf(db: Db, engine: Database["engine"]): Promise<string> {
-  const version = await db.serviceState.findUnique({ where: { key: VERSION_KEY }, select: { value: true } });
-  const sql =
-    engine === "postgresql"
-      ? `SELECT COUNT(*)::text AS "n", MAX("updated_at")::text AS "m" FROM "subscription"`
-      : `SELECT CAST(COUNT(*) AS TEXT) AS "n", CAST(MAX("updated_at") AS TEXT) AS "m" FROM "subscription"`;
-  const [row] = await db.$queryRawUnsafe<{ n: string; m: string | null }[]>(sql);
-  return `${version?.value ?? ""}|${row?.n ?? "0"}|${row?.m ?? ""}`;
+  const text = (sql: string) => (engine === "postgresql" ? `${sql}::text` : `CAST(${sql} AS TEXT)`);
+  const [row] = await sqlIn(db, engine).query<{ v: string | null; n: string; m: string | null }>(
+    `SELECT (SELECT "value" FROM "service_state" WHERE "key" = $1) AS "v", ${text("COUNT(*)")} AS "n", ${text(`MAX("updated_at")`)} AS "m" FROM "subscription"`,
+    [VERSION_KEY],
+  );
+  return `${row?.v ?? ""}|${row?.n ?? "0"}|${row?.m ?? ""}`;
 }
 
 /** The process's index. */

@@ -31,6 +31,8 @@ const startProcess = () =>
 const FINAL = ["completed", "failed", "cancelled"];
 const N = 300;
 
+// Its bounds are hang guards, not timings: its work (300 runs, two process starts) took over 60 s on this 2-core
+// machine at a load average of 22.
 describe("kill -9 under load", () => {
   it("every execution reaches a final state after a restart, each with one outcome, and the ledger verifies", async () => {
     const agentId = await deployAndWait(
@@ -58,7 +60,7 @@ describe("kill -9 under load", () => {
     }
     await expect
       .poll(() => db.read.asyncExecution.count({ where: { id: { in: ids }, status: { in: FINAL } } }), {
-        timeout: 20_000,
+        timeout: 60_000,
         interval: 20,
       })
       .toBeGreaterThanOrEqual(20);
@@ -70,7 +72,7 @@ describe("kill -9 under load", () => {
     const second = await startProcess();
     await expect
       .poll(() => db.read.asyncExecution.count({ where: { id: { in: ids }, status: { in: FINAL } } }), {
-        timeout: 40_000,
+        timeout: 120_000,
         interval: 100,
       })
       .toBe(N);
@@ -91,5 +93,5 @@ describe("kill -9 under load", () => {
     expect(await db.read.job.count({ where: { kind: "execution.run" } })).toBe(0);
 
     await expectLedgerVerifies(ctx.server.url, ctx.root.token, "svc-crash-");
-  });
+  }, 240_000);
 });

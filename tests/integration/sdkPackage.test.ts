@@ -26,6 +26,7 @@ describe("the SDK's package", () => {
     tarball = join(scratch, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
   }, 120_000);
 
+  // 240 s: a hang guard, not a timing (an install and two compiles took over 60 s here at a load of 22).
   it("installs in a fresh project, which compiles against it under strict and runs", async () => {
     const app = join(scratch, "app");
     mkdirSync(app);
@@ -90,5 +91,5 @@ describe("the SDK's package", () => {
     expect(wrong.stdout).toMatch(/wrong\.ts\(3,.*\): error/);
     expect(wrong.stdout).toMatch(/wrong\.ts\(4,.*\): error/);
     expect(wrong.stdout).toMatch(/wrong\.ts\(5,.*\): error/);
-  });
+  }, 240_000);
 });

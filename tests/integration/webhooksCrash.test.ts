@@ -37,6 +37,8 @@ const startProcess = () =>
 
 const N = 500;
 
+// Its bounds are hang guards, not timings: its work (500 deliveries, two process starts) took over 60 s on this 2-core
+// machine at a load average of 22.
 describe("kill -9 during webhook deliveries", () => {
   it("after a restart every delivery is made, none lost, each event under one webhook-id", async () => {
     const hook = await call(ctx.server.url, "POST", "/v1/webhooks", {
@@ -75,19 +77,19 @@ describe("kill -9 during webhook deliveries", () => {
         eventIds.push(a.body.event_id);
       }
     }
-    await expect.poll(() => receiver.at("/crash").length, { timeout: 20_000, interval: 10 }).toBeGreaterThanOrEqual(20);
+    await expect.poll(() => receiver.at("/crash").length, { timeout: 60_000, interval: 10 }).toBeGreaterThanOrEqual(20);
     process.kill(-first.child.pid!, "SIGKILL");
     await new Promise((r) => first.child.once("exit", r));
     const before = await delivered();
     expect(before, "the kill came mid-way").toBeLessThan(N);
 
     const second = await startProcess();
-    await expect.poll(delivered, { timeout: 60_000, interval: 100 }).toBe(N);
+    await expect.poll(delivered, { timeout: 120_000, interval: 100 }).toBe(N);
     second.child.kill("SIGTERM");
     await new Promise((r) => second.child.once("exit", r));
 
     const ids = new Set(receiver.at("/crash").map((r) => r.headers["webhook-id"]));
     expect(ids).toEqual(new Set(eventIds.map((e) => `msg_${e}_${hook.body.id}`)));
     expect(await db.read.job.count({ where: { kind: "webhook.deliver" } })).toBe(0);
-  });
+  }, 240_000);
 });
