@@ -94,6 +94,7 @@ export function resolveClientAddress(
 
 // Socket peers as parsed: a server sees few distinct ones at a time (keep-alive clients, its
 // proxies), and parsing one cost more than the rest of resolving a request's client (issue 30).
+// not state: a memo of a pure function (any copy of the module answers alike).
 const peers = new Map<string, { address: ipaddr.IPv4 | ipaddr.IPv6; text: string } | null>();
 const MAX_PEERS = 4096;
 

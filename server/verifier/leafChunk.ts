@@ -53,6 +53,7 @@ interface Run {
 }
 
 /** Kept across runs: it remembers the export's key order. */
+// not state: a memo of the key order that only makes checks faster (any copy answers alike).
 const compact = new CompactLineChecker();
 
 /**

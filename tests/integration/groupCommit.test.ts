@@ -90,12 +90,10 @@ describe("group commit in the gate", () => {
     expect(committed.sort((a, b) => a - b)).toEqual(ran.filter((i) => i !== FAILING).sort((a, b) => a - b));
     expect(records.find((r) => r.requestId === `req_group_${FAILING}`)!.status).toBeGreaterThanOrEqual(400);
     expect(await db.raw.query(`SELECT "id" FROM "ledger_pending"`)).toEqual([]);
-    // The order of positions is the order the ledger gave them in. SQLite gives a record its
-    // position in its own transaction: the members' order in the group. PostgreSQL's integrator
-    // gives positions after commit, round by round, each round to the records pending at its start
-    // in (timestamp, id) order; this process's groups commit one after the other, so along the
-    // positions the records' timestamps never go back.
-    if (db.engine === "sqlite") expect(committed).toEqual(ran.filter((i) => i !== FAILING));
+    // The order of positions is the order the ledger gave them in: along the positions the
+    // records' timestamps never go back. (Which member of a group ran first is not asserted: a
+    // member's function and its record's append are not one step, and under load two members'
+    // appends were seen in the other order on SQLite.)
     const stamps = records.map((r) => r.timestamp.getTime());
     expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
     // The ledger is dense: every committed record has exactly one position, none was skipped or
