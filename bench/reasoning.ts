@@ -35,6 +35,8 @@ export async function reasoning(): Promise<void> {
   const env = {
     DATA_DIR: dataDir,
     DATABASE_URL: "",
+    // A log line per call would bury the report (as in every bench child, bench/lib/child.ts).
+    SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL || "warn",
     SVC_OUTBOUND_ALLOW: peer.hostPort,
     SVC_RATE_LIMIT_PER_MINUTE: "100000000",
     SVC_MODEL_PROVIDERS: JSON.stringify([
