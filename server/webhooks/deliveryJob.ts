@@ -1,7 +1,7 @@
 import { config } from "../config";
 import type { Event, Subscription, WebhookDelivery } from "../db/generated/sqlite/client";
 import { sqliteTimestamp, type RawQueryable } from "../db/raw";
-import { afterCommit, database, type Db, sqlIn } from "../db/client";
+import { afterCommit, database, type Database, type Db, sqlIn } from "../db/client";
 import { readSubscription } from "../events/subscriptionRows";
 import { delegationStanding } from "../identity/delegationRevoked";
 import { newId } from "../ids";
@@ -60,7 +60,7 @@ type DeliveredEvent = Pick<
  * The event a delivery sends, read as raw SQL (Prisma's model read cost more CPU than the rest of
  * the delivery's reads together): the columns of the body, as Prisma would return them.
  */
-async function readEvent(q: RawQueryable, id: string): Promise<DeliveredEvent | undefined> {
+async function readEvent(q: RawQueryable, engine: Database["engine"], id: string): Promise<DeliveredEvent | undefined> {
   const [r] = await q.query<Record<string, unknown>>(
     `SELECT "id","type","payload","source","occurred_at","ingested_via","provenance_id","provenance_seq" FROM "event" WHERE "id" = $1`,
     [id],
@@ -70,7 +70,7 @@ async function readEvent(q: RawQueryable, id: string): Promise<DeliveredEvent | 
     id: r.id as string,
     type: r.type as string,
     // SQLite keeps Prisma's Json as text; node-postgres parses jsonb itself.
-    payload: (typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload) as Event["payload"],
+    payload: (engine === "sqlite" ? JSON.parse(r.payload as string) : r.payload) as Event["payload"],
     source: r.source as string,
     occurredAt: r.occurred_at instanceof Date ? r.occurred_at : new Date(r.occurred_at as string),
     ingestedVia: r.ingested_via as string,
@@ -136,7 +136,7 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
   // Deleted, disabled or revoked since it was scheduled: nothing is sent, nothing to record.
   const sub = await readSubscription(db.raw, subscriptionId);
   if (!sub || sub.kind !== "webhook" || sub.status !== "active") return;
-  const event = await readEvent(db.raw, eventId);
+  const event = await readEvent(db.raw, db.engine, eventId);
   if (!event) return;
 
   // Read outside the write transaction, which every worker's delivery waits for on SQLite: the
