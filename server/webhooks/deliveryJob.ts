@@ -61,7 +61,7 @@ type DeliveredEvent = Pick<
  * The event a delivery sends, read as raw SQL (Prisma's model read cost more CPU than the rest of
  * the delivery's reads together): the columns of the body, as Prisma would return them.
  */
-async function readEvent(q: RawQueryable, id: string): Promise<DeliveredEvent | undefined> {
+async function readEvent(q: RawQueryable, engine: Database["engine"], id: string): Promise<DeliveredEvent | undefined> {
   const [r] = await q.query<Record<string, unknown>>(
     `SELECT "id","type","payload","source","occurred_at","ingested_via","provenance_id","provenance_seq" FROM "event" WHERE "id" = $1`,
     [id],
@@ -71,7 +71,7 @@ async function readEvent(q: RawQueryable, id: string): Promise<DeliveredEvent | 
     id: r.id as string,
     type: r.type as string,
     // SQLite keeps Prisma's Json as text; node-postgres parses jsonb itself.
-    payload: (typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload) as Event["payload"],
+    payload: (engine === "sqlite" ? JSON.parse(r.payload as string) : r.payload) as Event["payload"],
     source: r.source as string,
     occurredAt: r.occurred_at instanceof Date ? r.occurred_at : new Date(r.occurred_at as string),
     ingestedVia: r.ingested_via as string,
@@ -175,7 +175,7 @@ export async function deliverWebhookJob(job: ClaimedJob<DeliverPayload>): Promis
   // Deleted, disabled or revoked since it was scheduled: nothing is sent, nothing to record.
   const sub = await readSubscription(db.raw, subscriptionId);
   if (!sub || sub.kind !== "webhook" || sub.status !== "active") return;
-  const event = await readEvent(db.raw, eventId);
+  const event = await readEvent(db.raw, db.engine, eventId);
   if (!event) return;
 
   // Read outside the write transaction, which every worker's delivery waits for on SQLite: the
