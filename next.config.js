@@ -35,6 +35,10 @@ const nextConfig = {
   // /v1 answers a trailing slash itself (a problem+json 404), never with a 308 to another path.
   skipTrailingSlashRedirect: true,
   reactStrictMode: true,
+  // Every page's <title> is rendered with the page, not streamed after it: streamed metadata left a
+  // console page without a <title> for a moment after a navigation (screen readers announce the
+  // title; axe caught a page between the two). Our metadata is static: blocking on it costs nothing.
+  htmlLimitedBots: /.*/,
   // No type check on the start path (it took minutes of a first `npm start` on 2 busy cores):
   // `npm test` and `npm run typecheck` check every file, the app's included.
   typescript: { tsconfigPath: "tsconfig.next.json", ignoreBuildErrors: true },

@@ -62,6 +62,19 @@ function sqliteParams(params: unknown[]): unknown[] {
   );
 }
 
+/**
+ * A Json column as the raw drivers answer it, as Prisma would: SQLite keeps Prisma's Json as text,
+ * node-postgres parses jsonb itself (whatever JSON value it holds, a string too).
+ */
+export function rawJson(v: unknown, engine: "sqlite" | "postgresql"): unknown {
+  return engine === "sqlite" && typeof v === "string" ? JSON.parse(v) : v;
+}
+
+/** A timestamp column as the raw drivers answer it (SQLite: text; node-postgres: a Date), as Prisma would. */
+export function rawDate(v: unknown): Date | null {
+  return v === null || v === undefined ? null : v instanceof Date ? v : new Date(v as string);
+}
+
 /** Timestamps are stored the way Prisma's better-sqlite3 adapter stores them (ISO 8601, +00:00). */
 export function sqliteTimestamp(d: Date): string {
   return d.toISOString().replace("Z", "+00:00");

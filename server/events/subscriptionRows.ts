@@ -1,5 +1,6 @@
 import type { Prisma, Subscription } from "../db/generated/sqlite/client";
-import type { RawQueryable } from "../db/raw";
+import { config } from "../config";
+import { rawDate, rawJson, type RawQueryable } from "../db/raw";
 
 /**
  * Subscriptions read as raw SQL on the hot paths (ingest's dispatch, every webhook delivery),
@@ -9,16 +10,13 @@ import type { RawQueryable } from "../db/raw";
 export const SUBSCRIPTION_COLUMNS = `"id","org_did","kind","event_types","target_url","agent_id","description","status","created_by_delegation_id","secret_sealed",
   "previous_secret_sealed","previous_expires_at","failing_since","disabled_reason","created_at","updated_at","rebound_from_delegation_id"`;
 
-const date = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(v as string));
-
 /** A row of `SUBSCRIPTION_COLUMNS`, from either engine's driver, as Prisma's `Subscription`. */
 export function subscriptionFromRow(r: Record<string, unknown>): Subscription {
   return {
     id: r.id as string,
     orgDid: r.org_did as string,
     kind: r.kind as string,
-    // SQLite keeps Prisma's Json as text; node-postgres parses jsonb itself.
-    eventTypes: (typeof r.event_types === "string" ? JSON.parse(r.event_types) : r.event_types) as Prisma.JsonValue,
+    eventTypes: rawJson(r.event_types, config().engine) as Prisma.JsonValue,
     targetUrl: r.target_url as string,
     agentId: (r.agent_id as string | null) ?? null,
     description: r.description as string,
@@ -26,11 +24,11 @@ export function subscriptionFromRow(r: Record<string, unknown>): Subscription {
     createdByDelegationId: (r.created_by_delegation_id as string | null) ?? null,
     secretSealed: (r.secret_sealed as string | null) ?? null,
     previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null,
-    previousExpiresAt: date(r.previous_expires_at),
-    failingSince: date(r.failing_since),
+    previousExpiresAt: rawDate(r.previous_expires_at),
+    failingSince: rawDate(r.failing_since),
     disabledReason: (r.disabled_reason as string | null) ?? null,
-    createdAt: date(r.created_at)!,
-    updatedAt: date(r.updated_at)!,
+    createdAt: rawDate(r.created_at)!,
+    updatedAt: rawDate(r.updated_at)!,
     reboundFromDelegationId: (r.rebound_from_delegation_id as string | null) ?? null,
   };
 }

@@ -1,7 +1,7 @@
 import { config } from "../config";
 import { type Db, sqlIn } from "../db/client";
 import type { Agent, AsyncExecution, Prisma } from "../db/generated/sqlite/client";
-import { sqliteTimestamp } from "../db/raw";
+import { rawJson, sqliteTimestamp } from "../db/raw";
 import { domainError, NotFound } from "../errors";
 import { newId } from "../ids";
 import type { Principal } from "../governance/principal";
@@ -54,8 +54,7 @@ export async function loadInvocableAgent(tx: Db, id: string, orgDid: string): Pr
     status: r.status as string,
     passportId: (r.passport_id as string | null) ?? null,
     currentVersionId: (r.current_version_id as string | null) ?? null,
-    // SQLite keeps Prisma's Json as text; node-postgres parses jsonb itself.
-    capabilities: (typeof r.capabilities === "string" ? JSON.parse(r.capabilities) : r.capabilities) as string[],
+    capabilities: rawJson(r.capabilities, config().engine) as string[],
   };
 }
 

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { config } from "../config";
 import { sqlIn, type Db } from "../db/client";
+import { rawDate, rawJson } from "../db/raw";
 import { Forbidden, NotFound } from "../errors";
 import { coveredBy } from "./capabilities";
 import { keyset, olderThan, type ListQuery } from "../http/cursor";
@@ -30,9 +31,8 @@ export async function getPassport(db: Db, principal: Principal, did: string) {
     orgDid: row.org_did,
     verificationTier: Number(row.verification_tier),
     identityTier: Number(row.identity_tier),
-    // SQLite keeps Prisma's Json and DateTime as text; node-postgres parses jsonb and the raw driver timestamps.
-    publicKeyJwk: typeof row.public_key_jwk === "string" ? JSON.parse(row.public_key_jwk) : row.public_key_jwk,
-    createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+    publicKeyJwk: rawJson(row.public_key_jwk, config().engine) as Parameters<typeof passportView>[0]["publicKeyJwk"],
+    createdAt: rawDate(row.created_at)!,
   });
 }
 

@@ -1,6 +1,6 @@
 import { config } from "../config";
 import type { Event, Subscription, WebhookDelivery } from "../db/generated/sqlite/client";
-import { sqliteTimestamp, type RawQueryable } from "../db/raw";
+import { rawDate, rawJson, sqliteTimestamp, type RawQueryable } from "../db/raw";
 import { afterCommit, database, type Database, type Db, sqlIn } from "../db/client";
 import { readSubscription } from "../events/subscriptionRows";
 import { delegationStanding } from "../identity/delegationRevoked";
@@ -70,10 +70,9 @@ async function readEvent(q: RawQueryable, engine: Database["engine"], id: string
   return {
     id: r.id as string,
     type: r.type as string,
-    // SQLite keeps Prisma's Json as text; node-postgres parses jsonb itself.
-    payload: (engine === "sqlite" ? JSON.parse(r.payload as string) : r.payload) as Event["payload"],
+    payload: rawJson(r.payload, engine) as Event["payload"],
     source: r.source as string,
-    occurredAt: r.occurred_at instanceof Date ? r.occurred_at : new Date(r.occurred_at as string),
+    occurredAt: rawDate(r.occurred_at)!,
     ingestedVia: r.ingested_via as string,
     provenanceId: (r.provenance_id as string | null) ?? null,
     provenanceSeq:
