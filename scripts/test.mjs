@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: every suite, in order: type check, lint (module boundaries, eslint.config.mjs), unit,
-// integration on SQLite and on PostgreSQL, Playwright end-to-end. Ends with one line
+// `npm test`: every suite: type check, lint (module boundaries, eslint.config.mjs) and format beside
+// the end-to-end build, then unit, integration on SQLite and on PostgreSQL, Playwright end-to-end. Ends with one line
 // "tests: N passed, N failed, N skipped" (CI parses it; keep it exactly so). A failed type check or
 // lint counts as one failed test there.
 // A flaky test (failed, then passed on a retry: Playwright retries under CI, vitest when a test
@@ -80,19 +80,37 @@ function runQuietly(name, cmd, args, env, part, log) {
   });
 }
 
+// The checks and the end-to-end build at once: tsc, eslint and prettier are single-threaded, so
+// one after another they left a core idle for a minute and a half; `next build` fills it. The type
+// check reads none of what the build writes (tsconfig.check.json). Each prints its output whole
+// when it ends. The build is skipped when fresh; a failed build skips the journeys.
+const checks = [];
 if (!only) {
-  if (!run("type check", bin("tsc"), ["--noEmit", "-p", "."])) totals.failed++;
-  if (!run("lint (module boundaries)", bin("eslint"), ["."], {}, "lint")) totals.failed++;
-  if (
-    !run(
-      "format (prettier --check; `npx prettier --write .` fixes it)",
-      bin("prettier"),
-      ["--check", "."],
+  const check = (name, args, part) =>
+    runQuietly(name, bin(args[0]), args.slice(1), {}, part, join(results, `${part.replace(/ /g, "-")}.log`)).then(
+      (ok) => ok || totals.failed++,
+    );
+  checks.push(check("type check", ["tsc", "--noEmit", "-p", "tsconfig.check.json"], "type check"));
+  checks.push(
+    check("lint (module boundaries)", ["eslint", "."], "lint").then(() =>
+      check("format (prettier --check; `npx prettier --write .` fixes it)", ["prettier", "--check", "."], "format"),
+    ),
+  );
+}
+const e2eBuilt = wanted("e2e")
+  ? runQuietly(
+      "end-to-end build (next build, when the sources changed)",
+      process.execPath,
+      ["scripts/start.mjs", "--build-only"],
       {},
-      "format",
+      "e2e build",
+      join(results, "e2e-build.log"),
     )
-  )
-    totals.failed++;
+  : Promise.resolve(false);
+if (checks.length) {
+  const started = Date.now();
+  await Promise.all(checks);
+  partTimes.push(["checks (type check, lint then format, beside the e2e build)", Date.now() - started]);
 }
 
 const projects = ["unit", "sqlite"].filter(wanted);
@@ -153,18 +171,8 @@ if (together) partTimes.push([`integration (${integration.join(" + ")} at once)`
 
 const e2eJson = join(results, "e2e.json");
 rmSync(e2eJson, { force: true });
-// The build (skipped when fresh) on its own, then the journeys against the server it serves.
-if (!wanted("e2e"));
-else if (
-  run(
-    "end-to-end build (next build, when the sources changed)",
-    process.execPath,
-    ["scripts/start.mjs", "--build-only"],
-    {},
-    "e2e build",
-  )
-)
-  run("end-to-end (Playwright)", bin("playwright"), ["test"], {}, "e2e journeys");
+// The journeys against the server the build (started with the checks) serves.
+if (wanted("e2e") && (await e2eBuilt)) run("end-to-end (Playwright)", bin("playwright"), ["test"], {}, "e2e journeys");
 if (!wanted("e2e"));
 else if (existsSync(e2eJson)) {
   const report = JSON.parse(readFileSync(e2eJson, "utf8"));
