@@ -11,6 +11,7 @@ import { exited, spawnChild, runIfChild } from "./lib/child";
 import { ownCpuMs, recordFigure } from "./lib/figures";
 import { runLoad } from "./lib/load";
 import { machineLoad, mib } from "./lib/machine";
+import { profiled } from "./lib/profile";
 import { createDatabase, PG_ADMIN_URL, postgresAnswers, redact } from "./lib/postgres";
 import { cpuMs, mintApiKey, serverProcessPid, startServer, stopServer } from "./lib/server";
 
@@ -30,7 +31,8 @@ import { cpuMs, mintApiKey, serverProcessPid, startServer, stopServer } from "./
  *      on the local PostgreSQL).
  *
  * `npm run bench -- events`; BENCH_EVENTS_N sets the events measured (after BENCH_EVENTS_WARM_UP, 1,000,
- * not measured), BENCH_EVENTS_C the concurrency.
+ * not measured), BENCH_EVENTS_C the concurrency; BENCH_PROFILE=<prefix> a CPU profile of the in-process
+ * ingest (2., server and client).
  */
 const SELF = fileURLToPath(import.meta.url);
 const N = Number(process.env.BENCH_EVENTS_N || 2000);
@@ -212,7 +214,7 @@ async function child(): Promise<void> {
     queued = 0;
     const cpu0 = process.cpuUsage();
     const t1 = performance.now();
-    await ingest(N, "bench");
+    await profiled("events-ingest", () => ingest(N, "bench"));
     const ms = performance.now() - t1;
     const cpuPerEvent = ownCpuMs(cpu0) / N;
     const rate = (N / ms) * 1000;

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { startFakeOpenAI } from "../tests/integration/peers/fakeOpenAI";
 import { recordFigure } from "./lib/figures";
 import { percentile } from "./lib/load";
+import { profiled } from "./lib/profile";
 import { ROOT } from "./lib/server";
 
 /**
@@ -22,7 +23,8 @@ import { ROOT } from "./lib/server";
  * and the figure is p50(governed) − p50(bare). The pure router (route() over the 50 models) is
  * timed alone as well, since it is the part the catalogue's size can grow.
  *
- * `npm run bench -- reasoning`; REASONING_BENCH_CALLS (default 400) calls of each kind.
+ * `npm run bench -- reasoning`; REASONING_BENCH_CALLS (default 400) calls of each kind;
+ * BENCH_PROFILE=<prefix> a CPU profile of each block of bare and of governed calls.
  */
 const MODELS = 50;
 const CALLS = Number(process.env.REASONING_BENCH_CALLS || 400);
@@ -126,8 +128,8 @@ export async function reasoning(): Promise<void> {
     };
     const blocks = { bare: 0, governed: 0 };
     for (let round = 0; round < 2; round++) {
-      blocks.bare += (await cpuPerCall(bare, CALLS / 2)) / 2;
-      blocks.governed += (await cpuPerCall(governed, CALLS / 2)) / 2;
+      blocks.bare += (await profiled(`reasoning-bare-${round}`, () => cpuPerCall(bare, CALLS / 2))) / 2;
+      blocks.governed += (await profiled(`reasoning-governed-${round}`, () => cpuPerCall(governed, CALLS / 2))) / 2;
     }
     const addedCpu = blocks.governed - blocks.bare;
     bareMs.sort((a, b) => a - b);

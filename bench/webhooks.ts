@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { exited, spawnChild, runIfChild } from "./lib/child";
 import { ownCpuMs, recordFigure } from "./lib/figures";
 import { machineLoad, mib } from "./lib/machine";
+import { profiled } from "./lib/profile";
 import { createDatabase, PG_ADMIN_URL, postgresAnswers, redact } from "./lib/postgres";
 
 /**
@@ -19,7 +20,8 @@ import { createDatabase, PG_ADMIN_URL, postgresAnswers, redact } from "./lib/pos
  * deliveries/s.
  *
  * `npm run bench -- webhooks`; BENCH_WEBHOOKS_N sets the deliveries; BENCH_WEBHOOKS_ENGINES
- * (default `sqlite`; `sqlite,postgresql` adds a fresh database on the local PostgreSQL) the engines.
+ * (default `sqlite`; `sqlite,postgresql` adds a fresh database on the local PostgreSQL) the engines;
+ * BENCH_PROFILE=<prefix> a CPU profile of the deliveries alone and of the deliveries with their ingest.
  */
 const SELF = fileURLToPath(import.meta.url);
 const N = Number(process.env.BENCH_WEBHOOKS_N || 2000);
@@ -119,7 +121,7 @@ async function child(): Promise<void> {
     let cpu0 = process.cpuUsage();
     const t0 = performance.now();
     let worker = startJobWorker({ kinds: [DELIVER_JOB], log: () => undefined });
-    await worker.drain();
+    await profiled("webhooks-delivery", () => worker.drain());
     const ms = performance.now() - t0;
     const cpuAlone = ownCpuMs(cpu0) / N;
     await worker.stop();
@@ -143,9 +145,11 @@ async function child(): Promise<void> {
     cpu0 = process.cpuUsage();
     const t1 = performance.now();
     worker = startJobWorker({ kinds: [DELIVER_JOB], log: () => undefined });
-    await ingest(N);
-    while ((await db.read.webhookDelivery.count({ where: { subscriptionId: id, success: true } })) < 2 * N)
-      await new Promise((r) => setTimeout(r, 20));
+    await profiled("webhooks-with-ingest", async () => {
+      await ingest(N);
+      while ((await db.read.webhookDelivery.count({ where: { subscriptionId: id, success: true } })) < 2 * N)
+        await new Promise((r) => setTimeout(r, 20));
+    });
     const ms2 = performance.now() - t1;
     await worker.stop();
     const cpuWith = ownCpuMs(cpu0) / N;

@@ -195,8 +195,12 @@ async function commitGroup(db: Database, group: Member[]): Promise<void> {
   }
 }
 
-// Savepoint names need only be unique within a group's transaction; one counter per process.
-const savepointCounter = processWide("db.groupCommitSavepoints", () => ({ next: 0 }));
+// One name for every member's savepoint: members run one after the other, each savepoint released
+// (or rolled back to and released) before the next is taken, and a repeated name addresses the
+// newest one on both engines. A name per member (a counter) made each SAVEPOINT and RELEASE a new
+// SQL text: every one was prepared afresh and they filled the connection's statement cache
+// (db/raw.ts keeps 1,000), after which no statement first seen later was ever kept prepared.
+const SAVEPOINT = "svc_member";
 
 /** Runs `fn` in a savepoint of `tx`: released when it succeeds, rolled back to when it throws. */
 async function inSavepoint<T>(
@@ -206,19 +210,18 @@ async function inSavepoint<T>(
 ): Promise<{ ok: true; value: T; hooks: Array<() => void> } | { ok: false; error: unknown }> {
   const hooks: Array<() => void> = [];
   const previous = tx.prisma ? swapCommitHooks(tx.prisma, hooks) : undefined;
-  const name = `svc_g${(savepointCounter.next = (savepointCounter.next + 1) % 1e9)}`;
   try {
-    if (isolate) await tx.q.execute(`SAVEPOINT ${name}`);
+    if (isolate) await tx.q.execute(`SAVEPOINT ${SAVEPOINT}`);
     let value: T;
     try {
       value = await fn();
     } catch (error) {
       if (!isolate) throw error;
-      await tx.q.execute(`ROLLBACK TO SAVEPOINT ${name}`);
-      await tx.q.execute(`RELEASE SAVEPOINT ${name}`);
+      await tx.q.execute(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+      await tx.q.execute(`RELEASE SAVEPOINT ${SAVEPOINT}`);
       return { ok: false, error };
     }
-    if (isolate) await tx.q.execute(`RELEASE SAVEPOINT ${name}`);
+    if (isolate) await tx.q.execute(`RELEASE SAVEPOINT ${SAVEPOINT}`);
     return { ok: true, value, hooks };
   } finally {
     if (tx.prisma) swapCommitHooks(tx.prisma, previous);

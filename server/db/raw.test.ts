@@ -52,3 +52,20 @@ describe("the write lock", () => {
     expect(order).toEqual(["other", "late"]);
   });
 });
+
+describe("the statement cache", () => {
+  it("keeps a statement first run after the cache filled, dropping the one kept longest", async () => {
+    const { sqliteTransactionQueryable, STATEMENT_CACHE_SIZE } = await import("./raw");
+    const prepared: string[] = [];
+    const q = sqliteTransactionQueryable((sql) => {
+      prepared.push(sql);
+      return { reader: false, run: () => ({ changes: 0 }) } as never;
+    });
+    // Texts that vary (an IN list of every length, a name per savepoint) fill it first.
+    for (let i = 0; i < STATEMENT_CACHE_SIZE + 10; i++) await q.execute(`SAVEPOINT s${i}`);
+    for (let i = 0; i < 3; i++) await q.execute(`INSERT INTO "t" VALUES ($1)`, [i]);
+    expect(prepared.filter((s) => s.startsWith("INSERT"))).toHaveLength(1);
+    await q.execute(`SAVEPOINT s0`);
+    expect(prepared.filter((s) => s === "SAVEPOINT s0")).toHaveLength(2);
+  });
+});

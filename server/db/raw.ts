@@ -29,14 +29,31 @@ interface Translated {
   /** For each `?` in order, the index of the parameter it stands for. */
   order: number[];
 }
+/** Statements (and translations) kept per connection: the hot paths use a few dozen. */
+export const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * Keeps `value` under `key` in a cache of at most `max` entries, making room by dropping the
+ * entry kept longest. A cache that stopped keeping once full let SQL texts that vary (savepoint
+ * names, IN lists of every length) take every place for good: a hot statement first run after
+ * that was prepared afresh on every call.
+ */
+export function keepBounded<K, V>(cache: Map<K, V>, key: K, value: V, max = STATEMENT_CACHE_SIZE): V {
+  if (cache.size >= max) cache.delete(cache.keys().next().value as K);
+  cache.set(key, value);
+  return value;
+}
+
 const translations = processWide("db.sqliteTranslations", () => new Map<string, Translated>());
 
 function toSqlite(sql: string): Translated {
   let t = translations.get(sql);
   if (!t) {
     const order: number[] = [];
-    t = { sql: sql.replace(/\$(\d+)/g, (_, n: string) => (order.push(Number(n) - 1), "?")), order };
-    if (translations.size < 1000) translations.set(sql, t);
+    t = keepBounded(translations, sql, {
+      sql: sql.replace(/\$(\d+)/g, (_, n: string) => (order.push(Number(n) - 1), "?")),
+      order,
+    });
   }
   return t;
 }
@@ -113,8 +130,7 @@ export function sqliteTransactionQueryable(prepare: (sql: string) => BetterSqlit
       const t = toSqlite(sql);
       const stmt = prepare(t.sql);
       if (stmt.reader) stmt.safeIntegers(false);
-      prepared = { stmt, order: t.order };
-      if (cache.size < 1000) cache.set(sql, prepared);
+      prepared = keepBounded(cache, sql, { stmt, order: t.order });
     }
     return prepared;
   });
@@ -132,8 +148,7 @@ export function sqliteRaw(db: BetterSqlite3.Database, writeLock: Mutex): RawDriv
     let prepared = cache.get(sql);
     if (!prepared) {
       const t = toSqlite(sql);
-      prepared = { stmt: db.prepare(t.sql), order: t.order };
-      if (cache.size < 1000) cache.set(sql, prepared);
+      prepared = keepBounded(cache, sql, { stmt: db.prepare(t.sql), order: t.order });
     }
     return prepared;
   };

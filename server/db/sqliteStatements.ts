@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { processWide } from "../processWide";
+import { keepBounded } from "./raw";
 
 /**
  * Prisma's better-sqlite3 adapter prepares every statement afresh (`client.prepare(sql).bind(args)`
@@ -11,7 +12,6 @@ import { processWide } from "../processWide";
  * Only what the adapter calls is provided (`bind`, `reader`, `run`, `columns`, `raw().all()`). A
  * statement is used synchronously from bind to result, so sharing one between queries is safe.
  */
-const MAX_STATEMENTS = 1000;
 
 /** Each prepared statement's columns, read once (one map per process, whichever bundle asks). */
 const columnsOf = processWide(
@@ -53,10 +53,7 @@ export function cacheAdapterStatements(db: BetterSqlite3.Database): (sql: string
   const cache = new Map<string, BetterSqlite3.Statement>();
   (db as unknown as { prepare: (sql: string) => BoundStatement }).prepare = (sql: string) => {
     let stmt = cache.get(sql);
-    if (!stmt) {
-      stmt = prepare(sql);
-      if (cache.size < MAX_STATEMENTS) cache.set(sql, stmt);
-    }
+    if (!stmt) stmt = keepBounded(cache, sql, prepare(sql));
     return new BoundStatement(stmt);
   };
   return prepare;

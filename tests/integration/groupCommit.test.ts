@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { afterCommit, database } from "@/server/db/client";
 import { commitGrouped } from "@/server/db/groupCommit";
+import { countStatements } from "@/server/db/statements";
 import { governCall, operationSpec } from "@/server/governance/governCall";
 import { enqueue } from "@/server/jobs";
 import { shutdownSandbox } from "@/server/sandbox/pool";
@@ -131,6 +132,19 @@ describe("group commit in the gate", () => {
     const txs = new Set<unknown>();
     await Promise.all(Array.from({ length: 8 }, () => commitGrouped(db, async (tx) => void txs.add(tx))));
     expect(txs.size).toBeLessThan(8);
+  });
+
+  it("every group's savepoints are the same SQL text, so their statements stay prepared", async () => {
+    const db = await database();
+    // A name per member made each SAVEPOINT a new statement text: prepared afresh every time, and
+    // filling the writer's statement cache until nothing new was kept prepared (db/raw.ts).
+    const { statements } = await countStatements(async () => {
+      for (let round = 0; round < 3; round++)
+        await Promise.all(Array.from({ length: 4 }, () => commitGrouped(db, async () => undefined)));
+    });
+    const savepoints = statements.filter((s) => /SAVEPOINT/i.test(s));
+    expect(savepoints.length).toBeGreaterThan(0);
+    expect(new Set(savepoints)).toEqual(new Set(["SAVEPOINT svc_member", "RELEASE SAVEPOINT svc_member"]));
   });
 
   it("retryable work (a run's or a delivery's outcome) shares a transaction without savepoints; one that throws is run again alone, the others commit once", async () => {
