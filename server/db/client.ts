@@ -211,14 +211,20 @@ async function open(): Promise<Database> {
     import("better-sqlite3"),
   ]);
   const file = prepareSqliteFile(cfg.databaseUrl);
-  const adapter = (onConnect?: (prepare: (sql: string) => import("better-sqlite3").Statement) => void) =>
+  const adapter = (
+    onConnect?: (prepare: (sql: string) => import("better-sqlite3").Statement, connection: object) => void,
+  ) =>
     countingAdapter(withCachedStatements(new PrismaBetterSqlite3({ url: cfg.databaseUrl, timeout: 5000 }), onConnect));
   const reader = new SqliteClient({ adapter: adapter() });
   // The writer's one connection (it connects before its first transaction): raw statements of a
   // write transaction run on it, inside that transaction (`sqlIn`).
   let writerSql: RawQueryable | undefined;
+  const writerTx = { open: false };
   const writer = new SqliteClient({
-    adapter: adapter((prepare) => (writerSql = sqliteTransactionQueryable(prepare))),
+    adapter: adapter((prepare, connection) => {
+      writerSql = sqliteTransactionQueryable(prepare);
+      nestPrismaTransactions(connection, prepare, writerTx);
+    }),
   });
   const inWriter =
     <T>(fn: (tx: Db) => Promise<T>) =>
@@ -226,6 +232,7 @@ async function open(): Promise<Database> {
       if (writerSql) txSql.set(tx, writerSql);
       return fn(tx);
     };
+  await writer.$connect();
   const rawDb = new BetterSqlite3(file, { timeout: 5000 });
   rawDb.pragma("journal_mode = WAL");
   rawDb.pragma("synchronous = NORMAL");
@@ -236,7 +243,14 @@ async function open(): Promise<Database> {
   return {
     engine: "sqlite",
     read: reader,
-    writeTx: (fn) => withCommitHooks((f) => mutex.run(() => writer.$transaction(inWriter(f), TX_OPTIONS)), fn),
+    writeTx: (fn) =>
+      withCommitHooks(
+        (f) =>
+          mutex.run(() =>
+            writerSql ? rawWriteTx(writer, writerSql, writerTx, f) : writer.$transaction(inWriter(f), TX_OPTIONS),
+          ),
+        fn,
+      ),
     raw,
     writeLock: (fn) => mutex.run(fn),
     connections: () => ({ total: 1, idle: mutex.pending > 0 ? 0 : 1, waiting: Math.max(0, mutex.pending - 1) }),
@@ -244,5 +258,93 @@ async function open(): Promise<Database> {
       await Promise.all([reader.$disconnect(), writer.$disconnect()]);
       rawDb.close();
     },
+  };
+}
+
+/**
+ * SQLite's write transaction without Prisma's interactive-transaction machinery, which cost more
+ * CPU than the statements of an invoke or a run's settle (its BEGIN, COMMIT, timers and promise
+ * bookkeeping: issue 30's profile). The process has one writer connection and the write lock held
+ * here: BEGIN and COMMIT go to that connection as raw statements, and `tx` is a view of the
+ * writer's Prisma client, whose queries run on the same connection and so join the transaction.
+ * Each transaction gets a view of its own: commit hooks and the raw route (`sqlIn`) are keyed by it.
+ */
+async function rawWriteTx<T>(
+  writer: PrismaClient,
+  sql: RawQueryable,
+  state: { open: boolean },
+  fn: (tx: Db) => Promise<T>,
+): Promise<T> {
+  const tx = clientView(writer);
+  txSql.set(tx, sql);
+  await sql.execute("BEGIN");
+  state.open = true;
+  try {
+    const result = await fn(tx);
+    await sql.execute("COMMIT");
+    return result;
+  } catch (e) {
+    // A failed COMMIT (SQLITE_BUSY, a full disk) leaves the transaction open: rolled back here too.
+    await sql.execute("ROLLBACK").catch(() => undefined);
+    throw e;
+  } finally {
+    state.open = false;
+  }
+}
+
+/** A distinct object that forwards to `client` (methods bound to it: Prisma's use private fields). */
+function clientView(client: PrismaClient): Db {
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(client, {
+    get(t, name) {
+      const value = Reflect.get(t, name, t) as unknown;
+      if (typeof value !== "function") return value;
+      let b = bound.get(name);
+      if (!b) bound.set(name, (b = (value as Function).bind(t)));
+      return b;
+    },
+  }) as unknown as Db;
+}
+
+/**
+ * A transaction Prisma Client starts by itself (an operation it runs as several statements) while
+ * `rawWriteTx` holds the connection's transaction would fail (SQLite does not nest BEGIN): it
+ * becomes a savepoint, and the COMMIT or ROLLBACK Prisma sends for it releases or rolls back that
+ * savepoint only.
+ */
+function nestPrismaTransactions(
+  connection: object,
+  prepare: (sql: string) => import("better-sqlite3").Statement,
+  state: { open: boolean },
+): void {
+  type Query = { sql: string; args: unknown[]; argTypes: unknown[] };
+  type Tx = { executeRaw(q: Query): Promise<number> };
+  const adapter = connection as { startTransaction(isolationLevel?: string): Promise<Tx> };
+  const start = adapter.startTransaction.bind(adapter);
+  let nested = 0;
+  adapter.startTransaction = async (isolationLevel) => {
+    if (!state.open) return start(isolationLevel);
+    const name = `prisma_nested_${++nested}`;
+    const client = (connection as { client: { prepare(sql: string): { run(): unknown } } }).client;
+    // The adapter's own start sends BEGIN through its connection's prepare: a savepoint instead.
+    const prepareBefore = client.prepare;
+    client.prepare = (sql: string) =>
+      sql === "BEGIN" ? prepare(`SAVEPOINT ${name}`) : prepareBefore.call(client, sql);
+    let t: Tx;
+    try {
+      t = await start(isolationLevel);
+    } finally {
+      client.prepare = prepareBefore;
+    }
+    const executeRaw = t.executeRaw.bind(t);
+    t.executeRaw = (q) =>
+      q.sql === "COMMIT"
+        ? executeRaw({ ...q, sql: `RELEASE SAVEPOINT ${name}` })
+        : q.sql === "ROLLBACK"
+          ? executeRaw({ ...q, sql: `ROLLBACK TO SAVEPOINT ${name}` }).then(() =>
+              executeRaw({ ...q, sql: `RELEASE SAVEPOINT ${name}` }),
+            )
+          : executeRaw(q);
+    return t;
   };
 }

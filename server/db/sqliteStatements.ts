@@ -65,13 +65,13 @@ export function cacheAdapterStatements(db: BetterSqlite3.Database): (sql: string
  */
 export function withCachedStatements<F extends { connect(): Promise<unknown> }>(
   factory: F,
-  onConnect?: (prepare: (sql: string) => BetterSqlite3.Statement) => void,
+  onConnect?: (prepare: (sql: string) => BetterSqlite3.Statement, adapter: object) => void,
 ): F {
   const connect = factory.connect.bind(factory);
   factory.connect = async () => {
     const adapter = await connect();
     const prepare = cacheAdapterStatements((adapter as { client: BetterSqlite3.Database }).client);
-    onConnect?.(prepare);
+    onConnect?.(prepare, adapter as object);
     return adapter;
   };
   return factory;
