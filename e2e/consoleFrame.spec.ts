@@ -1,6 +1,6 @@
 import type { APIRequestContext, Browser, BrowserContextOptions, Page } from "@playwright/test";
 import { createHash } from "node:crypto";
-import { adminContext, axe, expect, mintApiKey, shot, test } from "./fixtures";
+import { adminContext, axe, expect, expectFits, mintApiKey, shot, test } from "./fixtures";
 
 /**
  * The console's frame on every page: security headers, favicon, styled 404, no hydration errors
@@ -67,51 +67,6 @@ async function seedDetails(request: APIRequestContext) {
   details.push(`/webhooks/${(await hook.json()).id}`, `/executions/${(await invoked.json()).id}`);
 }
 
-/**
- * Tables and pages that fit: no sideways scroll of the page; at 1280 px no table scrolls inside its
- * frame (nothing clipped: every column and its controls are in view); at any width no control
- * lies outside the viewport unless it sits in a frame that scrolls to it.
- */
-async function fits(page: Page, path: string) {
-  const report = await page.evaluate(() => {
-    const inner = window.innerWidth;
-    const wide = inner >= 1024;
-    const problems: string[] = [];
-    if (document.documentElement.scrollWidth > inner)
-      problems.push(`the page is ${document.documentElement.scrollWidth} px wide in a ${inner} px viewport`);
-    const scrollsX = (el: Element) => {
-      const o = getComputedStyle(el).overflowX;
-      return (o === "auto" || o === "scroll") && el.scrollWidth > el.clientWidth + 1;
-    };
-    if (wide) {
-      for (const region of document.querySelectorAll("main table")) {
-        const frame = region.parentElement!;
-        if (scrollsX(frame))
-          problems.push(
-            `table "${frame.getAttribute("aria-label") ?? ""}" is clipped: ${frame.scrollWidth} px in ${frame.clientWidth} px`,
-          );
-      }
-    }
-    const label = (el: Element) =>
-      (el.getAttribute("aria-label") || (el as HTMLElement).innerText || el.tagName).trim().slice(0, 40);
-    for (const el of document.querySelectorAll(
-      "main button, main a[href], main input, main select, main [role=button]",
-    )) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) continue;
-      let inScroller = false;
-      for (let a = el.parentElement; a; a = a.parentElement) if (scrollsX(a)) inScroller = true;
-      if (inScroller && !wide) continue;
-      if (r.right > inner + 1 || r.left < -1)
-        problems.push(
-          `control "${label(el)}" is outside the viewport (${Math.round(r.left)}–${Math.round(r.right)} px)`,
-        );
-    }
-    return problems;
-  });
-  expect(report, `${path} at ${page.viewportSize()?.width} px`).toEqual([]);
-}
-
 /** Console errors and uncaught exceptions (React's hydration errors land in both). */
 function collectErrors(page: Page): string[] {
   const errors: string[] = [];
@@ -169,9 +124,55 @@ test("console pages carry the security headers; the favicon is served; an unknow
   expect(errors.filter((e) => !/404/.test(e))).toEqual([]);
 });
 
-/** Half of the pages (every other one of the navigation's, then the detail pages): `part` 0 or 1. */
+/**
+ * Half of the pages (every other one of the navigation's, then the detail pages): `part` 0 or 1.
+ * The API reference is not among them: its axe pass alone takes longer than a dozen other pages,
+ * so it has a test of its own (below), which runs beside the halves.
+ */
 async function half(page: Page, part: number): Promise<string[]> {
-  return [...(await consolePages(page)), ...details].filter((_, i) => i % 2 === part);
+  return [...(await consolePages(page)), ...details]
+    .filter((p) => p !== API_REFERENCE)
+    .filter((_, i) => i % 2 === part);
+}
+
+const API_REFERENCE = "/docs/api";
+const API_OPERATION = "Register an agent or organization passport";
+
+for (const colorScheme of ["light", "dark"] as const) {
+  test(`the API reference in ${colorScheme} mode: framed, axe clean and nothing clipped at 1280 px; at 390 px a menu, no sideways scroll, no control outside the viewport`, async ({
+    browser,
+  }) => {
+    test.setTimeout(180_000);
+    for (const width of [1280, 390] as const) {
+      const { context, page } = await signedIn(browser, {
+        colorScheme,
+        viewport: width === 1280 ? { width: 1280, height: 800 } : { width: 390, height: 844 },
+      });
+      const errors = collectErrors(page);
+      await page.goto(API_REFERENCE);
+      await ready(page);
+      await expect(page.getByText(API_OPERATION).first()).toBeVisible({ timeout: 30_000 });
+      expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(
+        colorScheme === "dark",
+      );
+      if (width === 1280) {
+        // The console's own navigation frames the documents too.
+        await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
+        // ~9,500 elements (every operation and schema); its rules do not depend on the width, so once a theme.
+        await axe(page);
+      } else await expect(page.getByRole("navigation", { name: "Console" })).toBeHidden();
+      await expectFits(page, API_REFERENCE);
+      // The reference is long: its first screen, to look at (the whole of it is api.spec.ts's shot).
+      await page.screenshot({
+        path:
+          width === 1280
+            ? `e2e/screenshots/30-${colorScheme}-docs-api-top.png`
+            : `e2e/screenshots/40-390-${colorScheme}-docs-api-top.png`,
+      });
+      expect(errors).toEqual([]);
+      await context.close();
+    }
+  });
 }
 
 for (const [colorScheme, part] of [
@@ -184,8 +185,8 @@ for (const [colorScheme, part] of [
     browser,
     request,
   }) => {
-    // Every page, axe and the fit check each: generous on a loaded machine.
-    test.setTimeout(300_000);
+    // A dozen pages, axe and the fit check each: generous on a loaded machine.
+    test.setTimeout(240_000);
     await seedDetails(request);
     const { context, page } = await signedIn(browser, { colorScheme, viewport: { width: 1280, height: 800 } });
     const errors = collectErrors(page);
@@ -194,18 +195,12 @@ for (const [colorScheme, part] of [
       await ready(page);
       // The console's own navigation frames every page, the documents included.
       await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
-      if (path === "/docs/api")
-        await expect(page.getByText("Register an agent or organization passport").first()).toBeVisible({
-          timeout: 30_000,
-        });
       await axe(page);
-      await fits(page, path);
+      await expectFits(page, path);
       expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(
         colorScheme === "dark",
       );
-      // The reference is long: its first screen, to look at (the whole of it is api.spec.ts's shot).
-      if (path === "/docs/api") await page.screenshot({ path: `e2e/screenshots/30-${colorScheme}-docs-api-top.png` });
-      else await shot(page, `30-${colorScheme}-${path.slice(1).replaceAll("/", "-")}`);
+      await shot(page, `30-${colorScheme}-${path.slice(1).replaceAll("/", "-")}`);
     }
     expect(errors).toEqual([]);
     await context.close();
@@ -222,30 +217,22 @@ for (const [colorScheme, part] of [
     browser,
     request,
   }) => {
-    test.setTimeout(300_000);
+    test.setTimeout(240_000);
     await seedDetails(request);
     const { context, page } = await signedIn(browser, { colorScheme, viewport: { width: 390, height: 844 } });
     const errors = collectErrors(page);
     for (const path of await half(page, part)) {
       await page.goto(path);
       await ready(page);
-      if (path === "/docs/api")
-        await expect(page.getByText("Register an agent or organization passport").first()).toBeVisible({
-          timeout: 30_000,
-        });
-      // The reference's axe pass takes ~18 s (9,500 elements: every operation and schema) and its
-      // rules do not depend on the width: it is checked in both themes at 1280 px above.
-      if (path !== "/docs/api") await axe(page);
+      await axe(page);
       await expect(page.getByRole("navigation", { name: "Console" })).toBeHidden();
       const widths = await page.evaluate(() => ({
         scroll: document.documentElement.scrollWidth,
         inner: window.innerWidth,
       }));
       expect(widths.scroll, `${path} scrolls sideways`).toBeLessThanOrEqual(widths.inner);
-      await fits(page, path);
-      if (path === "/docs/api")
-        await page.screenshot({ path: `e2e/screenshots/40-390-${colorScheme}-docs-api-top.png` });
-      else await shot(page, `40-390-${colorScheme}-${path.slice(1).replaceAll("/", "-")}`);
+      await expectFits(page, path);
+      await shot(page, `40-390-${colorScheme}-${path.slice(1).replaceAll("/", "-")}`);
     }
     expect(errors).toEqual([]);
     // The menu opens with the keyboard, lists the console's pages, and navigating closes it: once a theme.

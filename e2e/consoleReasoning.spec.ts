@@ -6,6 +6,7 @@ import {
   axe,
   checkPage,
   expect,
+  expectFits,
   mintApiKey,
   shot,
   slowNavigations,
@@ -124,6 +125,12 @@ test("benchmark results submitted through the API → scores by type, over time,
   const compare = page.getByRole("group", { name: "Compare models" });
   await expect(compare.getByRole("button", { name: "llama-3.1-8b" })).toHaveAttribute("aria-pressed", "true");
   await expect(page.locator(".recharts-radar")).toHaveCount(3);
+  // Three models' columns of scores per suite, and the results' table, fit the page at 1280 px:
+  // nothing clipped (a half-width card cut the third model's column off).
+  await expect(
+    page.getByRole("region", { name: "Scores per suite" }).getByRole("columnheader", { name: "llama-3.1-8b" }),
+  ).toBeVisible();
+  await expectFits(page, "benchmarks comparing three models");
   await compare.getByRole("button", { name: "llama-3.1-8b" }).click();
   await expect(page).toHaveURL(/compare=claude-haiku-4-5(%2C|,)gpt-4o-mini/);
   await expect(page.locator(".recharts-radar")).toHaveCount(2);
@@ -326,6 +333,8 @@ test("the playground makes a routed call and shows why; the spend page shows it,
   await expect(page).toHaveURL(/days=1/);
   await expect(budgeted).toBeVisible();
   await axe(page);
+  // With a budgeted row, every column of the spend per delegation fits at 1280 px.
+  await expectFits(page, "spend with a budgeted delegation");
   await shot(page, "75-spend");
   expect(errors).toEqual([]);
   await context.close();

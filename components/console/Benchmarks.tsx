@@ -61,6 +61,8 @@ export function Benchmarks() {
     return (model: string) => categoricalColor(index.get(model) ?? 0);
   }, [s?.models]);
   const empty = s !== undefined && s.results_read === 0;
+  const picked = params.get("compare")?.split(",").filter(Boolean);
+  const compared = chosenModels(picked, s?.models ?? []);
 
   return (
     <>
@@ -113,7 +115,7 @@ export function Benchmarks() {
               summary={s}
               loading={summary.isLoading}
               colorOf={colorOf}
-              picked={params.get("compare")?.split(",").filter(Boolean)}
+              picked={picked}
               // Built on the last query asked for, not the rendered one: a second model clicked before
               // the first click's URL has rendered adds to it rather than replacing it.
               onToggle={(model) =>
@@ -126,6 +128,11 @@ export function Benchmarks() {
               }
             />
           </Card>
+          {s && compared.length >= 2 ? (
+            <Card className="min-w-0 overflow-hidden p-5 lg:col-span-2">
+              <SuiteScores summary={s} chosen={compared} />
+            </Card>
+          ) : null}
           {s?.truncated ? (
             <p className="text-xs text-muted-foreground lg:col-span-2">
               More than {s.results_read.toLocaleString()} results in this window: the charts show the newest{" "}
@@ -280,17 +287,6 @@ function Comparison({
   const all = summary?.models ?? [];
   const chosen = chosenModels(picked, all);
   const rows = summary ? byTypeRows(summary, chosen) : [];
-  const suites = summary
-    ? [...new Set(summary.suites.map((x) => `${x.benchmark_type}\u0000${x.benchmark_suite}`))].sort().map((k) => {
-        const [type, suite] = k.split("\u0000") as [string, string];
-        const scores = chosen.map(
-          (m) =>
-            summary.suites.find((x) => x.model_id === m && x.benchmark_type === type && x.benchmark_suite === suite)
-              ?.score ?? null,
-        );
-        return { type, suite, scores };
-      })
-    : [];
   const comparable = chosen.length >= 2;
   return (
     <>
@@ -351,59 +347,80 @@ function Comparison({
             </ChartFigure>
             <Legend items={chosen.map((m) => ({ label: m, color: colorOf(m) }))} />
           </div>
-          <div
-            className="relative mt-4 overflow-x-auto rounded-md border border-border"
-            tabIndex={0}
-            role="region"
-            aria-label="Scores per suite"
-          >
-            <table className="w-full text-sm">
-              <caption className="sr-only">
-                Each compared model&apos;s latest score per suite; the best is marked
-              </caption>
-              <thead className="bg-muted text-left text-xs uppercase tracking-wide text-muted-foreground">
-                <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Suite
-                  </th>
-                  {chosen.map((m) => (
-                    <th key={m} scope="col" className="whitespace-nowrap px-3 py-2 text-right font-medium normal-case">
-                      {m}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {suites.map((row) => {
-                  const best = Math.max(...row.scores.map((x) => x ?? -1));
-                  return (
-                    <tr key={`${row.type}/${row.suite}`} className="border-t border-border">
-                      <th scope="row" className="px-3 py-2 text-left font-normal">
-                        <span className="font-medium">{row.suite}</span>{" "}
-                        <span className="text-xs text-muted-foreground">{row.type}</span>
-                      </th>
-                      {row.scores.map((x, i) => (
-                        <td key={chosen[i]} className="px-3 py-2 text-right tabular-nums">
-                          {x === null ? (
-                            <span className="text-muted-foreground">–</span>
-                          ) : x === best && row.scores.filter((y) => y !== null).length > 1 ? (
-                            <span className="font-semibold text-success">
-                              {score(x)}
-                              <span className="sr-only"> (best)</span>
-                            </span>
-                          ) : (
-                            score(x)
-                          )}
-                        </td>
-                      ))}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
         </>
       )}
+    </>
+  );
+}
+
+/**
+ * The compared models' latest score per suite, in a card of the page's full width: one column per
+ * model (up to six), which a half-width card clipped at 1280 px.
+ */
+function SuiteScores({ summary, chosen }: { summary: Summary; chosen: string[] }) {
+  const suites = [...new Set(summary.suites.map((x) => `${x.benchmark_type}\u0000${x.benchmark_suite}`))]
+    .sort()
+    .map((k) => {
+      const [type, suite] = k.split("\u0000") as [string, string];
+      const scores = chosen.map(
+        (m) =>
+          summary.suites.find((x) => x.model_id === m && x.benchmark_type === type && x.benchmark_suite === suite)
+            ?.score ?? null,
+      );
+      return { type, suite, scores };
+    });
+  return (
+    <>
+      <h2 className="text-sm font-semibold">Scores per suite</h2>
+      <div
+        className="relative mt-3 overflow-x-auto rounded-md border border-border"
+        tabIndex={0}
+        role="region"
+        aria-label="Scores per suite"
+      >
+        <table className="w-full text-sm">
+          <caption className="sr-only">Each compared model&apos;s latest score per suite; the best is marked</caption>
+          <thead className="bg-muted text-left text-xs uppercase tracking-wide text-muted-foreground">
+            <tr>
+              <th scope="col" className="px-3 py-2 font-medium">
+                Suite
+              </th>
+              {chosen.map((m) => (
+                <th key={m} scope="col" className="whitespace-nowrap px-3 py-2 text-right font-medium normal-case">
+                  {m}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {suites.map((row) => {
+              const best = Math.max(...row.scores.map((x) => x ?? -1));
+              return (
+                <tr key={`${row.type}/${row.suite}`} className="border-t border-border">
+                  <th scope="row" className="px-3 py-2 text-left font-normal">
+                    <span className="font-medium">{row.suite}</span>{" "}
+                    <span className="text-xs text-muted-foreground">{row.type}</span>
+                  </th>
+                  {row.scores.map((x, i) => (
+                    <td key={chosen[i]} className="px-3 py-2 text-right tabular-nums">
+                      {x === null ? (
+                        <span className="text-muted-foreground">–</span>
+                      ) : x === best && row.scores.filter((y) => y !== null).length > 1 ? (
+                        <span className="font-semibold text-success">
+                          {score(x)}
+                          <span className="sr-only"> (best)</span>
+                        </span>
+                      ) : (
+                        score(x)
+                      )}
+                    </td>
+                  ))}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
     </>
   );
 }

@@ -115,8 +115,10 @@ const DELEGATION_COLUMNS: ColumnDef<DelegationRow, unknown>[] = [
     header: "Budget",
     cell: ({ row }) =>
       row.original.budget ? (
-        <span className="whitespace-nowrap tabular-nums">
-          {usdExact(row.original.budget.limit_usd)} {PERIOD[row.original.budget.period]}
+        // The amount in one piece; its period may wrap under it, so the eight columns fit at 1280 px.
+        <span className="tabular-nums">
+          <span className="whitespace-nowrap">{usdExact(row.original.budget.limit_usd)}</span>{" "}
+          {PERIOD[row.original.budget.period]}
         </span>
       ) : (
         <span className="text-muted-foreground">none</span>

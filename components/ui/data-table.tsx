@@ -49,7 +49,7 @@ export function DataTable<T>({
             {table.getHeaderGroups().map((g) => (
               <tr key={g.id} role="row">
                 {g.headers.map((h) => (
-                  <th key={h.id} role="columnheader" scope="col" className="whitespace-nowrap px-3 py-2 font-medium">
+                  <th key={h.id} role="columnheader" scope="col" className="px-3 py-2 align-bottom font-medium">
                     {flexRender(h.column.columnDef.header, h.getContext())}
                   </th>
                 ))}
