@@ -95,7 +95,7 @@ async function checkpointNoteOfSize(size: number): Promise<string | undefined> {
  * restored deployment may already have signed a newer one, extending it).
  */
 async function expectRestoredLedgerVerifies(env: Record<string, string>, restoredNote: string): Promise<void> {
-  const { url } = await startServingProcess("otherProcess.ts", { env, detached: true, children, name: "restored" });
+  const { url } = await startServingProcess("otherProcess", { env, detached: true, children, name: "restored" });
   const dir = mkdtempSync(join(scratch, "verify-"));
   const get = async (path: string) => {
     const r = await call(url, "GET", path, { token: ctx.root.token });
