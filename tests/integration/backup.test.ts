@@ -197,7 +197,7 @@ describe("backup and restore", () => {
       const bad = await svc(["restore", junk, "--force"], { DATA_DIR: restoredDir });
       expect(bad.code).toBe(3);
     },
-    // A dozen svc processes under tsx: it passed 60 s on a loaded machine. A guard, not a bound on behaviour.
+    // A dozen svc processes: it passed 60 s on a loaded machine (under tsx). A guard, not a bound on behaviour.
     180_000,
   );
 
@@ -276,7 +276,7 @@ describe("backup and restore", () => {
       expect(rows[0]!.note).toBe(await checkpointNoteOfSize(size));
       await expectRestoredLedgerVerifies(freshEnv, rows[0]!.note);
     },
-    // A dozen svc processes under tsx: it passed 60 s on a loaded machine. A guard, not a bound on behaviour.
+    // A dozen svc processes: it passed 60 s on a loaded machine (under tsx). A guard, not a bound on behaviour.
     180_000,
   );
 });
