@@ -95,7 +95,7 @@ async function checkpointNoteOfSize(size: number): Promise<string | undefined> {
  * restored deployment may already have signed a newer one, extending it).
  */
 async function expectRestoredLedgerVerifies(env: Record<string, string>, restoredNote: string): Promise<void> {
-  const { url } = await startServingProcess("otherProcess.ts", { env, detached: true, children, name: "restored" });
+  const { url } = await startServingProcess("otherProcess", { env, detached: true, children, name: "restored" });
   const dir = mkdtempSync(join(scratch, "verify-"));
   const get = async (path: string) => {
     const r = await call(url, "GET", path, { token: ctx.root.token });
@@ -197,7 +197,7 @@ describe("backup and restore", () => {
       const bad = await svc(["restore", junk, "--force"], { DATA_DIR: restoredDir });
       expect(bad.code).toBe(3);
     },
-    // A dozen svc processes under tsx: it passed 60 s on a loaded machine. A guard, not a bound on behaviour.
+    // A dozen svc processes: it passed 60 s on a loaded machine (under tsx). A guard, not a bound on behaviour.
     180_000,
   );
 
@@ -276,7 +276,7 @@ describe("backup and restore", () => {
       expect(rows[0]!.note).toBe(await checkpointNoteOfSize(size));
       await expectRestoredLedgerVerifies(freshEnv, rows[0]!.note);
     },
-    // A dozen svc processes under tsx: it passed 60 s on a loaded machine. A guard, not a bound on behaviour.
+    // A dozen svc processes: it passed 60 s on a loaded machine (under tsx). A guard, not a bound on behaviour.
     180_000,
   );
 });

@@ -118,13 +118,17 @@ const ended = (e: { status: string }) => ["completed", "failed", "cancelled"].in
 
 const agents: Record<string, string> = {};
 beforeAll(async () => {
-  for (const [name, code] of Object.entries(BUNDLES)) {
+  // All at once: each deploy waits for the worker to load its bundle, and the waits overlap.
+  const deploys = Object.entries(BUNDLES).map(async ([name, code]) => {
     const limits = name === "loop" ? { timeout_ms: 300 } : name === "memory" ? { memory_mb: 16 } : {};
     agents[name] = await deployAndWait(ctx.server.url, ctx.root.token, `exec-${name}`, code, { limits });
-  }
-  agents.longLoop = await deployAndWait(ctx.server.url, ctx.root.token, "exec-long-loop", BUNDLES.loop, {
-    limits: { timeout_ms: 60_000 },
   });
+  deploys.push(
+    deployAndWait(ctx.server.url, ctx.root.token, "exec-long-loop", BUNDLES.loop, {
+      limits: { timeout_ms: 60_000 },
+    }).then((id) => void (agents.longLoop = id)),
+  );
+  await Promise.all(deploys);
 });
 
 describe("executions", () => {

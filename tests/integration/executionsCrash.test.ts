@@ -21,7 +21,7 @@ afterAll(async () => {
 
 // Its own process group, so that the kill takes the process and everything it started.
 const startProcess = () =>
-  startServingProcess("workerProcess.ts", {
+  startServingProcess("workerProcess", {
     env: { SVC_SANDBOX_THREADS: "2", SVC_JOB_LEASE_MS: "1000" },
     detached: true,
     name: "the worker process",

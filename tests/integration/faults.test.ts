@@ -14,6 +14,7 @@ import { deployAndWait } from "./agentsHelpers";
 import { call, useTestServer, type ApiResult } from "./harness";
 import { expectLedgerVerifies } from "./ledgerVerify";
 import { adminUrl } from "./postgres";
+import { nodeArgs, type ProcessScript } from "./processScripts";
 
 /**
  * The database goes away under load (issue 21): PostgreSQL's connections killed in rounds, then
@@ -47,18 +48,16 @@ const RUN_CODE = `export default async (input) => { const t = Date.now(); while 
 
 /** A child process in its own group, its stdout and stderr kept; resolves with the URL it prints, if `url`. */
 async function startChild(
-  args: string[],
+  script: ProcessScript,
   { url }: { url: boolean },
 ): Promise<{ child: ChildProcess; log: () => string; url?: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+  const child = spawn(process.execPath, nodeArgs(script), {
     env: { ...process.env, NODE_ENV: "test", SVC_SANDBOX_THREADS: "1", ...UNLIMITED },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
   let out = "";
-  const debug = process.env.FAULTS_DEBUG_DIR
-    ? join(process.env.FAULTS_DEBUG_DIR, `${args.at(-1)!.split("/").pop()}.log`)
-    : undefined;
+  const debug = process.env.FAULTS_DEBUG_DIR ? join(process.env.FAULTS_DEBUG_DIR, `${script}.log`) : undefined;
   const keep = (d: Buffer) => {
     out += d.toString();
     if (debug) appendFileSync(debug, d);
@@ -67,7 +66,7 @@ async function startChild(
   child.stderr!.on("data", keep);
   const entry = { child, log: () => out };
   children.push(entry);
-  child.on("exit", (code, signal) => console.error(`${args.at(-1)} exited (${code ?? signal}):\n${out.slice(-4000)}`));
+  child.on("exit", (code, signal) => console.error(`${script} exited (${code ?? signal}):\n${out.slice(-4000)}`));
   const ready = new Promise<string>((resolve, reject) => {
     const look = () => {
       const line = out
@@ -77,7 +76,7 @@ async function startChild(
     };
     child.stdout!.on("data", look);
     child.stderr!.on("data", look);
-    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}:\n${out}`)));
+    child.on("exit", (code) => reject(new Error(`${script} exited with ${code}:\n${out}`)));
   });
   const line = await ready;
   return { ...entry, url: url ? line : undefined };
@@ -207,8 +206,8 @@ if (engine === "postgresql")
       agentId = await deployAndWait(ctx.server.url, ctx.root.token, "faults-pg", RUN_CODE);
       // A web process with its in-process worker, and `npm run worker` beside it.
       [web, worker] = await Promise.all([
-        startChild([join(process.cwd(), "tests/integration/workerProcess.ts")], { url: true }),
-        startChild([join(process.cwd(), "server/worker/main.ts")], { url: false }),
+        startChild("workerProcess", { url: true }),
+        startChild("worker", { url: false }),
       ]);
       // Warm both workers' sandboxes first: a cold start is not what the faults measure.
       const warm = invokeLoad(web.url!, ctx.root.token, agentId, "database_unavailable", PG_RATE);

@@ -1,4 +1,4 @@
-// Run with `node --import tsx` and DATA_DIR naming a directory that does not exist yet: starts svc
+// Started through processScripts.ts, with DATA_DIR naming a directory that does not exist yet: starts svc
 // there as a first start does (under a permissive umask, so modes come from svc, not the shell),
 // writes, and prints the modes of the database's files while it is open (SQLite removes -wal and
 // -shm on close).

@@ -5,6 +5,7 @@ import type { TestProject } from "vitest/node";
 import { resetConfig } from "@/server/config";
 import { migrate } from "@/server/db/migrate";
 import { dropTestDatabase, dropTestDatabases, testDatabaseName, testDatabaseUrl } from "./postgres";
+import { bundleProcessScripts } from "./processScripts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -16,6 +17,8 @@ declare module "vitest" {
     postgresPrefix?: string;
     /** Whether a worker runs several files (vitest `isolate: false`): it creates the next file's database ahead. */
     sharedWorkers?: boolean;
+    /** Where this run's svc process scripts are bundled (tests/integration/processScripts.ts). */
+    processBundle?: string;
   }
 }
 
@@ -30,6 +33,10 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   const engine = project.config.env?.SVC_TEST_ENGINE;
   const saved = { DATA_DIR: process.env.DATA_DIR, DATABASE_URL: process.env.DATABASE_URL };
   const dir = mkdtempSync(join(tmpdir(), "svc-template-"));
+  // A directory of this run's own: the other engine's run bundles at the same time.
+  const bundle = join(process.cwd(), "dist", `test-processes-${engine}-${process.pid}`);
+  const bundled = bundleProcessScripts(process.cwd(), bundle);
+  bundled.catch(() => undefined); // awaited below, unless the migration fails first
   let pgName: string | undefined;
   try {
     process.env.DATA_DIR = dir;
@@ -52,7 +59,10 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     project.provide("postgresPrefix", prefix);
   } else project.provide("sqliteTemplate", join(dir, "svc.db"));
   project.provide("sharedWorkers", project.config.isolate === false);
+  const removeBundle = await bundled;
+  project.provide("processBundle", bundle);
   return async () => {
+    removeBundle();
     // A worker's last database created ahead, a drop still under way when its worker ended, the
     // database of a file whose worker crashed.
     if (pgName) await dropTestDatabases(prefix);

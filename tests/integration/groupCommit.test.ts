@@ -184,7 +184,7 @@ describe("group commit in the gate", () => {
       `export default async (input) => ({ n: input.n })`,
     );
     const db = await database();
-    const { url, child } = await startServingProcess("workerProcess.ts", {
+    const { url, child } = await startServingProcess("workerProcess", {
       env: { SVC_SANDBOX_THREADS: "1", SVC_JOB_LEASE_MS: "1000" },
       detached: true,
       children,

@@ -142,7 +142,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 
 /** Starts another process serving the same database (same DATA_DIR / DATABASE_URL). */
 export async function startOtherProcess(): Promise<{ url: string; stop(): void }> {
-  const { url, child } = await startServingProcess("otherProcess.ts", { stderr: "inherit", name: "other process" });
+  const { url, child } = await startServingProcess("otherProcess", { stderr: "inherit", name: "other process" });
   return { url, stop: () => child.kill("SIGTERM") };
 }
 

@@ -147,16 +147,18 @@ beforeAll(async () => {
     publish("values", "{{a}}".repeat(10_000)),
   ]);
   for (const s of setups) expect(s.status, JSON.stringify(s.body)).toBe(201);
-  loopAgent = await deployAndWait(url, token, "hostile-loop", "export default async () => { for (;;) {} };", {
-    limits: { timeout_ms: 500 },
-  });
-  allocAgent = await deployAndWait(
-    url,
-    token,
-    "hostile-alloc",
-    "export default async (input) => { if (input.ok) return {}; const a = []; for (;;) a.push(new Array(1e6).fill(1)); };",
-    { limits: { memory_mb: 16, timeout_ms: 5000 } },
-  );
+  [loopAgent, allocAgent] = await Promise.all([
+    deployAndWait(url, token, "hostile-loop", "export default async () => { for (;;) {} };", {
+      limits: { timeout_ms: 500 },
+    }),
+    deployAndWait(
+      url,
+      token,
+      "hostile-alloc",
+      "export default async (input) => { if (input.ok) return {}; const a = []; for (;;) a.push(new Array(1e6).fill(1)); };",
+      { limits: { memory_mb: 16, timeout_ms: 5000 } },
+    ),
+  ]);
   // Warm-up: a fresh process loads each area's code on its first call (seconds of the event loop
   // under tsx), which is not what is measured. One benign call of each kind first.
   const benign = await timedCall("POST", "/v1/workflows", conditionWorkflow({ "==": [1, 1] }));

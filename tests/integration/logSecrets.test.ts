@@ -12,6 +12,7 @@ import { apiKey, call, ed25519Jwk, waitFor, type ApiResult } from "./harness";
 import { peerConnectorDefinition, startOAuthProvider, type OAuthProviderPeer } from "./peers/oauthProvider";
 import { killProcessGroups } from "./processes";
 import { startReceiver } from "./webhooksHelpers";
+import { nodeArgs } from "./processScripts";
 
 /**
  * No secret ever reaches a log. An svc process (tests/integration/loggingProcess.ts: the /v1
@@ -37,25 +38,21 @@ beforeAll(async () => {
   receiver = await startReceiver((path, n) => (path.startsWith("/cb") && n === 1 ? 500 : 200));
   const connectors = mkdtempSync(join(tmpdir(), "svc-connectors-"));
   writeFileSync(join(connectors, "loopback-oauth.json"), JSON.stringify(peerConnectorDefinition(peer)));
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(process.cwd(), "tests/integration/loggingProcess.ts")],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: "test",
-        SVC_LOG_LEVEL: "debug",
-        SVC_LOG_FORMAT: "",
-        SVC_SANDBOX_THREADS: "1",
-        SVC_CONNECTORS_DIR: connectors,
-        SVC_OUTBOUND_ALLOW: `${peer.hostPort},${receiver.hostPort}`,
-        SVC_CALLBACK_RETRY_SCHEDULE: "0,0.2",
-        SVC_WEBHOOK_RETRY_SCHEDULE: "0,0.2",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
+  const child = spawn(process.execPath, nodeArgs("loggingProcess"), {
+    env: {
+      ...process.env,
+      NODE_ENV: "test",
+      SVC_LOG_LEVEL: "debug",
+      SVC_LOG_FORMAT: "",
+      SVC_SANDBOX_THREADS: "1",
+      SVC_CONNECTORS_DIR: connectors,
+      SVC_OUTBOUND_ALLOW: `${peer.hostPort},${receiver.hostPort}`,
+      SVC_CALLBACK_RETRY_SCHEDULE: "0,0.2",
+      SVC_WEBHOOK_RETRY_SCHEDULE: "0,0.2",
     },
-  );
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   children.push(child);
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));

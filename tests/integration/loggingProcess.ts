@@ -1,4 +1,4 @@
-// An svc process as tests/integration/logSecrets.test.ts needs it (run with `node --import tsx`):
+// An svc process as tests/integration/logSecrets.test.ts needs it (started through processScripts.ts):
 // serves /v1 (svc's own transport, as server/main.ts mounts it) and runs the worker, logging
 // through the process's logger only, as the server does; says its URL in a log line.
 import { composeServer } from "@/server/areas";

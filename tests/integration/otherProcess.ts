@@ -1,4 +1,4 @@
-// A second svc process on the same database (run with `node --import tsx`): serves the same
+// A second svc process on the same database (started through processScripts.ts): serves the same
 // route files and prints its URL, so tests can prove what one process does another sees at once.
 import { composeServer } from "@/server/areas";
 import { startTestServer } from "./harness";

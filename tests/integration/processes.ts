@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
+import { nodeArgs, type ProcessScript } from "./processScripts";
 
 /**
- * Starts `tests/integration/<script>` in a new process (under tsx, NODE_ENV=test plus `env`) and
+ * Starts `script` (processScripts.ts) in a new process (NODE_ENV=test plus `env`) and
  * resolves with the URL it prints; rejects, naming it `name`, if it exits first. `detached` gives
  * it its own process group (for killProcessGroups); `children` collects it as soon as it starts.
  */
 export async function startServingProcess(
-  script: string,
+  script: ProcessScript,
   opts: {
     env?: Record<string, string>;
     detached?: boolean;
@@ -16,7 +16,7 @@ export async function startServingProcess(
     children?: ChildProcess[];
   } = {},
 ): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(process.cwd(), "tests/integration", script)], {
+  const child = spawn(process.execPath, nodeArgs(script), {
     env: { ...process.env, NODE_ENV: "test", ...opts.env },
     stdio: ["ignore", "pipe", opts.stderr ?? "ignore"],
     ...(opts.detached ? { detached: true } : {}),

@@ -6,6 +6,7 @@ import { migrate } from "@/server/db/migrate";
 import { hashLeaf, leafBytes, type ProvenanceRecord } from "@/server/provenance/record";
 import { apiKey, provenanceCount } from "./harness";
 import { createTestDatabase, dropTestDatabase } from "./postgres";
+import { nodeArgs } from "./processScripts";
 
 const isPg = process.env.SVC_TEST_ENGINE === "postgres";
 // Engine-specific tests are not registered at all on the other engine: a skipped test fails CI.
@@ -103,11 +104,9 @@ describe("raw SQL and the single writer", () => {
     const { tmpdir } = await import("node:os");
     const dataDir = join(mkdtempSync(join(tmpdir(), "svc-modes-")), "data");
     const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        ["--import", "tsx", join(process.cwd(), "tests/integration/freshDataDir.ts")],
-        { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" } },
-      );
+      const child = spawn(process.execPath, nodeArgs("freshDataDir"), {
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" },
+      });
       let text = "";
       child.stdout.on("data", (d) => (text += d));
       child.stderr.on("data", (d) => (text += d));

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { logLineSays } from "@/server/telemetry/log";
 import { killProcessGroups } from "./processes";
+import { nodeArgs } from "./processScripts";
 
 /**
  * svc processes for the drain and scale-out tests: web processes (tests/integration/webProcess.ts,
@@ -27,8 +28,7 @@ export async function startSvcProcess(
   env: Record<string, string>,
   all: SvcProcess[],
 ): Promise<SvcProcess> {
-  const script = kind === "web" ? "tests/integration/webProcess.ts" : "server/worker/main.ts";
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const child = spawn(process.execPath, nodeArgs(kind === "web" ? "webProcess" : "worker"), {
     env: { ...process.env, NODE_ENV: "test", SVC_SANDBOX_THREADS: "1", ...UNLIMITED, ...NO_PROBE, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

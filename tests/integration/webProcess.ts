@@ -1,4 +1,4 @@
-// A web process as server/main.ts runs one, without Next.js's pages (run with `node --import tsx`):
+// A web process as server/main.ts runs one, without Next.js's pages (started through processScripts.ts):
 // /v1 (the same fast path), /livez and /readyz, its in-process worker unless
 // SVC_IN_PROCESS_WORKER=0, and the same drain on SIGTERM (server/meta/drain.ts). Prints its URL.
 import { createServer } from "node:http";

@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 const startProcess = () =>
-  startServingProcess("workerProcess.ts", {
+  startServingProcess("workerProcess", {
     env: { SVC_JOB_LEASE_MS: "1000", SVC_WEBHOOK_RETRY_SCHEDULE: "0,0.2,0.5,1" },
     detached: true,
     name: "the worker process",

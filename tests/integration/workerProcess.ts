@@ -1,4 +1,4 @@
-// An svc process with its worker, on the test file's database (run with `node --import tsx`):
+// An svc process with its worker, on the test file's database (started through processScripts.ts):
 // serves /v1, runs jobs, prints its URL. executionsCrash.test.ts kills it with SIGKILL.
 import { startWorker } from "@/server/worker/worker";
 import { composeServer } from "@/server/areas";
