@@ -61,7 +61,9 @@ const usePlaywrightBrowser = process.env.E2E_PLAYWRIGHT_BROWSER === "1" || !syst
 // The production-topology spec's own ports (nginx, two web processes and their metrics, a private
 // PostgreSQL cluster), beside this run's: two runs on one machine (two worktrees) do not collide.
 process.env.E2E_TOPOLOGY_PORT ||= String(port + 101);
-process.env.E2E_TOPOLOGY_PG_PORT ||= String(55432 + port - 3199);
+// Below 32768: Linux gives local ports of outgoing connections from 32768-60999, and a listener
+// there can find its port taken by one of them (pg_ctl "could not start server" in a full run).
+process.env.E2E_TOPOLOGY_PG_PORT ||= String(5400 + port - 3199);
 
 /**
  * Two workers against the one server, in two phases. Every journey signs in with the

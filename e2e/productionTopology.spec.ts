@@ -37,7 +37,7 @@ const METRICS_PORTS = {
   worker: NGINX_PORT + 13,
   worker2: NGINX_PORT + 14,
 };
-const PG_PORT = Number(process.env.E2E_TOPOLOGY_PG_PORT || 55432);
+const PG_PORT = Number(process.env.E2E_TOPOLOGY_PG_PORT || 5400);
 const READ_TIMEOUT_S = 2;
 const BASE = `http://127.0.0.1:${NGINX_PORT}`;
 const DATABASE_URL = `postgresql://postgres@127.0.0.1:${PG_PORT}/postgres`;
@@ -79,7 +79,13 @@ function asPostgres(bin: string, args: string[]): string {
 function pgCtl(action: "start" | "stop"): void {
   const opts = `-p ${PG_PORT} -k ${pgDir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
   if (action === "start")
-    asPostgres("pg_ctl", ["-D", join(pgDir, "data"), "-l", join(pgDir, "pg.log"), "-o", opts, "-w", "start"]);
+    try {
+      asPostgres("pg_ctl", ["-D", join(pgDir, "data"), "-l", join(pgDir, "pg.log"), "-o", opts, "-w", "start"]);
+    } catch (e) {
+      // pg_ctl says only "Examine the log output": the log goes with the error (the directory is removed after).
+      const log = existsSync(join(pgDir, "pg.log")) ? readFileSync(join(pgDir, "pg.log"), "utf8").slice(-2000) : "";
+      throw new Error(`${(e as Error).message}\n${log}`);
+    }
   else asPostgres("pg_ctl", ["-D", join(pgDir, "data"), "-m", "fast", "-w", "stop"]);
 }
 
