@@ -1,7 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import type { Page } from "@playwright/test";
-import { adminContext, axe, expect, saveAdminState, shot, slowNavigations, test } from "./fixtures";
+import {
+  adminContext,
+  axe,
+  expect,
+  saveAdminState,
+  shot,
+  slowNavigations,
+  test,
+  virtualAuthenticator,
+} from "./fixtures";
 
 /**
  * The console as a person uses it: first-run set-up with a passkey (Chromium's virtual WebAuthn
@@ -14,22 +22,6 @@ function setupLink(): string {
   const link = /\/setup\?token=\S+/.exec(out)?.[0];
   if (!link) throw new Error(`no set-up link: ${out}`);
   return link;
-}
-
-async function virtualAuthenticator(page: Page, userVerified = true) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: userVerified,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return { cdp, authenticatorId };
 }
 
 test.describe.configure({ mode: "serial" });

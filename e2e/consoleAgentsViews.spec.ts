@@ -1,4 +1,4 @@
-import { adminContext, axe, checkPage, expect, shot, test, themedAdminContext, THEMES_AND_WIDTHS } from "./fixtures";
+import { axe, checkPage, expect, invitedMember, shot, test, themedAdminContext, THEMES_AND_WIDTHS } from "./fixtures";
 
 /**
  * The agents and executions that consoleAgents.spec.ts's journey leaves (word-counter, looping),
@@ -35,31 +35,7 @@ for (const [colorScheme, viewport] of THEMES_AND_WIDTHS) {
 }
 
 test("a viewer sees agents and executions and can change nothing", async ({ browser }) => {
-  const { context, page } = await adminContext(browser);
-  await page.goto("/members");
-  await page.getByLabel("Invite as").selectOption("viewer");
-  await page.getByRole("button", { name: "Create invitation link" }).click();
-  const link = new URL((await page.getByTestId("invite-link").textContent())!.trim());
-  await context.close();
-
-  const viewerContext = await browser.newContext();
-  const viewer = await viewerContext.newPage();
-  const cdp = await viewerContext.newCDPSession(viewer);
-  await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  await viewer.goto(link.pathname + link.search);
-  await viewer.getByLabel("Your name").fill("Vic Viewer");
-  await viewer.getByRole("button", { name: "Create passkey" }).click();
-  await expect(viewer.getByRole("heading", { name: /Welcome, Vic Viewer/ })).toBeVisible({ timeout: 20_000 });
+  const { context: viewerContext, page: viewer } = await invitedMember(browser, "Vic Viewer");
 
   await viewer.goto("/agents");
   await expect(viewer.getByRole("cell", { name: "word-counter" })).toBeVisible();

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { APIRequestContext } from "@playwright/test";
 import Database from "better-sqlite3";
 import {
   adminContext,
@@ -12,6 +12,7 @@ import {
   test,
   themedAdminContext,
   THEMES_AND_WIDTHS,
+  virtualAuthenticator,
 } from "./fixtures";
 
 /**
@@ -181,22 +182,6 @@ test("an agent asks → the approver edits the parameters and approves with modi
   await shot(dark.page, "85-approvals-dark-390");
   expect(errors).toEqual([]);
 });
-
-/** Chromium's virtual WebAuthn authenticator (as in console.spec.ts): the approver's passkey lives here. */
-async function virtualAuthenticator(page: Page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-}
 
 /** The e2e server's SQLite database (timestamps written as Prisma writes them). */
 function withDatabase<T>(use: (db: Database.Database) => T): T {

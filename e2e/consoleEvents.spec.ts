@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page } from "@playwright/test";
 import { Webhook as StandardWebhook } from "standardwebhooks";
-import { adminContext, axe, expect, shot, test } from "./fixtures";
+import { adminContext, axe, expect, invitedMember, shot, test } from "./fixtures";
 
 /**
  * Events and webhooks in the console: an agent trigger and a webhook to a loopback receiver (the
@@ -218,31 +218,7 @@ test("an agent trigger and a webhook → secret once → test event delivered li
 });
 
 test("a viewer sees webhooks and events and can change nothing", async ({ browser }) => {
-  const { context, page } = await adminContext(browser);
-  await page.goto("/members");
-  await page.getByLabel("Invite as").selectOption("viewer");
-  await page.getByRole("button", { name: "Create invitation link" }).click();
-  const link = new URL((await page.getByTestId("invite-link").textContent())!.trim());
-  await context.close();
-
-  const viewerContext = await browser.newContext();
-  const viewer = await viewerContext.newPage();
-  const cdp = await viewerContext.newCDPSession(viewer);
-  await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  await viewer.goto(link.pathname + link.search);
-  await viewer.getByLabel("Your name").fill("Wendy Viewer");
-  await viewer.getByRole("button", { name: "Create passkey" }).click();
-  await expect(viewer.getByRole("heading", { name: /Welcome, Wendy Viewer/ })).toBeVisible({ timeout: 20_000 });
+  const { context: viewerContext, page: viewer } = await invitedMember(browser, "Wendy Viewer");
 
   await viewer.goto("/webhooks");
   await expect(viewer.getByText(receiver.url)).toBeVisible();

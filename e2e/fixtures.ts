@@ -176,3 +176,49 @@ export async function adminContext(
   const context = await browser.newContext({ ...options, storageState: adminStateFile() });
   return { context, page: await context.newPage() };
 }
+
+/**
+ * Chromium's virtual WebAuthn authenticator on `page`'s context: the passkey of whoever signs up or
+ * in there lives in it. `userVerified: false` answers as an authenticator that skipped verification.
+ */
+export async function virtualAuthenticator(page: Page, userVerified = true) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: userVerified,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, authenticatorId };
+}
+
+/**
+ * A new member: the administrator invites `name` as `role` (/members), and the member accepts in a
+ * browser of their own with a passkey. Returns the member's signed-in context and page.
+ */
+export async function invitedMember(
+  browser: Browser,
+  name: string,
+  role: "viewer" | "approver" | "admin" = "viewer",
+): Promise<{ context: BrowserContext; page: Page }> {
+  const admin = await adminContext(browser);
+  await admin.page.goto("/members");
+  await admin.page.getByLabel("Invite as").selectOption(role);
+  await admin.page.getByRole("button", { name: "Create invitation link" }).click();
+  const link = new URL((await admin.page.getByTestId("invite-link").textContent())!.trim());
+  await admin.context.close();
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await virtualAuthenticator(page);
+  await page.goto(link.pathname + link.search);
+  await page.getByLabel("Your name").fill(name);
+  await page.getByRole("button", { name: "Create passkey" }).click();
+  await expect(page.getByRole("heading", { name: new RegExp(`Welcome, ${name}`) })).toBeVisible({ timeout: 20_000 });
+  return { context, page };
+}
