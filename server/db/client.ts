@@ -277,7 +277,10 @@ async function rawWriteTx<T>(
 ): Promise<T> {
   const tx = clientView(writer);
   txSql.set(tx, sql);
-  await sql.execute("BEGIN");
+  // IMMEDIATE: the database's write lock is taken here, waiting out another process's writer (the
+  // CLI, a second process) for the busy timeout. A deferred BEGIN that read first and then wrote
+  // after another connection committed failed at once with "database is locked" (seen in e2e).
+  await sql.execute("BEGIN IMMEDIATE");
   state.open = true;
   try {
     const result = await fn(tx);
