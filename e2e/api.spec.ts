@@ -1,5 +1,4 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, mintApiKey, shot, test } from "./fixtures";
+import { axeBuilder, expect, mintApiKey, shot, test } from "./fixtures";
 
 test.describe("the production server", () => {
   test("serves the API reference, rendered from the live OpenAPI document", async ({ page }) => {
@@ -13,10 +12,7 @@ test.describe("the production server", () => {
       .first();
     await response.locator("summary").click();
     await expect(response.getByRole("table").first()).toBeVisible();
-    const results = await new AxeBuilder({ page })
-      .include("details[open]")
-      .options({ resultTypes: ["violations"] })
-      .analyze();
+    const results = await axeBuilder(page).include("details[open]").analyze();
     expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
     await shot(page, "api-reference");
   });
@@ -74,7 +70,7 @@ test.describe("the production server", () => {
     await page.goto("/docs/errors#unauthenticated");
     await expect(page.getByRole("heading", { name: /401 · Authentication required/ })).toBeVisible();
     await shot(page, "error-types");
-    const results = await new AxeBuilder({ page }).options({ resultTypes: ["violations"] }).analyze();
+    const results = await axeBuilder(page).analyze();
     expect(
       results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id),
     ).toEqual([]);
