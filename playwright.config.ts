@@ -69,15 +69,21 @@ process.env.E2E_TOPOLOGY_PG_PORT ||= String(5400 + port - 3199);
  * Two workers against the one server, in two phases. Every journey signs in with the
  * administrator's session that console.spec.ts's first journey saves, and the agents journey opens
  * on the empty agents page and counts the organization's executions: so the first phase runs those
- * two files one after the other on one worker, beside the topology spec (its own processes, no
- * session) on the other. A failure there skips the second phase, as a failed set-up did before.
+ * two files one after the other on one worker, beside what needs no session and nothing set up
+ * (the topology spec with its own processes, the public documents) on the other. A failure there
+ * skips the second phase, as a failed set-up did before.
  * In the second phase the journeys run two at a time, except those that read the organization's
  * one approval inbox ("Nothing waits for you"): the approvals journey and the two that file
- * requests (workflows, learning) run one after another on one worker.
+ * requests (workflows, learning) run one after another on one worker. Playwright hands out a
+ * phase's test groups in the order of the projects here: the long journeys, each a file whose
+ * steps run in order on one worker, go first, and the sweeps (every page in each theme and width,
+ * many short tests that may run on either worker) last, so they fill both workers to the end
+ * rather than one long journey running alone at the end (61 s of one idle worker before).
  */
 const firstRun = ["**/console.spec.ts", "**/consoleAgents.spec.ts"];
-const topology = "**/productionTopology.spec.ts";
+const noSession = ["**/productionTopology.spec.ts", "**/docs.spec.ts"];
 const approvalInbox = ["**/consoleApprovals.spec.ts", "**/consoleWorkflows.spec.ts", "**/consoleLearning.spec.ts"];
+const sweeps = ["**/consoleFrame.spec.ts", "**/consoleAgentsViews.spec.ts"];
 
 export default defineConfig({
   testDir: "e2e",
@@ -87,9 +93,14 @@ export default defineConfig({
   workers: Number(process.env.E2E_WORKERS || 2),
   projects: [
     { name: "first-run", testMatch: firstRun, workers: 1 },
-    { name: "topology", testMatch: topology },
+    { name: "no-session", testMatch: noSession },
     { name: "approvals", testMatch: approvalInbox, dependencies: ["first-run"], workers: 1 },
-    { name: "journeys", testIgnore: [...firstRun, topology, ...approvalInbox], dependencies: ["first-run"] },
+    {
+      name: "journeys",
+      testIgnore: [...firstRun, ...noSession, ...approvalInbox, ...sweeps],
+      dependencies: ["first-run"],
+    },
+    { name: "sweeps", testMatch: sweeps, dependencies: ["first-run"] },
   ],
   // A journey's whole budget: the agents journey (deploy, invoke, live progress, cancel,
   // deactivate) took 62 s on a loaded machine with no step over 3 s. Each step's own waits still
@@ -101,6 +112,10 @@ export default defineConfig({
   reporter: [["list"], ["json", { outputFile: "test-results/e2e.json" }]],
   use: {
     baseURL: `http://localhost:${port}`,
+    // As a user who asks for reduced motion: the console's pulses and transitions stop (WCAG 2.3.3),
+    // so nothing is photographed or judged mid-animation, and the browser has no frames to draw
+    // for them.
+    reducedMotion: "reduce",
     trace: "retain-on-failure",
     launchOptions: usePlaywrightBrowser
       ? {}

@@ -65,15 +65,23 @@ export function axeBuilder(page: Page): AxeBuilder {
 }
 
 /**
- * axe on the page as it is now: no serious or critical violation (WCAG 2 A/AA and best practice).
+ * axe on the page as it is now: no serious or critical violation (WCAG 2 A/AA and best practice);
+ * `scope` narrows it to some rules or some parts of the page.
  * Toasts are excluded: they are transient and fade in, and mid-animation their blended colours say
  * nothing about contrast.
  */
-export async function axe(page: Page): Promise<void> {
+export async function axe(
+  page: Page,
+  scope: { disableRules?: string[]; onlyRules?: string[]; include?: string[] } = {},
+): Promise<void> {
   // Next streams a page's metadata: after a client-side navigation the <title> arrives a moment
   // after the content, and axe would otherwise judge the page between the two.
   await expect(page).toHaveTitle(/\S/);
-  const results = await axeBuilder(page).exclude("[data-sonner-toaster]").analyze();
+  let builder = axeBuilder(page).exclude("[data-sonner-toaster]");
+  if (scope.disableRules) builder = builder.disableRules(scope.disableRules);
+  if (scope.onlyRules) builder = builder.withRules(scope.onlyRules);
+  for (const selector of scope.include ?? []) builder = builder.include(selector);
+  const results = await builder.analyze();
   const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(
     serious.map(

@@ -2,7 +2,7 @@ import { cn } from "./cn";
 
 /**
  * A progress bar (role="progressbar"): the width follows `value` with a short transition, so a
- * bar polled every half second moves rather than jumps.
+ * bar polled every half second moves rather than jumps (and jumps for who asks for reduced motion).
  */
 export function Progress({
   value,
@@ -32,7 +32,10 @@ export function Progress({
       className={cn("h-2 w-full overflow-hidden rounded-full bg-muted", className)}
     >
       <div
-        className={cn("h-full rounded-full transition-[width] duration-300 ease-out", bar)}
+        className={cn(
+          "h-full rounded-full motion-safe:transition-[width] motion-safe:duration-300 motion-safe:ease-out",
+          bar,
+        )}
         style={{ width: `${v}%` }}
       />
     </div>
