@@ -5,8 +5,8 @@ import { adminContext, axe, expect, expectFits, mintApiKey, shot, test } from ".
 /**
  * The console's frame on every page: security headers, favicon, styled 404, no hydration errors
  * in dark mode, usable at 390 px (menu, no sideways scroll), and the axe check light and dark.
- * Each theme and width checks the pages in two halves, two tests that may run on both workers at
- * once: one test for all of them took over four minutes on a loaded machine.
+ * Each theme checks the pages in three parts, tests that may run on both workers at once: one
+ * test for all of them took over four minutes on a loaded machine.
  * Runs after console.spec.ts (its own project, playwright.config.ts), whose first journey sets svc up and
  * saves the administrator's session.
  */
@@ -125,17 +125,20 @@ test("console pages carry the security headers; the favicon is served; an unknow
 });
 
 /**
- * Half of the pages (every other one of the navigation's, then the detail pages): `part` 0 or 1.
+ * A third of the pages (every third one of the navigation's, then the detail pages): `part` 0-2.
  * The API reference is not among them: its axe pass alone takes longer than a dozen other pages,
- * so it has a test of its own (below), which runs beside the halves.
+ * so it has a test of its own (below), which runs beside these.
  */
-async function half(page: Page, part: number): Promise<string[]> {
+const PARTS = 3;
+async function partOf(page: Page, part: number): Promise<string[]> {
   return [...(await consolePages(page)), ...details]
     .filter((p) => p !== API_REFERENCE)
-    .filter((_, i) => i % 2 === part);
+    .filter((_, i) => i % PARTS === part);
 }
 
 const API_REFERENCE = "/docs/api";
+const PHONE = { width: 390, height: 844 };
+const LAPTOP = { width: 1280, height: 800 };
 
 /**
  * axe on the API reference: every rule on the whole page except colour contrast, and colour
@@ -167,105 +170,81 @@ for (const colorScheme of ["light", "dark"] as const) {
     browser,
   }) => {
     test.setTimeout(180_000);
-    for (const width of [1280, 390] as const) {
-      const { context, page } = await signedIn(browser, {
-        colorScheme,
-        viewport: width === 1280 ? { width: 1280, height: 800 } : { width: 390, height: 844 },
-      });
-      const errors = collectErrors(page);
-      await page.goto(API_REFERENCE);
-      await ready(page);
-      await expect(page.getByText(API_OPERATION).first()).toBeVisible({ timeout: 30_000 });
-      expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(
-        colorScheme === "dark",
-      );
-      if (width === 1280) {
-        // The console's own navigation frames the documents too.
-        await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
-        // ~10,000 elements (every operation and schema); its rules do not depend on the width, so once a theme.
-        await axeApiReference(page);
-      } else await expect(page.getByRole("navigation", { name: "Console" })).toBeHidden();
-      await expectFits(page, API_REFERENCE);
-      // The reference is long: its first screen, to look at (the whole of it is api.spec.ts's shot).
-      await page.screenshot({
-        path:
-          width === 1280
-            ? `e2e/screenshots/30-${colorScheme}-docs-api-top.png`
-            : `e2e/screenshots/40-390-${colorScheme}-docs-api-top.png`,
-      });
-      expect(errors).toEqual([]);
-      await context.close();
-    }
-  });
-}
-
-for (const [colorScheme, part] of [
-  ["light", 0],
-  ["light", 1],
-  ["dark", 0],
-  ["dark", 1],
-] as const) {
-  test(`every page in ${colorScheme} mode at 1280 px (half ${part + 1} of 2): no console errors, no hydration mismatch, axe clean, nothing clipped, the sidebar on docs pages`, async ({
-    browser,
-    request,
-  }) => {
-    // A dozen pages, axe and the fit check each: generous on a loaded machine.
-    test.setTimeout(240_000);
-    await seedDetails(request);
-    const { context, page } = await signedIn(browser, { colorScheme, viewport: { width: 1280, height: 800 } });
+    const { context, page } = await signedIn(browser, { colorScheme, viewport: LAPTOP });
     const errors = collectErrors(page);
-    for (const path of await half(page, part)) {
-      await page.goto(path);
-      await ready(page);
-      // The console's own navigation frames every page, the documents included.
-      await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
-      await axe(page);
-      await expectFits(page, path);
-      expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(
-        colorScheme === "dark",
-      );
-      await shot(page, `30-${colorScheme}-${path.slice(1).replaceAll("/", "-")}`);
-    }
+    await page.goto(API_REFERENCE);
+    await ready(page);
+    await expect(page.getByText(API_OPERATION).first()).toBeVisible({ timeout: 30_000 });
+    expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(colorScheme === "dark");
+    // The console's own navigation frames the documents too.
+    await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
+    // ~10,000 elements (every operation and schema); its rules do not depend on the width, so once a theme.
+    await axeApiReference(page);
+    await expectFits(page, API_REFERENCE);
+    // The reference is long: its first screen, to look at (docs.spec.ts photographs an opened response).
+    await page.screenshot({ path: `e2e/screenshots/30-${colorScheme}-docs-api-top.png` });
+    // Narrowed to a phone's width (as the page sweep below does).
+    await page.setViewportSize(PHONE);
+    await expect(page.getByRole("navigation", { name: "Console" })).toBeHidden();
+    await expectFits(page, API_REFERENCE);
+    await page.screenshot({ path: `e2e/screenshots/40-390-${colorScheme}-docs-api-top.png` });
     expect(errors).toEqual([]);
     await context.close();
   });
 }
 
-for (const [colorScheme, part] of [
-  ["light", 0],
-  ["light", 1],
-  ["dark", 0],
-  ["dark", 1],
-] as const) {
-  test(`at 390 px (${colorScheme}, half ${part + 1} of 2): a menu instead of the sidebar, no page scrolls sideways, no control outside the viewport`, async ({
-    browser,
-    request,
-  }) => {
-    test.setTimeout(240_000);
-    await seedDetails(request);
-    const { context, page } = await signedIn(browser, { colorScheme, viewport: { width: 390, height: 844 } });
-    const errors = collectErrors(page);
-    for (const path of await half(page, part)) {
-      await page.goto(path);
-      await ready(page);
-      await axe(page);
-      await expect(page.getByRole("navigation", { name: "Console" })).toBeHidden();
-      const widths = await page.evaluate(() => ({
-        scroll: document.documentElement.scrollWidth,
-        inner: window.innerWidth,
-      }));
-      expect(widths.scroll, `${path} scrolls sideways`).toBeLessThanOrEqual(widths.inner);
-      await expectFits(page, path);
-      await shot(page, `40-390-${colorScheme}-${path.slice(1).replaceAll("/", "-")}`);
-    }
-    expect(errors).toEqual([]);
-    // The menu opens with the keyboard, lists the console's pages, and navigating closes it: once a theme.
-    if (part === 1) {
+for (const colorScheme of ["light", "dark"] as const) {
+  for (let part = 0; part < PARTS; part++) {
+    test(`every page in ${colorScheme} mode (part ${part + 1} of ${PARTS}): at 1280 px no console errors, no hydration mismatch, axe clean, nothing clipped, the sidebar on docs pages; at 390 px a menu instead of the sidebar, no sideways scroll, no control outside the viewport`, async ({
+      browser,
+      request,
+    }) => {
+      // A dozen pages, two widths, axe and the fit check each: generous on a loaded machine.
+      test.setTimeout(240_000);
+      await seedDetails(request);
+      const { context, page } = await signedIn(browser, { colorScheme, viewport: LAPTOP });
+      const errors = collectErrors(page);
+      for (const path of await partOf(page, part)) {
+        const name = path.slice(1).replaceAll("/", "-");
+        await page.setViewportSize(LAPTOP);
+        await page.goto(path);
+        await ready(page);
+        // The console's own navigation frames every page, the documents included.
+        await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
+        await axe(page);
+        await expectFits(page, path);
+        expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(
+          colorScheme === "dark",
+        );
+        await shot(page, `30-${colorScheme}-${name}`);
+        // The same page narrowed to a phone's width, not loaded again: the console lays itself out
+        // with CSS and a ResizeObserver (ConsoleShell), nothing reads the width once at load, and a
+        // second load of every page was a sixth of this test's time.
+        await page.setViewportSize(PHONE);
+        await expect(page.getByRole("navigation", { name: "Console" })).toBeHidden();
+        await axe(page);
+        const widths = await page.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth,
+          inner: window.innerWidth,
+        }));
+        expect(widths.scroll, `${path} scrolls sideways`).toBeLessThanOrEqual(widths.inner);
+        await expectFits(page, path);
+        await shot(page, `40-390-${colorScheme}-${name}`);
+      }
+      expect(errors).toEqual([]);
       await context.close();
-      return;
-    }
+    });
+  }
+
+  test(`at 390 px in ${colorScheme} mode, loaded at that width: the menu opens with the keyboard, lists the console's pages, and navigating closes it`, async ({
+    browser,
+  }) => {
+    const { context, page } = await signedIn(browser, { colorScheme, viewport: PHONE });
+    const errors = collectErrors(page);
     await page.goto("/overview");
     await ready(page);
+    await expect(page.getByRole("navigation", { name: "Console" })).toBeHidden();
+    await expectFits(page, "/overview");
     await page.getByRole("button", { name: "Open menu" }).focus();
     await page.keyboard.press("Enter");
     const nav = page.getByRole("dialog", { name: "Menu" }).getByRole("navigation", { name: "Console" });
@@ -281,6 +260,7 @@ for (const [colorScheme, part] of [
     await expect(page.getByRole("dialog", { name: "Menu" })).toHaveCount(0);
     // A long DID is truncated, with a button that copies all of it.
     await expect(page.getByRole("button", { name: /^Copy DID/ }).first()).toBeVisible();
+    await expectFits(page, "/provenance");
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -216,7 +216,7 @@ function ProposalDetail({ id }: { id: string }) {
           {ago(p.changed_at)} by <Did value={p.changed_by} truncate />
         </dd>
         <dt className="text-muted-foreground">Approval</dt>
-        <dd className="truncate font-mono text-xs">
+        <dd className="min-w-0 font-mono text-xs [overflow-wrap:anywhere]">
           {p.approval_id ? (
             <Link className="underline underline-offset-2" href={`/approvals?id=${p.approval_id}`}>
               {p.approval_id}
