@@ -25,7 +25,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("SIGTERM drains", () => {
   it("under load: /readyz 503 while draining, exit 0, and every acknowledged call kept after a restart", async () => {
-    const env = { SVC_DRAIN_DELAY_MS: "1000", SVC_JOB_LEASE_MS: "2000" };
+    // The delay covers the two probes below after the "draining" line: 1 s was passed before the second
+    // at a load of 12 (ECONNREFUSED on /livez).
+    const env = { SVC_DRAIN_DELAY_MS: "4000", SVC_JOB_LEASE_MS: "2000" };
     const web = await startSvcProcess("web", env, processes);
     expect((await fetch(`${web.url}/readyz`)).status).toBe(200);
     const agentId = await deployAndWait(web.url!, ctx.root.token, "drain-load", CODE);

@@ -26,7 +26,9 @@ afterAll(async () => {
 });
 
 const FINAL = ["completed", "failed", "cancelled"];
-const SLOW = `export default async (input) => { const t = Date.now(); while (Date.now() - t < 60) {} return { n: input.n }; }`;
+// Each run holds its sandbox 200 ms: the 30 of the kill -9 below take seconds on two workers, so the
+// kill lands while some wait (with 60 ms, at a load of 12, all 30 had finished before the kill).
+const SLOW = `export default async (input) => { const t = Date.now(); while (Date.now() - t < 200) {} return { n: input.n }; }`;
 const trigger = (type: string) => ({
   capabilities: [
     { id: "svc_api:agents:read", evidence: ["reads agents"] },
