@@ -1,4 +1,4 @@
-import { axeBuilder, expect, mintApiKey, shot, test } from "./fixtures";
+import { expect, mintApiKey, test } from "./fixtures";
 
 test.describe("the production server", () => {
   test("governs /v1 through Next.js: key → call → revoke → refused", async ({ request }) => {

@@ -60,7 +60,7 @@ export async function slowNavigations(page: Page, ms = 1_500): Promise<() => Pro
  * passes and incompletes). What legacy mode gives up is cross-origin frames, and the console
  * has no frames.
  */
-export function axeBuilder(page: Page): AxeBuilder {
+function axeBuilder(page: Page): AxeBuilder {
   return new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ["violations"] });
 }
 
