@@ -37,8 +37,12 @@ describe("SIGTERM drains", () => {
     let refusedConnections = 0;
     let stopped = false;
     let n = 0;
+    // Four callers, each a call per ~100 ms: about what one process runs of these 20 ms agents. Unpaced,
+    // they acknowledged calls for the whole drain delay faster than any worker runs them, and the
+    // restart then ran a thousand of them (30 s of this file) to check what a hundred check as well.
     const loop = async () => {
       while (!stopped) {
+        await sleep(100);
         const i = n++;
         try {
           const res = await call(web.url!, "POST", `/v1/agents/${agentId}/invoke`, {
