@@ -457,6 +457,30 @@ describe("guardedFetch", () => {
     expect(main.hits[0]).toMatchObject({ method: "POST", body: "a=b" });
     expect(main.hits[0]!.headers["x-sdk"]).toBe("1");
     expect(main.hits[0]!.headers["content-type"]).toMatch(/application\/x-www-form-urlencoded/);
+    // A text and bytes, as SDKs send them: encoded as fetch encodes them (a text is UTF-8 and
+    // text/plain unless the caller names a type; bytes go as they are, with no type of their own).
+    const sent = [
+      { body: '{"é":"☃"}', type: "application/json" },
+      { body: "plain ☃", type: undefined },
+      { body: new TextEncoder().encode("bytes ☃"), type: undefined },
+      { body: new TextEncoder().encode("buffer").buffer, type: "application/octet-stream" },
+    ];
+    for (const { body, type } of sent) {
+      main.hits.length = 0;
+      const r = await guardedFetch(`http://127.0.0.1:${main.port}/json`, {
+        method: "POST",
+        headers: type ? { "content-type": type } : {},
+        body,
+      });
+      expect(r.status).toBe(201);
+      const expected = new Request("http://x.invalid/", {
+        method: "POST",
+        body,
+        headers: type ? { "content-type": type } : {},
+      });
+      expect(main.hits[0]!.body).toBe(await expected.text());
+      expect(main.hits[0]!.headers["content-type"]).toBe(expected.headers.get("content-type") ?? undefined);
+    }
     const redirected = await guardedFetch(`http://127.0.0.1:${main.port}/same-303`);
     expect(redirected.redirected).toBe(true);
     expect(redirected.url).toBe(`http://127.0.0.1:${main.port}/echo`);

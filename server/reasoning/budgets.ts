@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Database, Db } from "../db/client";
+import { sqlIn, type Database, type Db } from "../db/client";
 import type { RawQueryable } from "../db/raw";
 import { domainError, Forbidden } from "../errors";
 import { newId } from "../ids";
@@ -14,7 +14,7 @@ import type { DelegationBudget as BudgetSchema } from "../identity/schemas";
  * processes admit one after the other; SQLite: the single writer already serializes), sums what
  * each has been charged in its period (settled calls at their real cost, running calls at their
  * reserved worst case), refuses what does not fit, and inserts its own reservation before the
- * lock is released at commit. Check and spend are one step, so concurrent calls, in one process
+ * lock is released at commit (raw SQL: the admission runs on every call). Check and spend are one step, so concurrent calls, in one process
  * or many, cannot pass a limit together.
  */
 export type Budget = z.output<typeof BudgetSchema>;
@@ -84,23 +84,34 @@ const BUDGET_ADMISSION_LOCK = 0x5376_4275; // "SvBu"
  * rows. Nothing here waits on anything outside the database, and the provider is called only
  * after commit (thinkReasoning.ts).
  */
-async function lockBudgets(tx: Db, engine: Database["engine"], chain: string[]) {
+async function lockBudgets(tx: Db, engine: Database["engine"], chain: string[]): Promise<BudgetRow[]> {
   if (chain.length === 0) return [];
-  if (engine === "postgresql") {
-    const exists = await tx.delegationBudget.findFirst({
-      where: { delegationId: { in: chain } },
-      select: { delegationId: true },
-    });
-    if (!exists) return [];
-    await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${BUDGET_ADMISSION_LOCK})::text`);
-    const placeholders = chain.map((_, i) => `$${i + 1}`).join(", ");
-    await tx.$queryRawUnsafe(
-      `SELECT delegation_id FROM delegation_budget WHERE delegation_id IN (${placeholders}) ORDER BY delegation_id FOR UPDATE`,
-      ...chain,
-    );
-  }
-  return tx.delegationBudget.findMany({ where: { delegationId: { in: chain } }, orderBy: { delegationId: "asc" } });
+  const q = sqlIn(tx, engine);
+  const placeholders = chain.map((_, i) => `$${i + 1}`).join(", ");
+  const select = `SELECT "delegation_id", "limit_usd", "period" FROM "delegation_budget" WHERE "delegation_id" IN (${placeholders}) ORDER BY "delegation_id"`;
+  // Raw SQL: every reasoning call's admission reads this, and most chains carry no budget, which
+  // this one indexed read answers (through Prisma it cost more than the rest of the admission's reads).
+  const rows = await q.query<BudgetSqlRow>(select, chain);
+  if (rows.length === 0 || engine !== "postgresql") return rows.map(budgetRow);
+  await q.query(`SELECT pg_advisory_xact_lock(${BUDGET_ADMISSION_LOCK})::text`);
+  return (await q.query<BudgetSqlRow>(`${select} FOR UPDATE`, chain)).map(budgetRow);
 }
+
+interface BudgetRow {
+  delegationId: string;
+  limitUsd: number;
+  period: string;
+}
+interface BudgetSqlRow {
+  delegation_id: string;
+  limit_usd: number;
+  period: string;
+}
+const budgetRow = (r: BudgetSqlRow): BudgetRow => ({
+  delegationId: r.delegation_id,
+  limitUsd: Number(r.limit_usd),
+  period: r.period,
+});
 
 /** What each budget of the chain has left now, without locking (views). */
 export async function budgetStates(db: Db, chain: string[]): Promise<BudgetState[]> {
@@ -111,27 +122,18 @@ export async function budgetStates(db: Db, chain: string[]): Promise<BudgetState
   return Promise.all(rows.map((b) => stateOf(db, b)));
 }
 
-async function stateOf(
-  db: Db,
-  b: { delegationId: string; limitUsd: number; period: string },
-  now = new Date(),
-): Promise<BudgetState> {
+async function stateOf(db: Db, b: BudgetRow, now = new Date()): Promise<BudgetState> {
   const period = b.period as Budget["period"];
   const sums = await db.budgetCharge.groupBy({
     by: ["state"],
     where: { budgetDelegationId: b.delegationId, createdAt: { gte: periodStart(period, now) } },
     _sum: { amountUsd: true },
   });
-  const spentUsd = sums.find((s) => s.state === "settled")?._sum.amountUsd ?? 0;
-  const reservedUsd = sums.find((s) => s.state === "reserved")?._sum.amountUsd ?? 0;
-  return {
-    delegationId: b.delegationId,
-    limitUsd: b.limitUsd,
+  return stateFrom(
+    b,
     period,
-    spentUsd,
-    reservedUsd,
-    remainingUsd: Math.max(0, b.limitUsd - spentUsd - reservedUsd),
-  };
+    sums.map((s) => ({ state: s.state, usd: s._sum.amountUsd })),
+  );
 }
 
 /**
@@ -140,8 +142,36 @@ async function stateOf(
  */
 export async function lockedBudgetStates(tx: Db, engine: Database["engine"], chain: string[]): Promise<BudgetState[]> {
   const rows = await lockBudgets(tx, engine, chain);
-  const states = await Promise.all(rows.map((b) => stateOf(tx, b)));
+  if (rows.length === 0) return [];
+  const q = sqlIn(tx, engine);
+  const now = new Date();
+  const states: BudgetState[] = [];
+  for (const b of rows) {
+    const period = b.period as Budget["period"];
+    const sums = await q.query<{ state: string; usd: number | null }>(
+      `SELECT "state", SUM("amount_usd") AS "usd" FROM "budget_charge" WHERE "budget_delegation_id" = $1 AND "created_at" >= $2 GROUP BY "state"`,
+      [b.delegationId, periodStart(period, now)],
+    );
+    states.push(stateFrom(b, period, sums));
+  }
   return states.sort((a, b) => a.remainingUsd - b.remainingUsd);
+}
+
+function stateFrom(
+  b: BudgetRow,
+  period: Budget["period"],
+  sums: Array<{ state: string; usd: number | null }>,
+): BudgetState {
+  const spentUsd = Number(sums.find((s) => s.state === "settled")?.usd ?? 0);
+  const reservedUsd = Number(sums.find((s) => s.state === "reserved")?.usd ?? 0);
+  return {
+    delegationId: b.delegationId,
+    limitUsd: b.limitUsd,
+    period,
+    spentUsd,
+    reservedUsd,
+    remainingUsd: Math.max(0, b.limitUsd - spentUsd - reservedUsd),
+  };
 }
 
 /** The 402 for a call whose worst case does not fit the tightest budget. */
@@ -163,17 +193,20 @@ export function budgetExceeded(state: BudgetState, requiredUsd: number, detail: 
 export const round = (usd: number) => Math.round(usd * 1e9) / 1e9;
 
 /** Reserves `amountUsd` for the call against each budget of the chain (in the admitting transaction). */
-export async function reserve(tx: Db, states: BudgetState[], callId: string, amountUsd: number): Promise<void> {
-  if (states.length === 0) return;
-  await tx.budgetCharge.createMany({
-    data: states.map((s) => ({
-      id: newId("bch"),
-      budgetDelegationId: s.delegationId,
-      callId,
-      amountUsd,
-      state: "reserved",
-    })),
-  });
+export async function reserve(
+  tx: Db,
+  engine: Database["engine"],
+  states: BudgetState[],
+  callId: string,
+  amountUsd: number,
+  now = new Date(),
+): Promise<void> {
+  const q = sqlIn(tx, engine);
+  for (const s of states)
+    await q.execute(
+      `INSERT INTO "budget_charge" ("id", "budget_delegation_id", "call_id", "amount_usd", "state", "created_at") VALUES ($1, $2, $3, $4, 'reserved', $5)`,
+      [newId("bch"), s.delegationId, callId, amountUsd, now],
+    );
 }
 
 /**

@@ -124,7 +124,7 @@ export async function admitThink(
       new Date(),
     ],
   );
-  await reserve(db, budgets, callId, reservedUsd);
+  await reserve(db, scope.database.engine, budgets, callId, reservedUsd);
   scope.onRecord(async (_tx, record) => {
     await q.execute(`UPDATE "reasoning_call" SET "provenance_id" = $1 WHERE "id" = $2`, [record.id, callId]);
   });
