@@ -39,6 +39,22 @@ describe("provenance records", () => {
         .update(Buffer.concat([Buffer.of(1), a, b]))
         .digest(),
     );
+    // Each answer is its own buffer (the input buffer is shared), and children of other lengths hash alike.
+    const ab = hashChildren(a, b);
+    const ba = hashChildren(b, a);
+    expect(ab).toEqual(hashChildren(a, b));
+    expect(ab).not.toEqual(ba);
+    expect(ba).toEqual(
+      createHash("sha256")
+        .update(Buffer.concat([Buffer.of(1), b, a]))
+        .digest(),
+    );
+    const short = Buffer.from("xyz");
+    expect(hashChildren(short, a)).toEqual(
+      createHash("sha256")
+        .update(Buffer.concat([Buffer.of(1), short, a]))
+        .digest(),
+    );
     // RFC 6962 / 9162 test vector: the hash of the empty leaf.
     expect(hashLeaf(Buffer.alloc(0)).toString("hex")).toBe(
       "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
