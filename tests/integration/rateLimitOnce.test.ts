@@ -33,11 +33,16 @@ describe("rate limits count once per process", () => {
           }),
         )
       ).status;
-    // The window is the clock's minute: start early in one, so all the calls fall in it.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
+    // The window is the clock's minute: this process's Date is held just past the start of the next
+    // minute, so all the calls fall in one window whatever the real clock says (waiting for a new
+    // minute cost up to 15 s). Timers and the database's clock run on.
+    vi.useFakeTimers({ toFake: ["Date"], now: Math.ceil(Date.now() / 60_000) * 60_000 + 100 });
     const statuses: number[] = [];
-    for (let i = 0; i < LIMIT + 2; i++) statuses.push(await (i % 2 === 0 ? viaFast() : viaNext()));
+    try {
+      for (let i = 0; i < LIMIT + 2; i++) statuses.push(await (i % 2 === 0 ? viaFast() : viaNext()));
+    } finally {
+      vi.useRealTimers();
+    }
     expect(statuses.slice(0, LIMIT)).toEqual(Array(LIMIT).fill(200));
     expect(statuses.slice(LIMIT)).toEqual([429, 429]);
   });
