@@ -14,8 +14,8 @@ import type { DelegationBudget as BudgetSchema } from "../identity/schemas";
  * processes admit one after the other; SQLite: the single writer already serializes), sums what
  * each has been charged in its period (settled calls at their real cost, running calls at their
  * reserved worst case), refuses what does not fit, and inserts its own reservation before the
- * lock is released at commit (raw SQL: the admission runs on every call). Check and spend are one step, so concurrent calls, in one process
- * or many, cannot pass a limit together.
+ * lock is released at commit (in raw SQL: the admission runs on every call). Check and spend are
+ * one step, so concurrent calls, in one process or many, cannot pass a limit together.
  */
 export type Budget = z.output<typeof BudgetSchema>;
 
