@@ -1,6 +1,5 @@
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { inSpan } from "../telemetry/tracing";
-import type { LanguageModel } from "ai";
 import { DomainError } from "../errors";
 import { createGuardedFetch } from "../outbound/guardedFetch";
 import { processWide } from "../processWide";
@@ -73,6 +72,11 @@ const loadAiSdk = async () => {
   return { ...ai, ...openaiCompatible, ...anthropic };
 };
 type AiSdk = Awaited<ReturnType<typeof loadAiSdk>>;
+/** A provider's chat model, as the SDK's providers build it (the language model specification, v3). */
+type ChatModel =
+  | ReturnType<ReturnType<AiSdk["createOpenAICompatible"]>["chatModel"]>
+  | ReturnType<ReturnType<AiSdk["createAnthropic"]>>;
+type Prompt = Parameters<ChatModel["doGenerate"]>[0]["prompt"];
 // The loaded SDK, kept: an `import()` of a module already loaded still resolves its specifier
 // again, which under a loader hook (tsx, as svc runs) is a round trip to the hooks' thread each
 // time (measured by bench/reasoning.ts: about a millisecond of CPU per call).
@@ -86,9 +90,9 @@ const aiSdk = (): Promise<AiSdk> => (sdkHolder.loaded ??= loadAiSdk());
  * new key or base URL makes a new entry.
  */
 const MAX_MODELS = 1_000;
-const models = processWide("reasoning.languageModels", () => new Map<string, LanguageModel>());
+const models = processWide("reasoning.languageModels", () => new Map<string, ChatModel>());
 
-async function languageModel(sdk: AiSdk, m: CatalogueModel, timeoutMs: number): Promise<LanguageModel> {
+async function languageModel(sdk: AiSdk, m: CatalogueModel, timeoutMs: number): Promise<ChatModel> {
   const apiKey = await m.provider.apiKey();
   const key = JSON.stringify([
     m.provider.kind,
@@ -112,7 +116,7 @@ function buildModel(
   m: CatalogueModel,
   timeoutMs: number,
   apiKey: string | undefined,
-): LanguageModel {
+): ChatModel {
   const fetch = createGuardedFetch({ timeoutMs, maxBytes: MAX_ANSWER_BYTES });
   if (m.provider.kind === "anthropic") {
     return createAnthropic({ apiKey: apiKey ?? "", baseURL: m.provider.baseUrl ?? undefined, fetch })(m.modelId);
@@ -176,28 +180,41 @@ export function callModel(m: CatalogueModel, input: AttemptInput): Promise<Attem
   );
 }
 
+/** svc's text turns in the specification's prompt: a system turn's content is its text, others' a text part. */
+function promptOf(messages: AttemptInput["messages"]): Prompt {
+  return messages.map((m) =>
+    m.role === "system"
+      ? { role: "system" as const, content: m.content }
+      : { role: m.role, content: [{ type: "text" as const, text: m.content }] },
+  );
+}
+
 async function attemptModel(m: CatalogueModel, input: AttemptInput): Promise<AttemptOutcome> {
   const started = performance.now();
   const timeout = AbortSignal.timeout(input.timeoutMs);
   const signal = input.signal ? AbortSignal.any([input.signal, timeout]) : timeout;
   const sdk = await aiSdk();
   try {
-    const result = await sdk.generateText({
-      model: await languageModel(sdk, m, input.timeoutMs),
-      messages: input.messages,
-      temperature: input.temperature,
+    // The model's own call (the providers' language model specification), not `generateText`:
+    // svc's messages are already plain text turns, and generateText's prompt validation (zod), step
+    // loop and telemetry were about a tenth of the CPU svc adds to a call (README, issue 30).
+    const model = await languageModel(sdk, m, input.timeoutMs);
+    const result = await model.doGenerate({
+      prompt: promptOf(input.messages),
       maxOutputTokens: input.maxTokens,
-      maxRetries: 0,
+      temperature: input.temperature,
       abortSignal: signal,
     });
-    const reported = { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens };
+    let text = "";
+    for (const part of result.content) if (part.type === "text") text += part.text;
+    const reported = { inputTokens: result.usage.inputTokens.total, outputTokens: result.usage.outputTokens.total };
     const usage = boundedUsage(reported, {
       inputTokens: inputTokenBound(input.messages),
       outputTokens: input.maxTokens,
     });
     return {
       ok: true,
-      text: result.text,
+      text,
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
       latencyMs: Math.round(performance.now() - started),
