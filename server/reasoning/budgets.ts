@@ -113,7 +113,11 @@ const budgetRow = (r: BudgetSqlRow): BudgetRow => ({
   period: r.period,
 });
 
-/** What each budget of the chain has left now, without locking (views). */
+/**
+ * What each budget of the chain has left now, without locking (views). Through Prisma, not the raw
+ * read connection: on SQLite that connection also runs the settlements' own transactions, whose
+ * charges it would see before they commit (db/client.ts, `sqlIn`).
+ */
 export async function budgetStates(db: Db, chain: string[]): Promise<BudgetState[]> {
   const rows = await db.delegationBudget.findMany({
     where: { delegationId: { in: chain } },
@@ -199,9 +203,9 @@ export async function reserve(
   states: BudgetState[],
   callId: string,
   amountUsd: number,
-  now = new Date(),
 ): Promise<void> {
   const q = sqlIn(tx, engine);
+  const now = new Date();
   for (const s of states)
     await q.execute(
       `INSERT INTO "budget_charge" ("id", "budget_delegation_id", "call_id", "amount_usd", "state", "created_at") VALUES ($1, $2, $3, $4, 'reserved', $5)`,
